@@ -1,0 +1,43 @@
+# Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
+SWIFT      ?= swift
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev sqlite3 tmux
+BENCH_PKGS ?= ngircd
+# Shared build folder for the debug products.
+BIN        := .build/debug
+
+.PHONY: all deps build test run bench clean
+
+all: build
+
+# Installs the Debian packages that are missing (CI runs as root on a clean clone).
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+run: deps
+	$(SWIFT) build --product tongban
+	$(BIN)/tongban
+
+bench: deps
+	@missing=""; for p in $(BENCH_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
+	fi
+	$(SWIFT) build -c release --product tongban-bench
+	$(SWIFT) build -c release --product tongban-server
+	.build/release/tongban-bench all
+
+clean:
+	$(SWIFT) package clean

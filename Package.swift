@@ -1,0 +1,87 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "tongban",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tongban", targets: ["tongban"]),
+        .executable(name: "tongban-server", targets: ["tongban-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        // Value types, wire types, mapper, message kinds, localisation. Foundation only.
+        .target(
+            name: "ChatCore",
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        // The per-user SQLite store on GRDB.
+        .target(
+            name: "ChatStore",
+            dependencies: ["ChatCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
+        .target(
+            name: "ChatServer",
+            dependencies: [
+                "ChatCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tongban-server",
+            dependencies: [
+                "ChatServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tongban",
+            dependencies: [
+                "ChatCore", "ChatStore", "ChatServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tongban-bench",
+            dependencies: ["ChatCore", "ChatStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore"], swiftSettings: strict),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ChatServerTests",
+            dependencies: [
+                "ChatServer", "ChatCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,72 @@
+/// One kind of message (seed 004): how its custom payload decodes and
+/// encodes, and how it reads as a one-line summary. Each kind lives in its own
+/// file and is listed once in ``MessageKinds/all``.
+public struct MessageKind: Sendable {
+    /// The custom payload's `type` (contentType 110), nil for built-in kinds.
+    public let customType: String?
+    public let messageType: ChatMessageType
+    /// Reads a custom payload; nil when a field it needs is missing or ill-typed.
+    public let decode: @Sendable (JSONObject) -> MessageContent?
+    /// The payload's fields, without `type`; nil for contents of another kind.
+    public let encode: @Sendable (MessageContent) -> [String: JSONValue]?
+    /// The one-line summary of a message of this kind (not recalled).
+    public let summary: @Sendable (ChatMessage, Localizer) -> String
+
+    public init(
+        customType: String?, messageType: ChatMessageType,
+        decode: @escaping @Sendable (JSONObject) -> MessageContent? = { _ in nil },
+        encode: @escaping @Sendable (MessageContent) -> [String: JSONValue]? = { _ in nil },
+        summary: @escaping @Sendable (ChatMessage, Localizer) -> String
+    ) {
+        self.customType = customType
+        self.messageType = messageType
+        self.decode = decode
+        self.encode = encode
+        self.summary = summary
+    }
+}
+
+/// The registry of every kind this client knows.
+public enum MessageKinds {
+    public static let all: [MessageKind] = [
+        .text, .image, .flashImage, .multiImage, .audio, .signalQuote,
+        .flashViewed, .revokeNotice, .timeMarker, .unknown,
+    ]
+
+    private static let byCustomType: [String: MessageKind] = {
+        var map: [String: MessageKind] = [:]
+        for kind in all { if let t = kind.customType { map[t] = kind } }
+        return map
+    }()
+
+    private static let byMessageType: [ChatMessageType: MessageKind] = {
+        var map: [ChatMessageType: MessageKind] = [:]
+        for kind in all { map[kind.messageType] = kind }
+        return map
+    }()
+
+    public static func kind(customType: String) -> MessageKind? { byCustomType[customType] }
+
+    public static func kind(for type: ChatMessageType) -> MessageKind {
+        byMessageType[type] ?? .unknown
+    }
+
+    /// The custom payload JSON (contentType 110) for `content`, with `type`
+    /// first-class; nil for contents that are not custom payloads.
+    public static func customPayloadJSON(for content: MessageContent) -> String? {
+        for kind in all {
+            guard let type = kind.customType, var fields = kind.encode(content) else { continue }
+            fields["type"] = .string(type)
+            return JSONObject(fields: fields).jsonText()
+        }
+        return nil
+    }
+
+    /// The one-line summary used by the conversation list and notifications.
+    public static func summary(of message: ChatMessage, localizer: Localizer) -> String {
+        if message.isRecalled {
+            return localizer.string(message.isMe ? "summary.revoked.mine" : "summary.revoked")
+        }
+        return kind(for: message.type).summary(message, localizer)
+    }
+}

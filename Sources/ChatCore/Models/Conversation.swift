@@ -1,0 +1,79 @@
+/// A conversation as the list and the chat screen see it (seed 000 §一).
+///
+/// Identity is the conversation id alone: two values with the same id are the
+/// same conversation, whatever their other fields say (as in the seed).
+public struct Conversation: Identifiable, Hashable, Sendable, Codable {
+    /// `si_{imUid1}_{imUid2}`, see ``ConversationIDHelper``.
+    public let id: String
+    public let targetUid: Int
+    public var nickname: String
+    public var avatar: String
+    public var isOnline: Bool = false
+
+    // Signal context (set when the chat is opened from a signal).
+    public var fromSignal: Bool = false
+    public var signalId: Int? = nil
+    public var receiveId: String? = nil
+    /// The peer's reply text; the first message quotes it.
+    public var signalReply: String? = nil
+    /// The original signal text.
+    public var signalContent: String? = nil
+
+    // State.
+    /// Whether the signal quote has been sent already.
+    public var isImOpened: Bool = false
+    public var isPinned: Bool = false
+    public var draftText: String? = nil
+
+    // List display.
+    public var unreadCount: Int = 0
+    public var lastMessagePreview: String = ""
+    /// Unix milliseconds.
+    public var lastMessageTime: Int = 0
+
+    // Sync bookkeeping (not in the seed's struct, needed by a local store).
+    public var maxSeq: Int = 0
+    public var readSeq: Int = 0
+    /// Pin time in Unix milliseconds; pinned rows sort by it among themselves.
+    public var pinnedAt: Int = 0
+
+    public init(
+        id: String, targetUid: Int, nickname: String, avatar: String = "",
+        isOnline: Bool = false, fromSignal: Bool = false, signalId: Int? = nil,
+        receiveId: String? = nil, signalReply: String? = nil, signalContent: String? = nil,
+        isImOpened: Bool = false, isPinned: Bool = false, draftText: String? = nil,
+        unreadCount: Int = 0, lastMessagePreview: String = "", lastMessageTime: Int = 0,
+        maxSeq: Int = 0, readSeq: Int = 0, pinnedAt: Int = 0
+    ) {
+        self.id = id
+        self.targetUid = targetUid
+        self.nickname = nickname
+        self.avatar = avatar
+        self.isOnline = isOnline
+        self.fromSignal = fromSignal
+        self.signalId = signalId
+        self.receiveId = receiveId
+        self.signalReply = signalReply
+        self.signalContent = signalContent
+        self.isImOpened = isImOpened
+        self.isPinned = isPinned
+        self.draftText = draftText
+        self.unreadCount = unreadCount
+        self.lastMessagePreview = lastMessagePreview
+        self.lastMessageTime = lastMessageTime
+        self.maxSeq = maxSeq
+        self.readSeq = readSeq
+        self.pinnedAt = pinnedAt
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    public static func == (lhs: Conversation, rhs: Conversation) -> Bool { lhs.id == rhs.id }
+
+    /// The seed's list order: pinned first, then newest message first.
+    /// Ties fall back to the id so the order is stable between refreshes.
+    public static func listOrder(_ a: Conversation, _ b: Conversation) -> Bool {
+        if a.isPinned != b.isPinned { return a.isPinned }
+        if a.lastMessageTime != b.lastMessageTime { return a.lastMessageTime > b.lastMessageTime }
+        return a.id < b.id
+    }
+}

@@ -1,0 +1,43 @@
+/// The stable error codes of PROTOCOL.md with their HTTP statuses.
+public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
+    case invalidRequest = "invalid_request"
+    case unauthorized
+    case forbidden
+    case notFound = "not_found"
+    case conflict
+    case cursorExpired = "cursor_expired"
+    case tooLarge = "too_large"
+    case unsupportedMedia = "unsupported_media"
+    case revokeWindowPassed = "revoke_window_passed"
+    case rateLimited = "rate_limited"
+
+    public var httpStatus: Int {
+        switch self {
+        case .invalidRequest: 400
+        case .unauthorized: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict: 409
+        case .cursorExpired: 410
+        case .tooLarge: 413
+        case .unsupportedMedia: 415
+        case .revokeWindowPassed: 422
+        case .rateLimited: 429
+        }
+    }
+}
+
+/// `{"error": {"code": "...", "message": "..."}}`
+public struct APIErrorBody: Codable, Sendable, Hashable {
+    public struct Detail: Codable, Sendable, Hashable {
+        public var code: String
+        public var message: String
+    }
+    public var error: Detail
+    public init(code: APIErrorCode, message: String) {
+        error = Detail(code: code.rawValue, message: message)
+    }
+    public init(rawCode: String, message: String) {
+        error = Detail(code: rawCode, message: message)
+    }
+}

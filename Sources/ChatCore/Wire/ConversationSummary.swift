@@ -1,0 +1,49 @@
+/// The caller's view of one conversation (PROTOCOL.md "Conversations").
+public struct ConversationSummary: Codable, Sendable, Hashable {
+    public var conversationId: String
+    /// The peer's imUid.
+    public var userId: String
+    public var showName: String
+    public var faceURL: String
+    public var isPinned: Bool
+    public var unreadCount: Int
+    public var lastMessage: WireMessage?
+    public var lastMessageTime: Int
+    public var maxSeq: Int
+    public var readSeq: Int
+    public var isOnline: Bool
+    public var isImOpened: Bool
+    /// Present and true only in a sync event for a deleted conversation.
+    public var deleted: Bool?
+
+    public init(
+        conversationId: String, userId: String, showName: String, faceURL: String = "",
+        isPinned: Bool = false, unreadCount: Int = 0, lastMessage: WireMessage? = nil,
+        lastMessageTime: Int = 0, maxSeq: Int = 0, readSeq: Int = 0, isOnline: Bool = false,
+        isImOpened: Bool = false, deleted: Bool? = nil
+    ) {
+        self.conversationId = conversationId
+        self.userId = userId
+        self.showName = showName
+        self.faceURL = faceURL
+        self.isPinned = isPinned
+        self.unreadCount = unreadCount
+        self.lastMessage = lastMessage
+        self.lastMessageTime = lastMessageTime
+        self.maxSeq = maxSeq
+        self.readSeq = readSeq
+        self.isOnline = isOnline
+        self.isImOpened = isImOpened
+        self.deleted = deleted
+    }
+}
+
+/// `UserBasicInfo`: `username` is the display name, as in the seed.
+public struct UserBasicInfo: Codable, Sendable, Hashable {
+    public var uid: Int
+    public var username: String
+    public var avatar: String
+    public init(uid: Int, username: String, avatar: String = "") {
+        self.uid = uid; self.username = username; self.avatar = avatar
+    }
+}

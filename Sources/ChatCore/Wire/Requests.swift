@@ -1,0 +1,178 @@
+// Request and response bodies of PROTOCOL.md, field names exactly as on the wire.
+
+public struct RegisterRequest: Codable, Sendable {
+    public var account: String
+    public var password: String
+    public var username: String?
+    public init(account: String, password: String, username: String? = nil) {
+        self.account = account; self.password = password; self.username = username
+    }
+}
+
+public struct LoginRequest: Codable, Sendable {
+    public var account: String
+    public var password: String
+    public init(account: String, password: String) { self.account = account; self.password = password }
+}
+
+public struct AuthResponse: Codable, Sendable, Hashable {
+    public var uid: Int
+    public var imUid: String
+    public var token: String
+    public var username: String
+    public init(uid: Int, imUid: String, token: String, username: String) {
+        self.uid = uid; self.imUid = imUid; self.token = token; self.username = username
+    }
+}
+
+public struct OfflinePushInfo: Codable, Sendable, Hashable {
+    public var title: String
+    public var desc: String
+    public init(title: String, desc: String) { self.title = title; self.desc = desc }
+}
+
+public struct SendMessageRequest: Codable, Sendable, Hashable {
+    /// The conversation id (as in the seed).
+    public var recvID: String
+    public var content: String
+    public var contentType: Int
+    public var clientMsgId: String
+    public var offlinePushInfo: OfflinePushInfo?
+    public var receiveId: String?
+    enum CodingKeys: String, CodingKey {
+        case recvID, content, contentType, clientMsgId, offlinePushInfo
+        case receiveId = "receive_id"
+    }
+    public init(recvID: String, content: String, contentType: Int, clientMsgId: String,
+                offlinePushInfo: OfflinePushInfo? = nil, receiveId: String? = nil) {
+        self.recvID = recvID; self.content = content; self.contentType = contentType
+        self.clientMsgId = clientMsgId; self.offlinePushInfo = offlinePushInfo; self.receiveId = receiveId
+    }
+}
+
+public struct SendMessageResponse: Codable, Sendable, Hashable {
+    public var serverMsgID: String
+    public var clientMsgID: String
+    public var sendTime: Int
+    public var seq: Int
+    public init(serverMsgID: String, clientMsgID: String, sendTime: Int, seq: Int) {
+        self.serverMsgID = serverMsgID; self.clientMsgID = clientMsgID; self.sendTime = sendTime; self.seq = seq
+    }
+}
+
+public struct RevokeRequest: Codable, Sendable {
+    public var conversationId: String
+    public var clientMsgId: String
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", clientMsgId = "client_msg_id" }
+    public init(conversationId: String, clientMsgId: String) { self.conversationId = conversationId; self.clientMsgId = clientMsgId }
+}
+
+public struct SeqResponse: Codable, Sendable, Hashable {
+    public var seq: Int
+    public init(seq: Int) { self.seq = seq }
+}
+
+public struct HistoryResponse: Codable, Sendable, Hashable {
+    public var messages: [WireMessage]
+    public var hasMore: Bool
+    public init(messages: [WireMessage], hasMore: Bool) { self.messages = messages; self.hasMore = hasMore }
+}
+
+public struct StartConversationRequest: Codable, Sendable {
+    public var userId: Int
+    enum CodingKeys: String, CodingKey { case userId = "user_id" }
+    public init(userId: Int) { self.userId = userId }
+}
+
+public struct PinRequest: Codable, Sendable {
+    public var conversationId: String
+    public var isPinned: Bool
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", isPinned = "is_pinned" }
+    public init(conversationId: String, isPinned: Bool) { self.conversationId = conversationId; self.isPinned = isPinned }
+}
+
+public struct ReadRequest: Codable, Sendable {
+    public var conversationId: String
+    public var seq: Int
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", seq }
+    public init(conversationId: String, seq: Int) { self.conversationId = conversationId; self.seq = seq }
+}
+
+/// Body of `/chat/conversation/delete` and `/chat/conversation/clear`.
+public struct ConversationIDRequest: Codable, Sendable {
+    public var conversationId: String
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id" }
+    public init(conversationId: String) { self.conversationId = conversationId }
+}
+
+public struct ProfileBatchRequest: Codable, Sendable {
+    public var userIds: [Int]
+    public var scene: String
+    enum CodingKeys: String, CodingKey { case userIds = "user_ids", scene }
+    public init(userIds: [Int], scene: String = "list") { self.userIds = userIds; self.scene = scene }
+}
+
+public struct UploadResponse: Codable, Sendable, Hashable {
+    public var objectKey: String
+    public var size: Int
+    public init(objectKey: String, size: Int) { self.objectKey = objectKey; self.size = size }
+}
+
+public struct SignRequest: Codable, Sendable {
+    public var objectKeys: [String]
+    enum CodingKeys: String, CodingKey { case objectKeys = "object_keys" }
+    public init(objectKeys: [String]) { self.objectKeys = objectKeys }
+}
+
+public struct SignResponse: Codable, Sendable, Hashable {
+    public var urls: [String: String]
+    public var expireAt: Int
+    public init(urls: [String: String], expireAt: Int) { self.urls = urls; self.expireAt = expireAt }
+}
+
+public struct SignalCreateRequest: Codable, Sendable {
+    public var content: String
+    public init(content: String) { self.content = content }
+}
+
+public struct SignalCreateResponse: Codable, Sendable, Hashable {
+    public var signalId: Int
+    public init(signalId: Int) { self.signalId = signalId }
+}
+
+public struct SignalReplyRequest: Codable, Sendable {
+    public var signalId: Int
+    public var content: String
+    enum CodingKeys: String, CodingKey { case signalId = "signal_id", content }
+    public init(signalId: Int, content: String) { self.signalId = signalId; self.content = content }
+}
+
+/// `receiveId` is a decimal string on the wire (the seed converts it with `Int(...)`).
+public struct SignalReplyResponse: Codable, Sendable, Hashable {
+    public var receiveId: String
+    public init(receiveId: String) { self.receiveId = receiveId }
+}
+
+public struct SignalInboxItem: Codable, Sendable, Hashable {
+    public var receiveId: String
+    public var signalId: Int
+    public var signalContent: String
+    public var replyContent: String
+    public var from: UserBasicInfo
+    public var isImOpened: Bool
+    public init(receiveId: String, signalId: Int, signalContent: String, replyContent: String, from: UserBasicInfo, isImOpened: Bool) {
+        self.receiveId = receiveId; self.signalId = signalId; self.signalContent = signalContent
+        self.replyContent = replyContent; self.from = from; self.isImOpened = isImOpened
+    }
+}
+
+public struct OpenIMRequest: Codable, Sendable {
+    public var receiveId: String
+    enum CodingKeys: String, CodingKey { case receiveId = "receive_id" }
+    public init(receiveId: String) { self.receiveId = receiveId }
+}
+
+public struct HealthResponse: Codable, Sendable {
+    public var status: String
+    public init(status: String = "ok") { self.status = status }
+}

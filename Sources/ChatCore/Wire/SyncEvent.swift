@@ -1,0 +1,106 @@
+/// One entry of a user's event log (PROTOCOL.md "Sync").
+public enum SyncEvent: Sendable, Hashable {
+    case message(WireMessage)
+    case messageUpdate(WireMessage)
+    case conversation(ConversationSummary)
+}
+
+extension SyncEvent: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, message, conversation }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try c.decode(String.self, forKey: .kind)
+        switch kind {
+        case "message": self = .message(try c.decode(WireMessage.self, forKey: .message))
+        case "message_update": self = .messageUpdate(try c.decode(WireMessage.self, forKey: .message))
+        case "conversation": self = .conversation(try c.decode(ConversationSummary.self, forKey: .conversation))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .message(let m):
+            try c.encode("message", forKey: .kind); try c.encode(m, forKey: .message)
+        case .messageUpdate(let m):
+            try c.encode("message_update", forKey: .kind); try c.encode(m, forKey: .message)
+        case .conversation(let s):
+            try c.encode("conversation", forKey: .kind); try c.encode(s, forKey: .conversation)
+        }
+    }
+}
+
+/// `GET /chat/sync` answer. Events of a kind this client does not know are
+/// skipped rather than failing the whole batch (a newer server may add kinds).
+public struct SyncResponse: Sendable, Hashable {
+    public var events: [SyncEvent]
+    public var cursor: Int
+    public var hasMore: Bool
+    /// How many events were skipped because they could not be read.
+    public var skippedEvents: Int
+    public init(events: [SyncEvent], cursor: Int, hasMore: Bool, skippedEvents: Int = 0) {
+        self.events = events; self.cursor = cursor; self.hasMore = hasMore; self.skippedEvents = skippedEvents
+    }
+}
+
+extension SyncResponse: Codable {
+    private enum CodingKeys: String, CodingKey { case events, cursor, hasMore }
+    private struct Lenient: Decodable {
+        let event: SyncEvent?
+        init(from decoder: any Decoder) throws { event = try? SyncEvent(from: decoder) }
+    }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let raw = try c.decode([Lenient].self, forKey: .events)
+        events = raw.compactMap(\.event)
+        skippedEvents = raw.count - events.count
+        cursor = try c.decode(Int.self, forKey: .cursor)
+        hasMore = try c.decode(Bool.self, forKey: .hasMore)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(events, forKey: .events)
+        try c.encode(cursor, forKey: .cursor)
+        try c.encode(hasMore, forKey: .hasMore)
+    }
+}
+
+/// WebSocket text frames (PROTOCOL.md "Push").
+public enum PushFrame: Sendable, Hashable {
+    case hello(cursor: Int)
+    case sync(cursor: Int)
+    case presence(userId: String, online: Bool)
+    case ping
+    case pong
+}
+
+extension PushFrame: Codable {
+    private enum CodingKeys: String, CodingKey { case type, cursor, userId, online }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        switch try c.decode(String.self, forKey: .type) {
+        case "hello": self = .hello(cursor: try c.decode(Int.self, forKey: .cursor))
+        case "sync": self = .sync(cursor: try c.decode(Int.self, forKey: .cursor))
+        case "presence":
+            self = .presence(userId: try c.decode(String.self, forKey: .userId), online: try c.decode(Bool.self, forKey: .online))
+        case "ping": self = .ping
+        case "pong": self = .pong
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown frame type \(other)")
+        }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .hello(let cursor): try c.encode("hello", forKey: .type); try c.encode(cursor, forKey: .cursor)
+        case .sync(let cursor): try c.encode("sync", forKey: .type); try c.encode(cursor, forKey: .cursor)
+        case .presence(let uid, let online):
+            try c.encode("presence", forKey: .type); try c.encode(uid, forKey: .userId); try c.encode(online, forKey: .online)
+        case .ping: try c.encode("ping", forKey: .type)
+        case .pong: try c.encode("pong", forKey: .type)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import ChatCore
+import GRDB
+
+extension ChatStore {
+    /// The visible conversations in the seed's order: pinned first, then the
+    /// newest message first. Previews are in `localizer`'s language.
+    public func conversationList(localizer: Localizer = .current) throws -> [Conversation] {
+        let records = try dbPool.read { db in
+            try ConversationRecord.fetchAll(db, sql: """
+                SELECT * FROM conversation WHERE hidden = 0
+                ORDER BY isPinned DESC, lastMessageTime DESC, id ASC
+                """)
+        }
+        return records.map { $0.conversation(myImUid: myImUid, localizer: localizer) }
+    }
+
+    public func conversation(id: String, localizer: Localizer = .current) throws -> Conversation? {
+        try conversationRecord(id: id)?.conversation(myImUid: myImUid, localizer: localizer)
+    }
+
+    public func conversationRecord(id: String) throws -> ConversationRecord? {
+        try dbPool.read { db in try ConversationRecord.fetchOne(db, key: id) }
+    }
+
+    /// Total unread over visible conversations.
+    public func totalUnread() throws -> Int {
+        try dbPool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unreadCount), 0) FROM conversation WHERE hidden = 0") ?? 0
+        }
+    }
+
+    /// Writes the server's view of conversations (from `/chat/conversations`).
+    public func saveSummaries(_ summaries: [ConversationSummary]) throws {
+        try dbPool.write { db in
+            for s in summaries { try self.applySummary(s, db: db) }
+        }
+    }
+
+    /// Makes sure a conversation row exists (e.g. when starting a chat).
+    @discardableResult
+    public func ensureConversation(id: String, nickname: String = "", avatar: String = "") throws -> ConversationRecord {
+        try dbPool.write { db in try self.ensureConversation(id: id, nickname: nickname, avatar: avatar, db: db) }
+    }
+
+    public func setPinned(id: String, isPinned: Bool) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE conversation SET isPinned = ?, pinnedAt = ? WHERE id = ?",
+                           arguments: [isPinned, isPinned ? Self.nowMs() : 0, id])
+        }
+    }
+
+    /// Saves the draft; an empty or blank draft removes it.
+    public func setDraft(id: String, text: String?) throws {
+        let value: String? = (text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true) ? nil : text
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE conversation SET draftText = ? WHERE id = ?", arguments: [value, id])
+        }
+    }
+
+    public func setImOpened(id: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE conversation SET isImOpened = 1 WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Records that the chat was opened from a signal (seed §一 signal context).
+    public func setSignalContext(id: String, signalId: Int, receiveId: String, reply: String, content: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: """
+                UPDATE conversation SET fromSignal = 1, signalId = ?, receiveId = ?, signalReply = ?, signalContent = ?
+                WHERE id = ?
+                """, arguments: [signalId, receiveId, reply, content, id])
+        }
+    }
+
+    public func setOnline(imUid: String, online: Bool) throws {
+        guard let uid = ConversationIDHelper.uid(fromImUid: imUid) else { return }
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE conversation SET isOnline = ? WHERE targetUid = ?", arguments: [online, uid])
+        }
+    }
+
+    /// Marks everything up to `seq` read: readSeq only moves forward.
+    public func markRead(id: String, upTo seq: Int) throws {
+        try dbPool.write { db in
+            guard var conv = try ConversationRecord.fetchOne(db, key: id) else { return }
+            conv.readSeq = max(conv.readSeq, seq)
+            conv.unreadCount = try self.countUnread(conversationId: id, readSeq: conv.readSeq, db: db)
+            try conv.update(db)
+        }
+    }
+
+    /// Clears the local history up to the newest message; the conversation stays.
+    public func clearHistory(id: String) throws {
+        try dbPool.write { db in try self.clearHistory(id: id, hide: false, db: db) }
+    }
+
+    /// Hides the conversation and clears its history; a later message shows it again.
+    public func deleteConversation(id: String) throws {
+        try dbPool.write { db in try self.clearHistory(id: id, hide: true, db: db) }
+    }
+
+    /// Puts back a conversation row exactly as it was (an optimistic delete
+    /// the server refused). Cleared messages are not restored locally; they
+    /// come back from the server's history.
+    public func restoreConversation(_ record: ConversationRecord) throws {
+        try dbPool.write { db in try record.save(db) }
+    }
+
+    // MARK: - Internals shared with event application
+
+    func ensureConversation(id: String, nickname: String, avatar: String, db: Database) throws -> ConversationRecord {
+        if let existing = try ConversationRecord.fetchOne(db, key: id) { return existing }
+        let target = ConversationIDHelper.peerUid(in: id, myUid: myUid) ?? 0
+        var record = ConversationRecord(id: id, targetUid: target, nickname: nickname, avatar: avatar)
+        if nickname.isEmpty, let p = try ProfileRecord.fetchOne(db, key: target) {
+            record.nickname = p.username
+            record.avatar = p.avatar
+        }
+        try record.insert(db)
+        return record
+    }
+
+    func applySummary(_ s: ConversationSummary, db: Database) throws {
+        guard ConversationIDHelper.peerUid(in: s.conversationId, myUid: myUid) != nil else { return }
+        var conv = try ensureConversation(id: s.conversationId, nickname: s.showName, avatar: s.faceURL, db: db)
+        if s.deleted == true {
+            try clearHistory(id: s.conversationId, hide: true, db: db)
+            return
+        }
+        if !s.showName.isEmpty { conv.nickname = s.showName }
+        conv.avatar = s.faceURL
+        if conv.isPinned != s.isPinned {
+            conv.isPinned = s.isPinned
+            conv.pinnedAt = s.isPinned ? Self.nowMs() : 0
+        }
+        conv.unreadCount = s.unreadCount
+        conv.maxSeq = max(conv.maxSeq, s.maxSeq)
+        conv.readSeq = max(conv.readSeq, s.readSeq)
+        conv.isOnline = s.isOnline
+        conv.isImOpened = conv.isImOpened || s.isImOpened
+        conv.hidden = false
+        if let last = s.lastMessage {
+            if (last.seq) >= (conv.lastSeq ?? 0) { conv.setLast(MessageRecord(wire: last)) }
+            try insertOrMerge(MessageRecord(wire: last), db: db)
+        } else if s.maxSeq == 0 || s.maxSeq <= conv.clearedSeq {
+            conv.clearLast()
+        }
+        conv.lastMessageTime = max(conv.lastMessageTime, s.lastMessageTime)
+        try conv.update(db)
+    }
+
+    func countUnread(conversationId: String, readSeq: Int, db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM message
+            WHERE conversationId = ? AND seq > ? AND sendID <> ? AND isControl = 0
+            """, arguments: [conversationId, readSeq, myImUid]) ?? 0
+    }
+
+    func clearHistory(id: String, hide: Bool, db: Database) throws {
+        guard var conv = try ConversationRecord.fetchOne(db, key: id) else { return }
+        let newest = try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?", arguments: [id]) ?? 0
+        conv.clearedSeq = max(conv.clearedSeq, conv.maxSeq, newest)
+        conv.readSeq = max(conv.readSeq, conv.clearedSeq)
+        conv.unreadCount = 0
+        conv.clearLast()
+        if hide { conv.hidden = true; conv.draftText = nil }
+        try db.execute(sql: "DELETE FROM message WHERE conversationId = ? AND seq IS NOT NULL AND seq <= ?",
+                       arguments: [id, conv.clearedSeq])
+        try db.execute(sql: "DELETE FROM history_range WHERE conversationId = ?", arguments: [id])
+        try conv.update(db)
+    }
+}

@@ -1,0 +1,475 @@
+import ChatCore
+import Foundation
+import GRDB
+
+/// One page of messages, oldest first, plus whether older ones exist locally.
+public struct MessagePage: Sendable, Hashable {
+    public var messages: [MessageRecord]
+    /// The lowest seq on the page (nil for an empty page or only unsent rows).
+    public var lowestSeq: Int?
+    public init(messages: [MessageRecord], lowestSeq: Int?) {
+        self.messages = messages; self.lowestSeq = lowestSeq
+    }
+}
+
+/// What applying a batch of events changed, for the view models.
+public struct AppliedChanges: Sendable, Hashable {
+    public var conversationIds: Set<String> = []
+    /// New messages from the peer (not ours, not control), by conversation.
+    public var incoming: [String: Int] = [:]
+    public var updatedClientMsgIDs: Set<String> = []
+    public init() {}
+}
+
+extension ChatStore {
+    // MARK: - Reading
+
+    /// The newest `limit` visible messages of a conversation, oldest first,
+    /// followed by our own messages the server has not acknowledged yet.
+    public func newestPage(conversationId: String, limit: Int = 40) throws -> MessagePage {
+        try dbPool.read { db in
+            let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+                                           arguments: [conversationId]) ?? 0
+            let acked = try MessageRecord.fetchAll(db, sql: """
+                SELECT * FROM message
+                WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND isControl = 0
+                ORDER BY seq DESC LIMIT ?
+                """, arguments: [conversationId, cleared, limit])
+            let pending = try MessageRecord.fetchAll(db, sql: """
+                SELECT * FROM message WHERE conversationId = ? AND seq IS NULL ORDER BY id ASC
+                """, arguments: [conversationId])
+            return MessagePage(messages: acked.reversed() + pending, lowestSeq: acked.last?.seq)
+        }
+    }
+
+    /// The `limit` visible messages just before `seq`, oldest first.
+    public func page(conversationId: String, before seq: Int, limit: Int = 40) throws -> MessagePage {
+        try dbPool.read { db in
+            let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+                                           arguments: [conversationId]) ?? 0
+            let rows = try MessageRecord.fetchAll(db, sql: """
+                SELECT * FROM message
+                WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND seq < ? AND isControl = 0
+                ORDER BY seq DESC LIMIT ?
+                """, arguments: [conversationId, cleared, seq, limit])
+            return MessagePage(messages: rows.reversed(), lowestSeq: rows.last?.seq)
+        }
+    }
+
+    /// The visible messages around `seq` (for jumping to a search hit).
+    public func page(conversationId: String, around seq: Int, limit: Int = 40) throws -> MessagePage {
+        let before = try page(conversationId: conversationId, before: seq, limit: limit / 2)
+        let rest = try dbPool.read { db in
+            try MessageRecord.fetchAll(db, sql: """
+                SELECT * FROM message
+                WHERE conversationId = ? AND seq IS NOT NULL AND seq >= ? AND isControl = 0
+                ORDER BY seq ASC LIMIT ?
+                """, arguments: [conversationId, seq, limit - limit / 2])
+        }
+        return MessagePage(messages: before.messages + rest, lowestSeq: before.lowestSeq ?? rest.first?.seq)
+    }
+
+    public func message(clientMsgID: String) throws -> MessageRecord? {
+        try dbPool.read { db in
+            try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db)
+        }
+    }
+
+    /// The lowest seq of a conversation held locally, 0 when none.
+    public func lowestLocalSeq(conversationId: String) throws -> Int {
+        try dbPool.read { db in
+            try Int.fetchOne(db, sql: "SELECT MIN(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL",
+                             arguments: [conversationId]) ?? 0
+        }
+    }
+
+    // MARK: - Writing our own messages
+
+    /// Writes an optimistic outgoing message and its outbox row in one
+    /// transaction, before any network is touched (seed §四).
+    public func insertOutgoing(_ message: MessageRecord, outbox: OutboxRecord) throws {
+        try dbPool.write { db in
+            var m = message
+            m.seq = nil
+            m.status = MessageStatus.sending.rawValue
+            try m.insert(db, onConflict: .ignore)
+            var o = outbox
+            try o.insert(db, onConflict: .ignore)
+            var conv = try self.ensureConversation(id: m.conversationId, nickname: "", avatar: "", db: db)
+            conv.hidden = false
+            conv.setLast(m)
+            try conv.update(db)
+        }
+    }
+
+    /// The server acknowledged a send: the message gets its seq and server id,
+    /// its outbox row goes. A sync event that already delivered the echo wins.
+    public func markSent(clientMsgID: String, response: SendMessageResponse) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [clientMsgID])
+            guard var m = try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db) else { return }
+            if m.seq == nil {
+                m.seq = response.seq
+                m.serverMsgID = response.serverMsgID
+                m.sendTime = response.sendTime
+            }
+            m.status = MessageStatus.success.rawValue
+            m.errorReason = nil
+            try m.update(db)
+            var ignored = AppliedChanges()
+            try self.noteNewMessage(m, db: db, changes: &ignored)
+        }
+    }
+
+    /// A send failed for good: the message shows `failed` with the reason and
+    /// leaves the outbox (the user can retry it).
+    public func markFailed(clientMsgID: String, reason: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try db.execute(sql: "UPDATE message SET status = ?, errorReason = ? WHERE clientMsgID = ? AND seq IS NULL",
+                           arguments: [MessageStatus.failed.rawValue, reason, clientMsgID])
+        }
+    }
+
+    /// Puts a failed message back into the outbox with its same clientMsgID.
+    public func requeue(clientMsgID: String, outbox: OutboxRecord) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE message SET status = ?, errorReason = NULL WHERE clientMsgID = ? AND seq IS NULL",
+                           arguments: [MessageStatus.sending.rawValue, clientMsgID])
+            var o = outbox
+            try o.insert(db, onConflict: .ignore)
+        }
+    }
+
+    /// Updates an optimistic message's content (e.g. after its upload).
+    public func updatePendingContent(clientMsgID: String, content: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE message SET content = ? WHERE clientMsgID = ? AND seq IS NULL",
+                           arguments: [content, clientMsgID])
+            try db.execute(sql: "UPDATE outbox SET content = ?, pendingUploads = NULL WHERE clientMsgID = ?",
+                           arguments: [content, clientMsgID])
+        }
+    }
+
+    /// Local revoke (optimistic, seed §六): returns the row as it was, for rollback.
+    @discardableResult
+    public func setRevoked(clientMsgID: String, revoked: Bool, restoring snapshot: MessageRecord? = nil) throws -> MessageRecord? {
+        try dbPool.write { db in
+            guard var m = try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db) else { return nil }
+            let before = m
+            if revoked {
+                m.revoked = true
+                m.content = ""
+                m.searchText = ""
+            } else if let snapshot {
+                m = snapshot
+            }
+            try m.update(db)
+            try self.refreshLast(conversationId: m.conversationId, db: db)
+            return before
+        }
+    }
+
+    public func setFlashViewed(clientMsgID: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?", arguments: [clientMsgID])
+        }
+    }
+
+    // MARK: - Server data
+
+    /// Stores history fetched from `/chat/messages` and records that the seqs
+    /// from `from` to `to` are now known complete.
+    public func saveHistory(conversationId: String, messages: [WireMessage], coveringFrom from: Int, to: Int) throws {
+        try dbPool.write { db in
+            for w in messages where w.conversationId == conversationId {
+                try self.insertOrMerge(MessageRecord(wire: w), db: db)
+            }
+            if from <= to { try self.addRange(conversationId: conversationId, low: from, high: to, db: db) }
+            if var conv = try ConversationRecord.fetchOne(db, key: conversationId),
+               let newest = messages.map(\.seq).max(), newest > conv.maxSeq {
+                conv.maxSeq = newest
+                try conv.update(db)
+                try self.refreshLast(conversationId: conversationId, db: db)
+            }
+        }
+    }
+
+    /// Applies one `/chat/sync` batch and the new cursor in one transaction.
+    @discardableResult
+    public func apply(events: [SyncEvent], cursor: Int) throws -> AppliedChanges {
+        try dbPool.write { db in
+            var changes = AppliedChanges()
+            for event in events {
+                switch event {
+                case .message(let w):
+                    guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
+                    let record = MessageRecord(wire: w)
+                    let isNew = try self.insertOrMerge(record, db: db)
+                    if isNew && !record.isControl && record.sendID != self.myImUid {
+                        changes.incoming[w.conversationId, default: 0] += 1
+                    }
+                    if w.contentType == ContentType.revokeNotice, let target = Self.revokedTarget(w.content) {
+                        try db.execute(sql: """
+                            UPDATE message SET revoked = 1, content = '', searchText = '' WHERE clientMsgID = ?
+                            """, arguments: [target])
+                        changes.updatedClientMsgIDs.insert(target)
+                    }
+                    if case .flashViewed(let target) = IMMessageMapper.decode(contentType: w.contentType, content: w.content, revoked: false).1 {
+                        try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?", arguments: [target])
+                        changes.updatedClientMsgIDs.insert(target)
+                    }
+                    try self.noteNewMessage(record, db: db, changes: &changes)
+                case .messageUpdate(let w):
+                    guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
+                    try self.insertOrMerge(MessageRecord(wire: w), db: db)
+                    changes.updatedClientMsgIDs.insert(w.clientMsgID)
+                    changes.conversationIds.insert(w.conversationId)
+                    try self.refreshLast(conversationId: w.conversationId, db: db)
+                case .conversation(let s):
+                    try self.applySummary(s, db: db)
+                    changes.conversationIds.insert(s.conversationId)
+                }
+            }
+            try self.setCursor(cursor, db: db)
+            return changes
+        }
+    }
+
+    static func revokedTarget(_ content: String) -> String? {
+        guard let data = content.data(using: .utf8),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return obj["clientMsgID"] as? String
+    }
+
+    /// Inserts a server message, or merges it into the row with the same
+    /// clientMsgID (our optimistic copy, or an older state). Returns true
+    /// when the message was not known before.
+    @discardableResult
+    func insertOrMerge(_ incoming: MessageRecord, db: Database) throws -> Bool {
+        if var existing = try MessageRecord.filter(Column("clientMsgID") == incoming.clientMsgID).fetchOne(db) {
+            // Our own message arriving back from another path must never
+            // change conversation (a forged echo); everything else merges.
+            guard existing.conversationId == incoming.conversationId else { return false }
+            existing.serverMsgID = incoming.serverMsgID ?? existing.serverMsgID
+            if incoming.seq != nil { existing.seq = incoming.seq }
+            existing.sendTime = incoming.seq != nil ? incoming.sendTime : existing.sendTime
+            existing.revoked = existing.revoked || incoming.revoked
+            existing.flashViewed = existing.flashViewed || incoming.flashViewed
+            if existing.revoked {
+                existing.content = ""
+                existing.searchText = ""
+            } else if incoming.seq != nil {
+                existing.content = incoming.content
+                existing.searchText = incoming.searchText
+            }
+            if existing.seq != nil {
+                existing.status = MessageStatus.success.rawValue
+                existing.errorReason = nil
+                try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [existing.clientMsgID])
+            }
+            try existing.update(db)
+            return false
+        }
+        // Cleared history never comes back.
+        let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+                                       arguments: [incoming.conversationId]) ?? 0
+        if let seq = incoming.seq, seq <= cleared { return false }
+        var row = incoming
+        try row.insert(db)
+        return true
+    }
+
+    /// Updates the conversation for a message that is now stored: shows it
+    /// again if hidden, moves maxSeq, last message and unread.
+    func noteNewMessage(_ m: MessageRecord, db: Database, changes: inout AppliedChanges) throws {
+        var conv = try ensureConversation(id: m.conversationId, nickname: "", avatar: "", db: db)
+        let seq = m.seq ?? 0
+        if seq > 0, seq <= conv.clearedSeq { return }
+        if seq > conv.maxSeq { conv.maxSeq = seq }
+        if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
+        if m.sendID == myImUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
+        conv.unreadCount = try countUnread(conversationId: m.conversationId, readSeq: conv.readSeq, db: db)
+        try conv.update(db)
+        try refreshLast(conversationId: m.conversationId, db: db)
+        changes.conversationIds.insert(m.conversationId)
+    }
+
+    /// Recomputes the conversation's preview from its newest visible message.
+    func refreshLast(conversationId: String, db: Database) throws {
+        guard var conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return }
+        let newest = try MessageRecord.fetchOne(db, sql: """
+            SELECT * FROM message WHERE conversationId = ? AND isControl = 0 AND (seq IS NULL OR seq > ?)
+            ORDER BY (seq IS NULL) DESC, seq DESC, id DESC LIMIT 1
+            """, arguments: [conversationId, conv.clearedSeq])
+        if let newest {
+            conv.setLast(newest)
+        }
+        try conv.update(db)
+    }
+
+    // MARK: - Sync cursor and history ranges
+
+    public func syncCursor() throws -> Int {
+        try dbPool.read { db in
+            try Int.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'") ?? 0
+        }
+    }
+
+    public func setSyncCursor(_ cursor: Int) throws {
+        try dbPool.write { db in try self.setCursor(cursor, db: db) }
+    }
+
+    func setCursor(_ cursor: Int, db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO sync_state(key, value) VALUES ('cursor', ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """, arguments: [cursor])
+    }
+
+    /// Records that seqs low...high of a conversation are held in full,
+    /// merging with touching or overlapping ranges.
+    public func addHistoryRange(conversationId: String, low: Int, high: Int) throws {
+        try dbPool.write { db in try self.addRange(conversationId: conversationId, low: low, high: high, db: db) }
+    }
+
+    func addRange(conversationId: String, low: Int, high: Int, db: Database) throws {
+        guard low <= high, low >= 1 else { return }
+        var lo = low, hi = high
+        let overlapping = try Row.fetchAll(db, sql: """
+            SELECT lowSeq, highSeq FROM history_range
+            WHERE conversationId = ? AND lowSeq <= ? AND highSeq >= ?
+            """, arguments: [conversationId, hi + 1, lo - 1])
+        for r in overlapping {
+            lo = min(lo, r["lowSeq"]); hi = max(hi, r["highSeq"])
+        }
+        try db.execute(sql: """
+            DELETE FROM history_range WHERE conversationId = ? AND lowSeq <= ? AND highSeq >= ?
+            """, arguments: [conversationId, hi + 1, lo - 1])
+        try db.execute(sql: "INSERT INTO history_range(conversationId, lowSeq, highSeq) VALUES (?, ?, ?)",
+                       arguments: [conversationId, lo, hi])
+    }
+
+    /// Known-complete ranges, ascending.
+    public func historyRanges(conversationId: String) throws -> [ClosedRange<Int>] {
+        try dbPool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
+                """, arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+        }
+    }
+
+    /// Seq ranges between the clear point and maxSeq not held locally: the
+    /// holes to fill from `/chat/messages`. Computed from the seqs present
+    /// (the server guarantees no holes) together with recorded ranges.
+    public func missingRanges(conversationId: String) throws -> [ClosedRange<Int>] {
+        try dbPool.read { db in
+            guard let conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return [] }
+            let maxSeq = max(conv.maxSeq, try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?",
+                                                            arguments: [conversationId]) ?? 0)
+            guard maxSeq > conv.clearedSeq else { return [] }
+            // Islands of consecutive seqs present, via the gaps-and-islands trick.
+            let islands = try Row.fetchAll(db, sql: """
+                SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM (
+                    SELECT seq, seq - ROW_NUMBER() OVER (ORDER BY seq) AS grp
+                    FROM message WHERE conversationId = ? AND seq IS NOT NULL AND seq > ?)
+                GROUP BY grp ORDER BY lo
+                """, arguments: [conversationId, conv.clearedSeq]).map { ($0["lo"] as Int)...($0["hi"] as Int) }
+            let recorded = try Row.fetchAll(db, sql: """
+                SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
+                """, arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+            var covered = (islands + recorded).sorted { $0.lowerBound < $1.lowerBound }
+            var merged: [ClosedRange<Int>] = []
+            for r in covered {
+                if let last = merged.last, r.lowerBound <= last.upperBound + 1 {
+                    merged[merged.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+                } else {
+                    merged.append(r)
+                }
+            }
+            covered = merged
+            var missing: [ClosedRange<Int>] = []
+            var next = conv.clearedSeq + 1
+            for r in covered where r.upperBound >= next {
+                if r.lowerBound > next { missing.append(next...min(r.lowerBound - 1, maxSeq)) }
+                next = max(next, r.upperBound + 1)
+                if next > maxSeq { break }
+            }
+            if next <= maxSeq { missing.append(next...maxSeq) }
+            return missing
+        }
+    }
+
+    // MARK: - Outbox
+
+    /// Unacknowledged sends, oldest first.
+    public func outbox() throws -> [OutboxRecord] {
+        try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    public func noteAttempt(clientMsgID: String, error: String?) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE clientMsgID = ?",
+                           arguments: [error, clientMsgID])
+        }
+    }
+
+    // MARK: - Profiles
+
+    public func saveProfiles(_ infos: [UserBasicInfo]) throws {
+        let now = Self.nowMs()
+        try dbPool.write { db in
+            for info in infos {
+                try ProfileRecord(info: info, updatedAt: now).save(db)
+                try db.execute(sql: """
+                    UPDATE conversation SET nickname = ?, avatar = ? WHERE targetUid = ?
+                    """, arguments: [info.username, info.avatar, info.uid])
+            }
+        }
+    }
+
+    public func profiles(uids: [Int]) throws -> [Int: UserBasicInfo] {
+        try dbPool.read { db in
+            let rows = try ProfileRecord.filter(keys: uids).fetchAll(db)
+            return Dictionary(rows.map { ($0.uid, $0.info) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    // MARK: - Search
+
+    /// Messages whose text contains `query` (Chinese included), newest first.
+    /// Three characters or more use the trigram index; shorter queries scan
+    /// with an escaped LIKE.
+    public func search(_ query: String, conversationId: String? = nil, limit: Int = 50) throws -> [MessageRecord] {
+        let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !q.isEmpty else { return [] }
+        return try dbPool.read { db in
+            var args: StatementArguments
+            var sql: String
+            if q.count >= 3 {
+                let phrase = "\"" + q.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                sql = """
+                    SELECT m.* FROM message_fts f JOIN message m ON m.id = f.rowid
+                    JOIN conversation c ON c.id = m.conversationId
+                    WHERE message_fts MATCH ? AND m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
+                    """
+                args = [phrase]
+            } else {
+                let escaped = q.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                sql = """
+                    SELECT m.* FROM message m JOIN conversation c ON c.id = m.conversationId
+                    WHERE m.searchText LIKE ? ESCAPE '\\' AND m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
+                    """
+                args = ["%" + escaped + "%"]
+            }
+            if let conversationId {
+                sql += " AND m.conversationId = ?"
+                args += [conversationId]
+            }
+            sql += " ORDER BY m.sendTime DESC LIMIT ?"
+            args += [limit]
+            return try MessageRecord.fetchAll(db, sql: sql, arguments: args)
+        }
+    }
+}

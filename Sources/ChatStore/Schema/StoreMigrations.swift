@@ -1,0 +1,120 @@
+import GRDB
+
+/// Named, append-only migrations. Never edit a shipped migration: add one.
+enum StoreMigrations {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1-core") { db in
+            try db.create(table: "conversation") { t in
+                t.primaryKey("id", .text)
+                t.column("targetUid", .integer).notNull()
+                t.column("nickname", .text).notNull().defaults(to: "")
+                t.column("avatar", .text).notNull().defaults(to: "")
+                t.column("isOnline", .boolean).notNull().defaults(to: false)
+                t.column("fromSignal", .boolean).notNull().defaults(to: false)
+                t.column("signalId", .integer)
+                t.column("receiveId", .text)
+                t.column("signalReply", .text)
+                t.column("signalContent", .text)
+                t.column("isImOpened", .boolean).notNull().defaults(to: false)
+                t.column("isPinned", .boolean).notNull().defaults(to: false)
+                t.column("pinnedAt", .integer).notNull().defaults(to: 0)
+                t.column("draftText", .text)
+                t.column("unreadCount", .integer).notNull().defaults(to: 0)
+                t.column("lastMessageTime", .integer).notNull().defaults(to: 0)
+                t.column("maxSeq", .integer).notNull().defaults(to: 0)
+                t.column("readSeq", .integer).notNull().defaults(to: 0)
+                t.column("hidden", .boolean).notNull().defaults(to: false)
+                t.column("clearedSeq", .integer).notNull().defaults(to: 0)
+                t.column("lastClientMsgID", .text)
+                t.column("lastSendID", .text)
+                t.column("lastContentType", .integer)
+                t.column("lastContent", .text)
+                t.column("lastRevoked", .boolean).notNull().defaults(to: false)
+                t.column("lastSeq", .integer)
+            }
+            try db.create(index: "conversation_list", on: "conversation",
+                          columns: ["hidden", "isPinned", "lastMessageTime"])
+
+            try db.create(table: "message") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("clientMsgID", .text).notNull().unique()
+                t.column("serverMsgID", .text)
+                t.column("conversationId", .text).notNull()
+                t.column("seq", .integer)
+                t.column("sendID", .text).notNull()
+                t.column("recvID", .text).notNull()
+                t.column("contentType", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("sendTime", .integer).notNull()
+                t.column("revoked", .boolean).notNull().defaults(to: false)
+                t.column("flashViewed", .boolean).notNull().defaults(to: false)
+                t.column("isControl", .boolean).notNull().defaults(to: false)
+                t.column("status", .text).notNull().defaults(to: "success")
+                t.column("errorReason", .text)
+                t.column("searchText", .text).notNull().defaults(to: "")
+            }
+            try db.create(index: "message_conversation_seq", on: "message", columns: ["conversationId", "seq"])
+
+            try db.create(table: "outbox") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("clientMsgID", .text).notNull().unique()
+                t.column("conversationId", .text).notNull()
+                t.column("contentType", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("receiveId", .text)
+                t.column("pushDesc", .text).notNull().defaults(to: "")
+                t.column("pendingUploads", .text)
+                t.column("mediaKind", .text)
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("lastError", .text)
+                t.column("createdAt", .integer).notNull()
+            }
+
+            try db.create(table: "profile") { t in
+                t.primaryKey("uid", .integer)
+                t.column("username", .text).notNull()
+                t.column("avatar", .text).notNull().defaults(to: "")
+                t.column("updatedAt", .integer).notNull()
+            }
+
+            try db.create(table: "sync_state") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .integer).notNull()
+            }
+
+            // Seq ranges [lowSeq, highSeq] of a conversation known to be held
+            // locally in full (seed 001's history checkpoints). Kept merged:
+            // ranges of one conversation never touch or overlap.
+            try db.create(table: "history_range") { t in
+                t.column("conversationId", .text).notNull()
+                t.column("lowSeq", .integer).notNull()
+                t.column("highSeq", .integer).notNull()
+                t.primaryKey(["conversationId", "lowSeq"])
+            }
+        }
+
+        m.registerMigration("v2-search") { db in
+            // Trigram FTS over message text: finds 已撤回 inside 消息已撤回.
+            // Queries shorter than three characters use a LIKE fallback.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE message_fts USING fts5(
+                    searchText, content='message', content_rowid='id', tokenize='trigram');
+                CREATE TRIGGER message_fts_ai AFTER INSERT ON message WHEN new.searchText <> '' BEGIN
+                    INSERT INTO message_fts(rowid, searchText) VALUES (new.id, new.searchText);
+                END;
+                CREATE TRIGGER message_fts_ad AFTER DELETE ON message WHEN old.searchText <> '' BEGIN
+                    INSERT INTO message_fts(message_fts, rowid, searchText) VALUES ('delete', old.id, old.searchText);
+                END;
+                CREATE TRIGGER message_fts_au AFTER UPDATE OF searchText ON message BEGIN
+                    INSERT INTO message_fts(message_fts, rowid, searchText)
+                        SELECT 'delete', old.id, old.searchText WHERE old.searchText <> '';
+                    INSERT INTO message_fts(rowid, searchText)
+                        SELECT new.id, new.searchText WHERE new.searchText <> '';
+                END;
+                INSERT INTO message_fts(message_fts) VALUES ('rebuild');
+                """)
+        }
+        return m
+    }
+}

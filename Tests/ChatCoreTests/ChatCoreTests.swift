@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+@testable import ChatCore
+
+@Suite struct ConversationIDTests {
+    @Test func sortsAsPlainStrings() {
+        #expect(ConversationIDHelper.make(myUid: 7, targetUid: 12) == "si_tb_12_tb_7")
+        #expect(ConversationIDHelper.make(myUid: 12, targetUid: 7) == "si_tb_12_tb_7")
+        #expect(ConversationIDHelper.make(myUid: 10, targetUid: 9) == "si_tb_10_tb_9")
+        #expect(ConversationIDHelper.make(myUid: 9, targetUid: 10) == "si_tb_10_tb_9")
+    }
+
+    @Test func parsesAndValidates() {
+        let parsed = ConversationIDHelper.parse("si_tb_12_tb_7")
+        #expect(parsed?.0 == "tb_12")
+        #expect(parsed?.1 == "tb_7")
+        #expect(ConversationIDHelper.peerUid(in: "si_tb_12_tb_7", myUid: 7) == 12)
+        #expect(ConversationIDHelper.peerUid(in: "si_tb_12_tb_7", myUid: 3) == nil)
+        for bad in ["", "si_", "si_tb_7_tb_12", "gr_tb_1_tb_2", "si_tb_1_tb_1", "si_tb_x_tb_2", "si_tb_0_tb_1",
+                    "si_tb_1_tb_2_tb_3", "si_tb_-1_tb_2", "si_tb_01_tb_2"] {
+            #expect(ConversationIDHelper.parse(bad) == nil, "\(bad) must be rejected")
+        }
+    }
+
+    @Test func imUidRoundTrip() {
+        #expect(ConversationIDHelper.imUid(42) == "tb_42")
+        #expect(ConversationIDHelper.uid(fromImUid: "tb_42") == 42)
+        #expect(ConversationIDHelper.uid(fromImUid: "tb_") == nil)
+        #expect(ConversationIDHelper.uid(fromImUid: "xx_1") == nil)
+    }
+}
+
+func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, revoked: Bool = false, flashViewed: Bool = false) -> WireMessage {
+    WireMessage(serverMsgID: "m_\(seq)", clientMsgID: "c\(seq)", conversationId: "si_tb_1_tb_2", seq: seq,
+                sendID: from, recvID: from == "tb_1" ? "tb_2" : "tb_1", contentType: type, content: content,
+                sendTime: 1_763_800_000_000, revoked: revoked, flashViewed: flashViewed)
+}
+
+@Suite struct MapperTests {
+    let me = "tb_1"
+
+    @Test func text() {
+        let m = IMMessageMapper.map(wire(101, "你好\n世界"), currentUID: me)
+        #expect(m.type == .text)
+        #expect(m.text == "你好\n世界")
+        #expect(!m.isMe)
+        #expect(IMMessageMapper.map(wire(101, "x", from: "tb_1"), currentUID: me).isMe)
+    }
+
+    @Test func image() {
+        let m = IMMessageMapper.map(wire(110, #"{"type":"image","objectKey":"chat/image/a.jpg","url":"http://x/a","expireAt":100,"w":640,"h":480}"#), currentUID: me)
+        #expect(m.type == .image)
+        #expect(m.objectKey == "chat/image/a.jpg")
+        #expect(m.imageUrl == "http://x/a")
+        #expect(m.width == 640)
+        #expect(m.height == 480)
+        #expect(m.isURLExpired(now: Date(timeIntervalSince1970: 101)))
+        #expect(!m.isURLExpired(now: Date(timeIntervalSince1970: 99)))
+    }
+
+    @Test func expireZeroNeverExpires() {
+        let m = IMMessageMapper.map(wire(110, #"{"type":"image","objectKey":"k","url":"u","expireAt":0}"#), currentUID: me)
+        #expect(!m.isURLExpired(now: Date(timeIntervalSince1970: 4_000_000_000)))
+    }
+
+    @Test func flashImageAndViewed() {
+        let f = IMMessageMapper.map(wire(110, #"{"type":"flash_image","objectKey":"k","url":"u","expireAt":5}"#, flashViewed: true), currentUID: me)
+        #expect(f.type == .flashImage)
+        #expect(f.isFlash)
+        #expect(f.isDestroyed)
+        let v = IMMessageMapper.map(wire(110, #"{"type":"flash_viewed","msgId":"abc"}"#), currentUID: me)
+        #expect(v.type == .flashViewed)
+        #expect(v.content == .flashViewed(targetClientMsgID: "abc"))
+        #expect(v.isControl)
+    }
+
+    @Test func multiImage() {
+        let m = IMMessageMapper.map(wire(110, #"{"type":"multi_image","multiObjectKeys":["a","b"],"multiUrls":["ua","ub"],"expireAt":9}"#), currentUID: me)
+        #expect(m.type == .multiImage)
+        #expect(m.multiObjectKeys == ["a", "b"])
+        #expect(m.multiImageUrls == ["ua", "ub"])
+    }
+
+    @Test func audio() {
+        let m = IMMessageMapper.map(wire(110, #"{"type":"audio","objectKey":"k","url":"u","expireAt":9,"durationSec":12}"#), currentUID: me)
+        #expect(m.type == .voice)
+        #expect(m.durationSec == 12)
+    }
+
+    @Test func signalQuote() {
+        let m = IMMessageMapper.map(wire(110, #"{"type":"signal_quote","signalId":3,"replyContent":"好呀","signalContent":"周末爬山?"}"#), currentUID: me)
+        #expect(m.type == .signalQuote)
+        #expect(m.signalQuoteId == 3)
+        #expect(m.signalQuoteReply == "好呀")
+        #expect(m.signalQuoteContent == "周末爬山?")
+    }
+
+    @Test func revokeNoticeAndRevoked() {
+        let n = IMMessageMapper.map(wire(2101, #"{"clientMsgID":"c9"}"#), currentUID: me)
+        #expect(n.content == .revokeNotice(targetClientMsgID: "c9"))
+        #expect(n.isControl)
+        let r = IMMessageMapper.map(wire(101, "", revoked: true), currentUID: me)
+        #expect(r.isRecalled)
+    }
+
+    @Test(arguments: [
+        "not json", "{", "[1,2]", #"{"type":"image"}"#, #"{"type":"image","objectKey":5}"#,
+        #"{"type":"audio","objectKey":"k","url":"u","expireAt":1,"durationSec":"x"}"#,
+        #"{"type":"multi_image","multiObjectKeys":"a"}"#, #"{"type":"sticker","msgDesc":"[表情]"}"#, #"{"no":"type"}"#,
+        "\u{0}\u{1}", "",
+    ])
+    func malformedCustomBecomesUnknownKeepingRaw(_ raw: String) {
+        let m = IMMessageMapper.map(wire(110, raw), currentUID: me)
+        #expect(m.type == .unknown)
+        guard case .unknown(let p) = m.content else { Issue.record("not unknown"); return }
+        #expect(p.raw == raw)
+    }
+
+    @Test func unknownContentTypeKept() {
+        let m = IMMessageMapper.map(wire(999, #"{"msgDesc":"[位置]"}"#), currentUID: me)
+        #expect(m.type == .unknown)
+        #expect(MessageKinds.summary(of: m, localizer: Localizer(language: .zhHans)) == "[位置]")
+        let bad2101 = IMMessageMapper.map(wire(2101, "junk"), currentUID: me)
+        #expect(bad2101.type == .unknown)
+    }
+
+    @Test func wireContentRoundTrip() throws {
+        let payload = ImagePayload(objectKey: "k", url: "u", expireAt: 7, w: 10, h: 20)
+        let (type, content) = try #require(IMMessageMapper.wireContent(for: .image(payload)))
+        #expect(type == 110)
+        let back = IMMessageMapper.map(wire(type, content), currentUID: me)
+        #expect(back.content == .image(payload))
+    }
+}
+
+@Suite struct SummaryTests {
+    let zh = Localizer(language: .zhHans)
+    let en = Localizer(language: .en)
+    func summary(_ w: WireMessage, _ l: Localizer) -> String {
+        MessageKinds.summary(of: IMMessageMapper.map(w, currentUID: "tb_1"), localizer: l)
+    }
+
+    @Test func chinese() {
+        #expect(summary(wire(101, "第一行\n第二行"), zh) == "第一行 第二行")
+        #expect(summary(wire(110, #"{"type":"image","objectKey":"k","url":"u","expireAt":1}"#), zh) == "[图片]")
+        #expect(summary(wire(110, #"{"type":"flash_image","objectKey":"k","url":"u","expireAt":1}"#), zh) == "[闪照]")
+        #expect(summary(wire(110, #"{"type":"audio","objectKey":"k","url":"u","expireAt":1,"durationSec":3}"#), zh) == "[语音]")
+        #expect(summary(wire(110, #"{"type":"signal_quote","signalId":1,"replyContent":"r","signalContent":"s"}"#), zh) == "[信号回复]")
+        #expect(summary(wire(101, "", revoked: true), zh) == "消息已撤回")
+        #expect(summary(wire(101, "", from: "tb_1", revoked: true), zh) == "你撤回了一条消息")
+        #expect(summary(wire(110, #"{"type":"zzz"}"#), zh) == "[未知消息类型]")
+    }
+
+    @Test func english() {
+        #expect(summary(wire(110, #"{"type":"image","objectKey":"k","url":"u","expireAt":1}"#), en) == "[Image]")
+        #expect(summary(wire(101, "", revoked: true), en) == "Message revoked")
+        #expect(summary(wire(110, #"{"type":"zzz"}"#), en) == "[Unknown message type]")
+    }
+
+    @Test func bothTablesHaveTheSameKeys() {
+        #expect(!zh.keys.isEmpty)
+        #expect(zh.keys == en.keys)
+    }
+
+    @Test func languageResolution() {
+        #expect(Language.resolve(environment: ["LANG": "en_US.UTF-8"]) == .en)
+        #expect(Language.resolve(environment: ["LANG": "zh_CN.UTF-8"]) == .zhHans)
+        #expect(Language.resolve(environment: ["LANG": "en_US.UTF-8", "LC_ALL": "zh_CN.UTF-8"]) == .zhHans)
+        #expect(Language.resolve(environment: ["LANG": "zh_CN.UTF-8", "TONGBAN_LANG": "en"]) == .en)
+        #expect(Language.resolve(environment: [:]) == .zhHans)
+    }
+}
+
+@Suite struct SanitizerTests {
+    @Test func stripsEscapes() {
+        #expect(TerminalSanitizer.sanitize("a\u{1B}[31mred\u{1B}[0m") == "ared")
+        #expect(TerminalSanitizer.sanitize("x\u{1B}]0;title\u{07}y") == "xy")
+        #expect(!TerminalSanitizer.sanitize("bell\u{07}").contains("\u{07}"))
+        #expect(TerminalSanitizer.sanitize("你好😀") == "你好😀")
+        #expect(!TerminalSanitizer.sanitize("a\u{9B}31m").unicodeScalars.contains { $0.value == 0x9B })
+        #expect(!TerminalSanitizer.sanitize("a\u{202E}b").unicodeScalars.contains { $0.value == 0x202E })
+    }
+
+    @Test func safeBaseNames() {
+        #expect(TerminalSanitizer.safeBaseName("../../etc/passwd") == "passwd")
+        #expect(TerminalSanitizer.safeBaseName("..") == "file")
+        #expect(TerminalSanitizer.safeBaseName("a/b\\c.jpg").hasSuffix("c.jpg"))
+        #expect(!TerminalSanitizer.safeBaseName("x\u{0}y").contains("\u{0}"))
+    }
+}
+
+@Suite struct WireDecodingTests {
+    @Test func syncResponseSkipsUnknownEvents() throws {
+        let json = #"""
+        {"events":[{"kind":"message","message":{"serverMsgID":"m","clientMsgID":"c","conversationId":"si_tb_1_tb_2","seq":1,"sendID":"tb_2","recvID":"tb_1","contentType":101,"content":"hi","sendTime":1,"revoked":false,"flashViewed":false}},
+        {"kind":"future_thing","x":1},{"kind":"message","message":{"seq":"bad"}}],"cursor":5,"hasMore":false}
+        """#
+        let r = try JSONDecoder().decode(SyncResponse.self, from: Data(json.utf8))
+        #expect(r.events.count == 1)
+        #expect(r.skippedEvents == 2)
+        #expect(r.cursor == 5)
+    }
+
+    @Test func pushFrames() throws {
+        let f = try JSONDecoder().decode(PushFrame.self, from: Data(#"{"type":"presence","userId":"tb_2","online":true}"#.utf8))
+        #expect(f == .presence(userId: "tb_2", online: true))
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(PushFrame.self, from: Data(#"{"type":"x"}"#.utf8)) }
+    }
+}

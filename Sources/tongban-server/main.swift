@@ -1,1 +1,50 @@
-print("tongban: building")
+import ArgumentParser
+import ChatServer
+import Foundation
+import Logging
+
+@main
+struct TongbanServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tongban-server",
+        abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(name: .customLong("data-dir"), help: "Database, media and signing secret live here.") var dataDir = "./tongban-data"
+    @Option(name: .customLong("revoke-window"), help: "Seconds after sending during which a message can be revoked.")
+    var revokeWindow = 120
+    @Option(name: .customLong("sync-retention"), help: "Seconds of sync log to keep; older cursors get 410.")
+    var syncRetention = 7 * 24 * 3600
+    @Option(name: .customLong("max-media"), help: "Largest accepted upload, in bytes.") var maxMedia = 20 * 1024 * 1024
+    @Option(name: .customLong("url-ttl"), help: "Lifetime of signed media URLs, in seconds.") var urlTTL = 3600
+    @Option(name: .customLong("rate-limit"), help: "Requests per second per user (0 = unlimited).") var rateLimit = 0
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Flag(help: "Seed demo accounts me/alice/bob/carol (password tongban-demo) and run demo peers.") var demo = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard revokeWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0 else {
+            throw ValidationError("limits must be positive")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "tongban-server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var config = ServerConfig()
+        config.host = host
+        config.port = port
+        config.dataDir = dataDir
+        config.revokeWindowSeconds = revokeWindow
+        config.syncRetentionSeconds = syncRetention
+        config.maxMediaBytes = maxMedia
+        config.signedURLSeconds = urlTTL
+        config.rateLimitPerSecond = rateLimit
+        config.demo = demo
+        config.logger = logger
+        try await ChatServerApp.run(config: config)
+    }
+}

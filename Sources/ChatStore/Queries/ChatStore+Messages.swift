@@ -200,6 +200,8 @@ extension ChatStore {
     public func apply(events: [SyncEvent], cursor: Int) throws -> AppliedChanges {
         try dbPool.write { db in
             var changes = AppliedChanges()
+            // Conversation bookkeeping is done once per conversation per batch.
+            var touched: [String: [MessageRecord]] = [:]
             for event in events {
                 switch event {
                 case .message(let w):
@@ -215,21 +217,29 @@ extension ChatStore {
                             """, arguments: [target])
                         changes.updatedClientMsgIDs.insert(target)
                     }
-                    if case .flashViewed(let target) = IMMessageMapper.decode(contentType: w.contentType, content: w.content, revoked: false).1 {
+                    if w.contentType == ContentType.custom,
+                       case .flashViewed(let target) = IMMessageMapper.decode(contentType: w.contentType, content: w.content).1 {
                         try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?", arguments: [target])
                         changes.updatedClientMsgIDs.insert(target)
                     }
-                    try self.noteNewMessage(record, db: db, changes: &changes)
+                    touched[w.conversationId, default: []].append(record)
                 case .messageUpdate(let w):
                     guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
                     try self.insertOrMerge(MessageRecord(wire: w), db: db)
                     changes.updatedClientMsgIDs.insert(w.clientMsgID)
-                    changes.conversationIds.insert(w.conversationId)
-                    try self.refreshLast(conversationId: w.conversationId, db: db)
+                    if touched[w.conversationId] == nil { touched[w.conversationId] = [] }
                 case .conversation(let s):
+                    // Summaries interleave with messages: settle pending
+                    // bookkeeping first so the summary's view wins.
+                    if let pending = touched.removeValue(forKey: s.conversationId) {
+                        try self.noteNewMessages(pending, conversationId: s.conversationId, db: db, changes: &changes)
+                    }
                     try self.applySummary(s, db: db)
                     changes.conversationIds.insert(s.conversationId)
                 }
+            }
+            for (id, records) in touched {
+                try self.noteNewMessages(records, conversationId: id, db: db, changes: &changes)
             }
             try self.setCursor(cursor, db: db)
             return changes
@@ -283,16 +293,26 @@ extension ChatStore {
     /// Updates the conversation for a message that is now stored: shows it
     /// again if hidden, moves maxSeq, last message and unread.
     func noteNewMessage(_ m: MessageRecord, db: Database, changes: inout AppliedChanges) throws {
-        var conv = try ensureConversation(id: m.conversationId, nickname: "", avatar: "", db: db)
-        let seq = m.seq ?? 0
-        if seq > 0, seq <= conv.clearedSeq { return }
-        if seq > conv.maxSeq { conv.maxSeq = seq }
-        if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
-        if m.sendID == myImUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
-        conv.unreadCount = try countUnread(conversationId: m.conversationId, readSeq: conv.readSeq, db: db)
+        try noteNewMessages([m], conversationId: m.conversationId, db: db, changes: &changes)
+    }
+
+    /// Updates a conversation for messages now stored: shows it again if
+    /// hidden, moves maxSeq and readSeq (our own message means we read what
+    /// came before), recounts unread and the preview.
+    func noteNewMessages(_ messages: [MessageRecord], conversationId: String, db: Database,
+                         changes: inout AppliedChanges) throws {
+        var conv = try ensureConversation(id: conversationId, nickname: "", avatar: "", db: db)
+        for m in messages {
+            let seq = m.seq ?? 0
+            if seq > 0, seq <= conv.clearedSeq { continue }
+            if seq > conv.maxSeq { conv.maxSeq = seq }
+            if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
+            if m.sendID == myImUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
+        }
+        conv.unreadCount = try countUnread(conversationId: conversationId, readSeq: conv.readSeq, db: db)
         try conv.update(db)
-        try refreshLast(conversationId: m.conversationId, db: db)
-        changes.conversationIds.insert(m.conversationId)
+        try refreshLast(conversationId: conversationId, db: db)
+        changes.conversationIds.insert(conversationId)
     }
 
     /// Recomputes the conversation's preview from its newest visible message.

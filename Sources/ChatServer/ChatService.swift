@@ -1,0 +1,679 @@
+import ChatCore
+import Crypto
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import _CryptoExtras
+
+/// The server's business rules, independent of HTTP. Every method that
+/// changes data runs in one write transaction (GRDB serialises writers, so
+/// seqs are assigned without holes or duplicates) and notifies the push hub
+/// only after the commit.
+public final class ChatService: Sendable {
+    let db: DatabasePool
+    let config: ServerConfig
+    let hub: PushHub
+    let media: MediaStore
+    let logger: Logger
+    /// Called after a committed send (the demo peers listen here).
+    let afterSend = Mutex<(@Sendable (WireMessage) -> Void)?>(nil)
+    private let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
+
+    init(config: ServerConfig, hub: PushHub) throws {
+        self.config = config
+        self.hub = hub
+        self.logger = config.logger
+        try StorePermissions.makePrivateDirectory(config.dataDir)
+        var dbConfig = Configuration()
+        dbConfig.busyMode = .timeout(10)
+        dbConfig.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let old = umask(0o077)
+        defer { umask(old) }
+        db = try DatabasePool(path: config.databasePath, configuration: dbConfig)
+        try ServerMigrations.migrator.migrate(db)
+        media = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
+    }
+
+    static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
+    static func nowS() -> Int { Int(Date().timeIntervalSince1970) }
+
+    // MARK: - Accounts
+
+    static var accountPattern: Regex<Substring> { /^[a-z0-9_]{3,32}$/ }
+
+    /// `seeded` skips the 3-character minimum: the demo's `me` account is
+    /// made by the server itself (PROTOCOL.md's rule binds `/auth/register`).
+    public func register(_ r: RegisterRequest, seeded: Bool = false) throws -> AuthResponse {
+        guard r.account.wholeMatch(of: Self.accountPattern) != nil || (seeded && r.account == "me") else {
+            throw APIFailure.invalid("account must be 3-32 characters of a-z, 0-9 and _")
+        }
+        guard (8...128).contains(r.password.count) else { throw APIFailure.invalid("password must be 8-128 characters") }
+        let username = (r.username?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 } ?? r.account
+        guard username.count <= 64 else { throw APIFailure.invalid("username must be at most 64 characters") }
+        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let rounds = max(config.passwordRounds, 100_000)
+        let hash = try Self.hashPassword(r.password, salt: salt, rounds: rounds)
+        let token = Self.newToken()
+        let uid: Int = try db.write { db in
+            if try Int.fetchOne(db, sql: "SELECT 1 FROM user WHERE account = ?", arguments: [r.account]) != nil {
+                throw APIFailure(.conflict, "account \(r.account) is taken")
+            }
+            try db.execute(sql: """
+                INSERT INTO user(account, username, avatar, pwSalt, pwHash, pwRounds, createdAt) VALUES (?, ?, '', ?, ?, ?, ?)
+                """, arguments: [r.account, username, salt, hash, rounds, Self.nowMs()])
+            let uid = Int(db.lastInsertedRowID)
+            try db.execute(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)",
+                           arguments: [Self.tokenHash(token), uid, Self.nowMs()])
+            return uid
+        }
+        return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
+    }
+
+    public func login(_ r: LoginRequest) throws -> AuthResponse {
+        guard let user = try db.read({ db in
+            try UserRow.fetchOne(db, sql: "SELECT * FROM user WHERE account = ?", arguments: [r.account])
+        }) else {
+            // Same cost as a real check, so timing does not reveal accounts.
+            _ = try? Self.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, 100_000))
+            throw APIFailure(.unauthorized, "wrong account or password")
+        }
+        let hash = try Self.hashPassword(r.password, salt: user.pwSalt, rounds: user.pwRounds)
+        guard Self.constantTimeEqual(hash, user.pwHash) else { throw APIFailure(.unauthorized, "wrong account or password") }
+        let token = Self.newToken()
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)",
+                           arguments: [Self.tokenHash(token), user.uid, Self.nowMs()])
+        }
+        return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
+    }
+
+    public func logout(token: String) throws {
+        try db.write { db in
+            try db.execute(sql: "DELETE FROM token WHERE hash = ?", arguments: [Self.tokenHash(token)])
+        }
+    }
+
+    /// The uid a bearer token belongs to.
+    public func authenticate(token: String) throws -> Int? {
+        guard !token.isEmpty, token.count <= 256 else { return nil }
+        return try db.read { db in
+            try Int.fetchOne(db, sql: "SELECT uid FROM token WHERE hash = ?", arguments: [Self.tokenHash(token)])
+        }
+    }
+
+    /// Fixed one-second window per user; `rate_limited` with Retry-After.
+    func checkRate(uid: Int) throws {
+        let limit = config.rateLimitPerSecond
+        guard limit > 0 else { return }
+        let now = Self.nowS()
+        let allowed = rate.withLock { table -> Bool in
+            var entry = table[uid] ?? (now, 0)
+            if entry.second != now { entry = (now, 0) }
+            entry.count += 1
+            table[uid] = entry
+            if table.count > 10_000 { table = table.filter { $0.value.second == now } }
+            return entry.count <= limit
+        }
+        if !allowed { throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1) }
+    }
+
+    static func hashPassword(_ password: String, salt: Data, rounds: Int) throws -> Data {
+        // The checked API insists on 210,000; rounds below 100,000 are refused above.
+        let key = try KDF.Insecure.PBKDF2.deriveKey(from: Data(password.utf8), salt: salt, using: .sha256,
+                                                    outputByteCount: 32, unsafeUncheckedRounds: max(rounds, 100_000))
+        return key.withUnsafeBytes { Data($0) }
+    }
+
+    static func newToken() -> String {
+        var g = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
+    }
+
+    static func tokenHash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for (x, y) in zip(a, b) { diff |= x ^ y }
+        return diff == 0
+    }
+
+    // MARK: - Users
+
+    public func user(uid: Int) throws -> UserBasicInfo {
+        guard let info = try db.read({ db in try Self.userInfo(uid, db: db) }) else { throw APIFailure.notFound("no such user") }
+        return info
+    }
+
+    static func userInfo(_ uid: Int, db: Database) throws -> UserBasicInfo? {
+        try Row.fetchOne(db, sql: "SELECT uid, username, avatar FROM user WHERE uid = ?", arguments: [uid]).map {
+            UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
+        }
+    }
+
+    public func searchUsers(query: String, caller: Int) throws -> [UserBasicInfo] {
+        let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !q.isEmpty else { return [] }
+        guard q.count <= 64 else { throw APIFailure.invalid("q must be at most 64 characters") }
+        let escaped = q.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        return try db.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT uid, username, avatar FROM user
+                WHERE uid <> ? AND (account LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')
+                ORDER BY account LIMIT 20
+                """, arguments: [caller, escaped, escaped]).map {
+                UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
+            }
+        }
+    }
+
+    public func profiles(_ ids: [Int]) throws -> [UserBasicInfo] {
+        guard ids.count <= 1000 else { throw APIFailure.invalid("at most 1000 user_ids") }
+        return try db.read { db in try ids.compactMap { try Self.userInfo($0, db: db) } }
+    }
+
+    // MARK: - Conversations
+
+    /// Checks the id's form and that the caller is in it; returns the peer.
+    func peer(of conversationId: String, caller: Int) throws -> Int {
+        guard ConversationIDHelper.parse(conversationId) != nil else {
+            throw APIFailure.invalid("conversation id \(conversationId.prefix(80)) is not of the form si_tb_A_tb_B")
+        }
+        guard let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: caller) else {
+            throw APIFailure.forbidden("you are not in this conversation")
+        }
+        return peer
+    }
+
+    /// Creates the conversation and both member rows if missing.
+    func ensureConversation(_ id: String, caller: Int, peer: Int, db: Database) throws {
+        guard try Self.userInfo(peer, db: db) != nil else { throw APIFailure.notFound("no such user") }
+        try db.execute(sql: """
+            INSERT INTO conversation(id, uidLow, uidHigh, maxSeq, createdAt) VALUES (?, ?, ?, 0, ?)
+            ON CONFLICT(id) DO NOTHING
+            """, arguments: [id, min(caller, peer), max(caller, peer), Self.nowMs()])
+        for (uid, hidden) in [(caller, false), (peer, true)] {
+            try db.execute(sql: """
+                INSERT INTO member(conversationId, uid, hidden) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
+                """, arguments: [id, uid, hidden])
+        }
+    }
+
+    func member(_ id: String, uid: Int, db: Database) throws -> MemberRow {
+        guard let m = try MemberRow.fetchOne(db, sql: "SELECT * FROM member WHERE conversationId = ? AND uid = ?",
+                                             arguments: [id, uid]) else {
+            throw APIFailure.notFound("no such conversation")
+        }
+        return m
+    }
+
+    func summary(_ id: String, for uid: Int, db: Database, deleted: Bool? = nil) throws -> ConversationSummary {
+        let m = try member(id, uid: uid, db: db)
+        let peer = ConversationIDHelper.peerUid(in: id, myUid: uid) ?? 0
+        let info = try Self.userInfo(peer, db: db)
+        let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [id]) ?? 0
+        let last = try MessageRow.fetchOne(db, sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0 ORDER BY seq DESC LIMIT 1
+            """, arguments: [id, m.clearedSeq])
+        let unread = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND senderUid <> ? AND isControl = 0
+            """, arguments: [id, max(m.readSeq, m.clearedSeq), uid]) ?? 0
+        let created = try Int.fetchOne(db, sql: "SELECT createdAt FROM conversation WHERE id = ?", arguments: [id]) ?? 0
+        return ConversationSummary(
+            conversationId: id, userId: ConversationIDHelper.imUid(peer), showName: info?.username ?? "",
+            faceURL: info?.avatar ?? "", isPinned: m.isPinned, unreadCount: unread, lastMessage: last.map(Self.wire),
+            lastMessageTime: last?.sendTime ?? created, maxSeq: maxSeq, readSeq: m.readSeq,
+            isOnline: hub.isOnline(peer), isImOpened: m.isImOpened, deleted: deleted)
+    }
+
+    public func conversations(caller: Int) throws -> [ConversationSummary] {
+        try db.read { db in
+            let ids = try String.fetchAll(db, sql: "SELECT conversationId FROM member WHERE uid = ? AND hidden = 0",
+                                          arguments: [caller])
+            return try ids.map { try self.summary($0, for: caller, db: db) }
+                .sorted { ($0.isPinned ? 1 : 0, $0.lastMessageTime) > ($1.isPinned ? 1 : 0, $1.lastMessageTime) }
+        }
+    }
+
+    public func startConversation(caller: Int, userId: Int) throws -> ConversationSummary {
+        guard userId != caller else { throw APIFailure.invalid("you cannot start a conversation with yourself") }
+        guard userId > 0 else { throw APIFailure.invalid("user_id must be positive") }
+        let id = ConversationIDHelper.make(myUid: caller, targetUid: userId)
+        let (summary, cursor) = try db.write { db -> (ConversationSummary, Int) in
+            try self.ensureConversation(id, caller: caller, peer: userId, db: db)
+            try db.execute(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND uid = ?", arguments: [id, caller])
+            let s = try self.summary(id, for: caller, db: db)
+            return (s, try self.log(.conversation(s), to: caller, db: db))
+        }
+        hub.notify([caller: cursor])
+        return summary
+    }
+
+    /// Changes the caller's own view of a conversation and logs it to them.
+    func updateMember(caller: Int, conversationId: String, deleted: Bool? = nil,
+                      _ change: (inout MemberRow, Database) throws -> Void) throws -> ConversationSummary {
+        _ = try peer(of: conversationId, caller: caller)
+        let (summary, cursor) = try db.write { db -> (ConversationSummary, Int) in
+            var m = try self.member(conversationId, uid: caller, db: db)
+            try change(&m, db)
+            try m.update(db)
+            let s = try self.summary(conversationId, for: caller, db: db, deleted: deleted)
+            return (s, try self.log(.conversation(s), to: caller, db: db))
+        }
+        hub.notify([caller: cursor])
+        return summary
+    }
+
+    public func pin(caller: Int, conversationId: String, isPinned: Bool) throws -> ConversationSummary {
+        try updateMember(caller: caller, conversationId: conversationId) { m, _ in m.isPinned = isPinned }
+    }
+
+    public func markRead(caller: Int, conversationId: String, seq: Int) throws -> ConversationSummary {
+        guard seq >= 0 else { throw APIFailure.invalid("seq must not be negative") }
+        return try updateMember(caller: caller, conversationId: conversationId) { m, db in
+            let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [m.conversationId]) ?? 0
+            m.readSeq = max(m.readSeq, min(seq, maxSeq))
+        }
+    }
+
+    public func clear(caller: Int, conversationId: String, hide: Bool) throws {
+        _ = try updateMember(caller: caller, conversationId: conversationId, deleted: hide ? true : nil) { m, db in
+            let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [m.conversationId]) ?? 0
+            m.clearedSeq = maxSeq
+            m.readSeq = max(m.readSeq, maxSeq)
+            if hide { m.hidden = true }
+        }
+    }
+
+    // MARK: - Messages
+
+    static func wire(_ r: MessageRow) -> WireMessage {
+        WireMessage(serverMsgID: r.serverMsgID, clientMsgID: r.clientMsgID, conversationId: r.conversationId, seq: r.seq,
+                    sendID: r.sendID, recvID: r.recvID, contentType: r.contentType, content: r.content,
+                    sendTime: r.sendTime, revoked: r.revoked, flashViewed: r.flashViewed)
+    }
+
+    /// Appends an event to a user's log; returns its cursor.
+    @discardableResult
+    func log(_ event: SyncEvent, to uid: Int, messageId: Int64? = nil, db: Database) throws -> Int {
+        let body = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
+        try db.execute(sql: "INSERT INTO event(uid, messageId, body, createdAt) VALUES (?, ?, ?, ?)",
+                       arguments: [uid, messageId, body, Self.nowMs()])
+        return Int(db.lastInsertedRowID)
+    }
+
+    /// Inserts a message with the next seq; logs it to both members.
+    func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
+                isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil) throws -> MessageRow {
+        try db.execute(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ?", arguments: [conversationId])
+        let seq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [conversationId]) ?? 1
+        let now = sendTime ?? Self.nowMs()
+        try db.execute(sql: """
+            INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
+                                content, sendTime, isControl)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
+                             ConversationIDHelper.imUid(sender), ConversationIDHelper.imUid(peer), contentType, content,
+                             now, isControl])
+        let row = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [db.lastInsertedRowID])!
+        // A new message shows a deleted conversation again; sending reads what came before.
+        try db.execute(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND clearedSeq < ?",
+                       arguments: [conversationId, seq])
+        if !isControl {
+            try db.execute(sql: "UPDATE member SET readSeq = MAX(readSeq, ?) WHERE conversationId = ? AND uid = ?",
+                           arguments: [seq, conversationId, sender])
+        }
+        for uid in [sender, peer] {
+            cursors[uid] = try log(.message(Self.wire(row)), to: uid, messageId: row.id, db: db)
+        }
+        return row
+    }
+
+    /// Replaces every logged copy of a message with its current state, so a
+    /// revoked text is not kept in anyone's sync log.
+    func scrubLog(messageId: Int64, db: Database) throws {
+        guard let row = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [messageId]) else { return }
+        let body = String(decoding: try JSONEncoder().encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
+        try db.execute(sql: "UPDATE event SET body = ? WHERE messageId = ? AND body LIKE '{\"kind\":\"message\",%'",
+                       arguments: [body, messageId])
+    }
+
+    public func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
+        let conversationId = r.recvID
+        let peer = try peer(of: conversationId, caller: caller)
+        guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else {
+            throw APIFailure.invalid("clientMsgId must be 1-128 characters")
+        }
+        let payload = try validateContent(type: r.contentType, content: r.content)
+        if let receiveId = r.receiveId, !receiveId.isEmpty {
+            try checkReceiveId(receiveId, between: caller, and: peer)
+        }
+        var destroyedKey: String?
+        let (row, cursors, isNew) = try db.write { db -> (MessageRow, [Int: Int], Bool) in
+            if let existing = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?",
+                                                      arguments: [caller, r.clientMsgId]) {
+                return (existing, [:], false)
+            }
+            try self.ensureConversation(conversationId, caller: caller, peer: peer, db: db)
+            var cursors: [Int: Int] = [:]
+            var isControl = false
+            var flashTarget: MessageRow?
+            if case .flashViewed(let targetId) = payload {
+                guard let target = try MessageRow.fetchOne(db, sql: """
+                    SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
+                    """, arguments: [conversationId, targetId]),
+                    case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
+                else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
+                guard target.senderUid != caller else {
+                    throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
+                }
+                flashTarget = target
+                isControl = true
+            }
+            let keys = Self.objectKeys(in: payload)
+            for key in keys where !(try self.mayRead(key: key, uid: caller, db: db)) {
+                throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
+            }
+            let row = try self.append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
+                                      contentType: r.contentType, content: r.content, isControl: isControl,
+                                      db: db, cursors: &cursors)
+            for key in keys {
+                try db.execute(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)",
+                               arguments: [key, conversationId, row.id])
+            }
+            if let target = flashTarget, !target.flashViewed {
+                try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?", arguments: [target.id])
+                if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
+                    try db.execute(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?", arguments: [p.objectKey])
+                    destroyedKey = p.objectKey
+                }
+                let updated = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [target.id])!
+                try self.scrubLog(messageId: target.id, db: db)
+                for uid in [caller, peer] {
+                    cursors[uid] = try self.log(.messageUpdate(Self.wire(updated)), to: uid, messageId: target.id, db: db)
+                }
+            }
+            return (row, cursors, true)
+        }
+        if let destroyedKey { media.delete(key: destroyedKey) }
+        hub.notify(cursors)
+        if isNew, let hook = afterSend.withLock({ $0 }) { hook(Self.wire(row)) }
+        return SendMessageResponse(serverMsgID: row.serverMsgID, clientMsgID: row.clientMsgID, sendTime: row.sendTime, seq: row.seq)
+    }
+
+    /// Checks content against its type; returns the decoded payload.
+    func validateContent(type: Int, content: String) throws -> MessageContent {
+        switch type {
+        case ContentType.text:
+            if content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                throw APIFailure.invalid("content must not be empty")
+            }
+            if content.count > config.maxTextCharacters {
+                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
+            }
+            return .text(content)
+        case ContentType.custom:
+            guard let obj = JSONObject(jsonText: content), let t = obj.string("type"), !t.isEmpty else {
+                throw APIFailure.invalid("content must be a JSON object with a string type")
+            }
+            let (_, decoded) = IMMessageMapper.decode(contentType: type, content: content)
+            if MessageKinds.kind(customType: t) != nil, case .unknown = decoded {
+                throw APIFailure.invalid("custom \(t) payload is missing fields or has wrong types")
+            }
+            if case .signalQuote(let p) = decoded, p.replyContent.count > config.maxTextCharacters {
+                throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")
+            }
+            return decoded
+        case ContentType.revokeNotice:
+            throw APIFailure.invalid("revoke notices are made by the server; use /chat/message/revoke")
+        default:
+            throw APIFailure.invalid("unknown contentType \(type)")
+        }
+    }
+
+    static func objectKeys(in payload: MessageContent) -> [String] {
+        switch payload {
+        case .image(let p): [p.objectKey]
+        case .flashImage(let p): [p.objectKey]
+        case .audio(let p): [p.objectKey]
+        case .multiImage(let p): p.multiObjectKeys
+        default: []
+        }
+    }
+
+    func checkReceiveId(_ receiveId: String, between a: Int, and b: Int) throws {
+        guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }
+        let ok = try db.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT 1 FROM signal_reply r JOIN signal s ON s.id = r.signalId
+                WHERE r.id = ? AND ((s.ownerUid = ? AND r.fromUid = ?) OR (s.ownerUid = ? AND r.fromUid = ?))
+                """, arguments: [id, a, b, b, a]) != nil
+        }
+        guard ok else { throw APIFailure.forbidden("receive_id \(receiveId) is not a reply between you two") }
+    }
+
+    public func revoke(caller: Int, conversationId: String, clientMsgID: String) throws -> Int {
+        let peer = try peer(of: conversationId, caller: caller)
+        let (seq, cursors) = try db.write { db -> (Int, [Int: Int]) in
+            _ = try self.member(conversationId, uid: caller, db: db)
+            guard let msg = try MessageRow.fetchOne(db, sql: """
+                SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
+                """, arguments: [conversationId, clientMsgID]) else {
+                throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
+            }
+            guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can revoke a message") }
+            if msg.revoked { return (msg.noticeSeq ?? msg.seq, [:]) }
+            let ageMs = Self.nowMs() - msg.sendTime
+            guard ageMs <= self.config.revokeWindowSeconds * 1000 else {
+                throw APIFailure(.revokeWindowPassed, "messages can be revoked for \(self.config.revokeWindowSeconds) seconds after sending")
+            }
+            var cursors: [Int: Int] = [:]
+            let notice = try self.append(
+                conversationId: conversationId, sender: caller, peer: peer, clientMsgID: "revoke:" + msg.clientMsgID,
+                contentType: ContentType.revokeNotice, content: Self.json(["clientMsgID": msg.clientMsgID]),
+                isControl: true, db: db, cursors: &cursors)
+            try db.execute(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?",
+                           arguments: [notice.seq, msg.id])
+            // Only the uploader can still read what was in a revoked message.
+            try db.execute(sql: "DELETE FROM media_grant WHERE messageId = ?", arguments: [msg.id])
+            try self.scrubLog(messageId: msg.id, db: db)
+            let updated = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [msg.id])!
+            for uid in [caller, peer] {
+                cursors[uid] = try self.log(.messageUpdate(Self.wire(updated)), to: uid, messageId: msg.id, db: db)
+            }
+            return (notice.seq, cursors)
+        }
+        hub.notify(cursors)
+        return seq
+    }
+
+    static func json(_ dict: [String: String]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: dict, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    public func history(caller: Int, conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) throws -> HistoryResponse {
+        _ = try peer(of: conversationId, caller: caller)
+        guard (1...100).contains(limit) else { throw APIFailure.invalid("limit must be 1-100") }
+        return try db.read { db in
+            let m = try self.member(conversationId, uid: caller, db: db)
+            let floor = m.clearedSeq
+            if let after = afterSeq {
+                let rows = try MessageRow.fetchAll(db, sql: """
+                    SELECT * FROM message WHERE conversationId = ? AND seq > ? ORDER BY seq ASC LIMIT ?
+                    """, arguments: [conversationId, max(after, floor), limit + 1])
+                return HistoryResponse(messages: rows.prefix(limit).map(Self.wire), hasMore: rows.count > limit)
+            }
+            let rows = try MessageRow.fetchAll(db, sql: """
+                SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                """, arguments: [conversationId, floor, beforeSeq ?? Int.max, limit + 1])
+            return HistoryResponse(messages: rows.prefix(limit).reversed().map(Self.wire), hasMore: rows.count > limit)
+        }
+    }
+
+    // MARK: - Sync
+
+    public func currentCursor(uid: Int) throws -> Int {
+        try db.read { db in
+            try Int.fetchOne(db, sql: "SELECT MAX(cursor) FROM event WHERE uid = ?", arguments: [uid]) ?? 0
+        }
+    }
+
+    public func sync(caller: Int, since: Int, limit: Int) throws -> SyncResponse {
+        guard since >= 0 else { throw APIFailure.invalid("since must not be negative") }
+        guard (1...1000).contains(limit) else { throw APIFailure.invalid("limit must be 1-1000") }
+        return try db.read { db in
+            let floor = try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'event_floor'") ?? 0
+            if since > 0 && since < floor {
+                throw APIFailure(.cursorExpired, "cursor \(since) is older than the kept log; reload conversations")
+            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT cursor, body FROM event WHERE uid = ? AND cursor > ? ORDER BY cursor LIMIT ?
+                """, arguments: [caller, since, limit + 1])
+            let page = rows.prefix(limit)
+            let decoder = JSONDecoder()
+            let events = page.compactMap { try? decoder.decode(SyncEvent.self, from: Data(($0["body"] as String).utf8)) }
+            let cursor = page.last.map { $0["cursor"] as Int } ?? since
+            return SyncResponse(events: events, cursor: cursor, hasMore: rows.count > limit)
+        }
+    }
+
+    /// Drops sync events older than the retention; later cursors below the
+    /// newest dropped one get 410.
+    public func pruneSyncLog(olderThanMs cutoff: Int? = nil) throws {
+        let limit = cutoff ?? (Self.nowMs() - config.syncRetentionSeconds * 1000)
+        try db.write { db in
+            guard let newest = try Int.fetchOne(db, sql: "SELECT MAX(cursor) FROM event WHERE createdAt < ?",
+                                                arguments: [limit]) else { return }
+            try db.execute(sql: "DELETE FROM event WHERE cursor <= ?", arguments: [newest])
+            try db.execute(sql: """
+                INSERT INTO meta(key, value) VALUES ('event_floor', ?)
+                ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                """, arguments: [newest + 1])
+        }
+    }
+
+    // MARK: - Media
+
+    func mayRead(key: String, uid: Int, db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: """
+            SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ? OR EXISTS (
+                SELECT 1 FROM media_grant g JOIN member mb ON mb.conversationId = g.conversationId
+                WHERE g.objectKey = m.objectKey AND mb.uid = ?))
+            """, arguments: [key, uid, uid]) != nil
+    }
+
+    public func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
+        let key = try media.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [key, caller, declaredType, bytes.count, Self.nowMs()])
+        }
+        return UploadResponse(objectKey: key, size: bytes.count)
+    }
+
+    public func sign(caller: Int, keys: [String], baseURL: String) throws -> SignResponse {
+        guard keys.count <= 100 else { throw APIFailure.invalid("at most 100 object_keys per call") }
+        let exp = Self.nowS() + config.signedURLSeconds
+        let readable = try db.read { db in try keys.filter { try self.mayRead(key: $0, uid: caller, db: db) } }
+        var urls: [String: String] = [:]
+        for key in readable { urls[key] = media.signedURL(base: baseURL, key: key, exp: exp) }
+        return SignResponse(urls: urls, expireAt: exp)
+    }
+
+    /// Bytes and content type of a signed object, or the reason not.
+    public func fetchObject(key: String, exp: String?, sig: String?) throws -> (Data, String) {
+        guard MediaStore.isValidKey(key) else { throw APIFailure.invalid("bad object key") }
+        guard let exp, let expValue = Int(exp), let sig, media.verify(key: key, exp: expValue, sig: sig) else {
+            throw APIFailure.forbidden("bad signature")
+        }
+        guard expValue >= Self.nowS() else { throw APIFailure.forbidden("the link has expired") }
+        guard let type = try db.read({ db in
+            try String.fetchOne(db, sql: "SELECT contentType FROM media WHERE objectKey = ? AND destroyed = 0", arguments: [key])
+        }), let data = media.read(key: key) else { throw APIFailure.notFound("no such object") }
+        return (data, type)
+    }
+
+    // MARK: - Signals
+
+    public func createSignal(caller: Int, content: String) throws -> Int {
+        let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw APIFailure.invalid("content must not be empty") }
+        guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "signal is too long") }
+        return try db.write { db in
+            try db.execute(sql: "INSERT INTO signal(ownerUid, content, createdAt) VALUES (?, ?, ?)",
+                           arguments: [caller, content, Self.nowMs()])
+            return Int(db.lastInsertedRowID)
+        }
+    }
+
+    public func replySignal(caller: Int, signalId: Int, content: String) throws -> String {
+        guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw APIFailure.invalid("content must not be empty")
+        }
+        guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "reply is too long") }
+        return try db.write { db in
+            guard let owner = try Int.fetchOne(db, sql: "SELECT ownerUid FROM signal WHERE id = ?", arguments: [signalId]) else {
+                throw APIFailure.notFound("no such signal")
+            }
+            guard owner != caller else { throw APIFailure.forbidden("you cannot reply to your own signal") }
+            try db.execute(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)",
+                           arguments: [signalId, caller, content, Self.nowMs()])
+            return String(db.lastInsertedRowID)
+        }
+    }
+
+    public func inbox(caller: Int) throws -> [SignalInboxItem] {
+        try db.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.id, r.signalId, s.content AS signalContent, r.content AS replyContent, r.fromUid, r.isImOpened
+                FROM signal_reply r JOIN signal s ON s.id = r.signalId
+                WHERE s.ownerUid = ? ORDER BY r.id DESC LIMIT 200
+                """, arguments: [caller]).compactMap { row in
+                guard let from = try Self.userInfo(row["fromUid"], db: db) else { return nil }
+                return SignalInboxItem(receiveId: String(row["id"] as Int), signalId: row["signalId"],
+                                       signalContent: row["signalContent"], replyContent: row["replyContent"],
+                                       from: from, isImOpened: row["isImOpened"])
+            }
+        }
+    }
+
+    public func openIM(caller: Int, receiveId: String) throws {
+        guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }
+        let cursor = try db.write { db -> Int? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT r.fromUid, s.ownerUid FROM signal_reply r JOIN signal s ON s.id = r.signalId WHERE r.id = ?
+                """, arguments: [id]) else { throw APIFailure.notFound("no such signal reply") }
+            let owner: Int = row["ownerUid"], from: Int = row["fromUid"]
+            guard owner == caller else { throw APIFailure.forbidden("that reply is not to your signal") }
+            try db.execute(sql: "UPDATE signal_reply SET isImOpened = 1 WHERE id = ?", arguments: [id])
+            let conv = ConversationIDHelper.make(myUid: owner, targetUid: from)
+            try self.ensureConversation(conv, caller: owner, peer: from, db: db)
+            try db.execute(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?", arguments: [conv])
+            return try self.log(.conversation(try self.summary(conv, for: caller, db: db)), to: caller, db: db)
+        }
+        if let cursor { hub.notify([caller: cursor]) }
+    }
+
+    // MARK: - Presence
+
+    /// Users who share a conversation with `uid` (they see its presence).
+    func contacts(of uid: Int) -> [Int] {
+        (try? db.read { db in
+            try Int.fetchAll(db, sql: """
+                SELECT CASE WHEN uidLow = ? THEN uidHigh ELSE uidLow END FROM conversation WHERE uidLow = ? OR uidHigh = ?
+                """, arguments: [uid, uid, uid])
+        }) ?? []
+    }
+}
+
+enum StorePermissions {
+    static func makePrivateDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+    }
+}

@@ -1,0 +1,134 @@
+import ChatCore
+import Foundation
+import GRDB
+
+/// `--demo`: accounts `me`, `alice`, `bob`, `carol` (password
+/// `tongban-demo`) with history that shows every feature, and demo peers
+/// that answer what `me` sends.
+struct DemoSeeder {
+    static let password = "tongban-demo"
+    let service: ChatService
+
+    func seedIfNeeded() throws {
+        let exists = try service.db.read { db in
+            try Int.fetchOne(db, sql: "SELECT uid FROM user WHERE account = 'me'")
+        }
+        if exists == nil { try seed() }
+        try installPeers()
+    }
+
+    func uid(_ account: String) throws -> Int {
+        try service.db.read { db in try Int.fetchOne(db, sql: "SELECT uid FROM user WHERE account = ?", arguments: [account]) } ?? 0
+    }
+
+    func seed() throws {
+        let me = try service.register(RegisterRequest(account: "me", password: Self.password, username: "我"), seeded: true).uid
+        let alice = try service.register(RegisterRequest(account: "alice", password: Self.password, username: "Alice 爱丽丝")).uid
+        let bob = try service.register(RegisterRequest(account: "bob", password: Self.password, username: "Bob 鲍勃")).uid
+        let carol = try service.register(RegisterRequest(account: "carol", password: Self.password, username: "Carol 卡罗尔")).uid
+
+        let day: Int = 24 * 3600 * 1000
+        let now = ChatService.nowMs()
+        let withAlice = ConversationIDHelper.make(myUid: me, targetUid: alice)
+        let withBob = ConversationIDHelper.make(myUid: me, targetUid: bob)
+
+        // Media objects, uploaded by their senders.
+        let picture = SampleMedia.png(width: 96, height: 64) { x, y in
+            (UInt8(40 + x * 2), UInt8(120 + y), UInt8(200 - x))
+        }
+        let imageKey = try service.upload(caller: alice, kind: "chat_image", declaredType: "image/png", bytes: picture).objectKey
+        let flashPicture = SampleMedia.png(width: 64, height: 64) { x, y in
+            ((x / 8 + y / 8) % 2 == 0 ? (230, 90, 90) : (250, 240, 200))
+        }
+        let flashKey = try service.upload(caller: bob, kind: "chat_image", declaredType: "image/png", bytes: flashPicture).objectKey
+        let voiceKey = try service.upload(caller: alice, kind: "chat_audio", declaredType: "audio/wav",
+                                          bytes: SampleMedia.wav(seconds: 12)).objectKey
+
+        func custom(_ fields: [String: Any]) -> String {
+            String(decoding: (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+        }
+
+        // Signals: me asked something; carol's reply waits unopened in the inbox,
+        // bob's reply turned into a chat.
+        let signal = try service.createSignal(caller: me, content: "周末有人一起去爬香山吗？")
+        _ = try service.replySignal(caller: carol, signalId: signal, content: "我去！几点集合？")
+        let bobReply = try service.replySignal(caller: bob, signalId: signal, content: "算我一个")
+
+        try service.db.write { db in
+            var cursors: [Int: Int] = [:]
+            func put(_ conv: String, _ from: Int, _ to: Int, _ type: Int, _ content: String, _ at: Int, control: Bool = false) throws -> MessageRow {
+                try service.append(conversationId: conv, sender: from, peer: to, clientMsgID: "demo-" + UUID().uuidString,
+                                   contentType: type, content: content, isControl: control, db: db,
+                                   cursors: &cursors, sendTime: at)
+            }
+            try service.ensureConversation(withAlice, caller: me, peer: alice, db: db)
+            try service.ensureConversation(withBob, caller: me, peer: bob, db: db)
+
+            // Alice: three days of history, an image, a voice message, a revoked message. Pinned.
+            _ = try put(withAlice, alice, me, 101, "早上好！这是同伴终端的演示 👋", now - 3 * day)
+            _ = try put(withAlice, me, alice, 101, "早！终端里也能聊天，太好了", now - 3 * day + 60_000)
+            _ = try put(withAlice, alice, me, 110, custom(["type": "image", "objectKey": imageKey, "url": "", "expireAt": 0, "w": 96, "h": 64]),
+                        now - 2 * day)
+            let oops = try put(withAlice, me, alice, 101, "这条消息发错了", now - 2 * day + 30_000)
+            let notice = try put(withAlice, me, alice, 2101, ChatService.json(["clientMsgID": oops.clientMsgID]),
+                                 now - 2 * day + 40_000, control: true)
+            try db.execute(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?",
+                           arguments: [notice.seq, oops.id])
+            try service.scrubLog(messageId: oops.id, db: db)
+            _ = try put(withAlice, alice, me, 110, custom(["type": "audio", "objectKey": voiceKey, "url": "", "expireAt": 0, "durationSec": 12]),
+                        now - day)
+            _ = try put(withAlice, me, alice, 101, "收到语音了，晚点回你。\n第二行：中文、English 和 emoji 😀 混排", now - day + 120_000)
+            _ = try put(withAlice, alice, me, 101, "好的，发消息给我试试，我会回复你", now - 3_600_000)
+            try db.execute(sql: "UPDATE member SET isPinned = 1, readSeq = (SELECT maxSeq FROM conversation WHERE id = ?) WHERE conversationId = ? AND uid = ?",
+                           arguments: [withAlice, withAlice, me])
+
+            // Bob: came from a signal, a signal quote, a flash image, unread messages.
+            _ = try put(withBob, me, bob, 110, custom(["type": "signal_quote", "signalId": signal, "replyContent": "算我一个",
+                                                        "signalContent": "周末有人一起去爬香山吗？"]), now - 2 * 3_600_000)
+            _ = try put(withBob, bob, me, 110, custom(["type": "flash_image", "objectKey": flashKey, "url": "", "expireAt": 0]),
+                        now - 20 * 60_000)
+            _ = try put(withBob, bob, me, 101, "给你发了张闪照，只能看一次哦", now - 19 * 60_000)
+            _ = try put(withBob, bob, me, 101, "周六早上八点，香山东门见？", now - 5 * 60_000)
+            try db.execute(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?", arguments: [withBob])
+            try db.execute(sql: "UPDATE signal_reply SET isImOpened = 1 WHERE id = ?", arguments: [Int(bobReply) ?? 0])
+            for (key, conv) in [(imageKey, withAlice), (voiceKey, withAlice), (flashKey, withBob)] {
+                try db.execute(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, 0)",
+                               arguments: [key, conv])
+            }
+        }
+    }
+
+    /// Alice and Bob answer `me` after a short pause.
+    func installPeers() throws {
+        let me = try uid("me")
+        let peers = Set([try uid("alice"), try uid("bob")])
+        let service = self.service
+        let delay = service.config.demoReplyDelay
+        service.afterSend.withLock { hook in
+            hook = { message in
+                guard ConversationIDHelper.uid(fromImUid: message.sendID) == me,
+                      let peer = ConversationIDHelper.uid(fromImUid: message.recvID), peers.contains(peer),
+                      message.contentType != ContentType.revokeNotice else { return }
+                let m = IMMessageMapper.map(message, currentUID: message.recvID)
+                if m.isControl { return }
+                Task {
+                    try? await Task.sleep(for: delay)
+                    var reply: String
+                    switch m.type {
+                    case .text: reply = "收到：" + (m.text ?? "")
+                    case .flashImage:
+                        _ = try? service.send(caller: peer, request: SendMessageRequest(
+                            recvID: message.conversationId, content: ChatService.json(["type": "flash_viewed", "msgId": message.clientMsgID]),
+                            contentType: ContentType.custom, clientMsgId: "demo-viewed-" + message.clientMsgID))
+                        reply = "闪照看过了，已经销毁 🔥"
+                    default: reply = "收到你的" + MessageKinds.summary(of: m, localizer: Localizer(language: .zhHans))
+                    }
+                    if reply.count > 200 { reply = String(reply.prefix(200)) + "…" }
+                    _ = try? service.send(caller: peer, request: SendMessageRequest(
+                        recvID: message.conversationId, content: reply, contentType: ContentType.text,
+                        clientMsgId: "demo-reply-" + message.clientMsgID))
+                }
+            }
+        }
+    }
+}

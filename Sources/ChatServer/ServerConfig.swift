@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+
+/// Everything `tongban-server` can be told on its command line.
+public struct ServerConfig: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port (tests, the client's embedded demo server).
+    public var port: Int = 8080
+    public var dataDir: String = "./tongban-data"
+    /// How long after sending a message its sender may revoke it.
+    public var revokeWindowSeconds: Int = 120
+    /// Sync events older than this are pruned; older cursors get 410.
+    public var syncRetentionSeconds: Int = 7 * 24 * 3600
+    public var maxMediaBytes: Int = 20 * 1024 * 1024
+    public var maxJSONBytes: Int = 64 * 1024
+    public var maxTextCharacters: Int = 4000
+    /// Lifetime of signed media URLs.
+    public var signedURLSeconds: Int = 3600
+    /// Requests per second one user may make (0 = unlimited).
+    public var rateLimitPerSecond: Int = 0
+    /// PBKDF2-SHA256 rounds for new passwords (OWASP 2023: 210,000; never below 100,000).
+    public var passwordRounds: Int = 210_000
+    /// Seeds demo accounts and runs the demo peers that answer `me`.
+    public var demo: Bool = false
+    /// Delay of a demo peer's answer.
+    public var demoReplyDelay: Duration = .milliseconds(800)
+    public var logger: Logger = Logger(label: "tongban-server")
+
+    public init() {}
+
+    var databasePath: String { (dataDir as NSString).appendingPathComponent("server.sqlite") }
+    var mediaDir: URL { URL(fileURLWithPath: dataDir).appendingPathComponent("media", isDirectory: true) }
+    var secretPath: String { (dataDir as NSString).appendingPathComponent("secret.key") }
+}

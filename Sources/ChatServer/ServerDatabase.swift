@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+
+/// The server's schema. Named migrations; never edit a shipped one.
+enum ServerMigrations {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.create(table: "user") { t in
+                t.autoIncrementedPrimaryKey("uid")
+                t.column("account", .text).notNull().unique()
+                t.column("username", .text).notNull()
+                t.column("avatar", .text).notNull().defaults(to: "")
+                t.column("pwSalt", .blob).notNull()
+                t.column("pwHash", .blob).notNull()
+                t.column("pwRounds", .integer).notNull()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "token") { t in
+                t.primaryKey("hash", .text)
+                t.column("uid", .integer).notNull().indexed()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "conversation") { t in
+                t.primaryKey("id", .text)
+                t.column("uidLow", .integer).notNull()
+                t.column("uidHigh", .integer).notNull()
+                t.column("maxSeq", .integer).notNull().defaults(to: 0)
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "member") { t in
+                t.column("conversationId", .text).notNull()
+                t.column("uid", .integer).notNull().indexed()
+                t.column("isPinned", .boolean).notNull().defaults(to: false)
+                t.column("readSeq", .integer).notNull().defaults(to: 0)
+                t.column("clearedSeq", .integer).notNull().defaults(to: 0)
+                t.column("hidden", .boolean).notNull().defaults(to: false)
+                t.column("isImOpened", .boolean).notNull().defaults(to: false)
+                t.primaryKey(["conversationId", "uid"])
+            }
+            try db.create(table: "message") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("serverMsgID", .text).notNull().unique()
+                t.column("clientMsgID", .text).notNull()
+                t.column("senderUid", .integer).notNull()
+                t.column("conversationId", .text).notNull()
+                t.column("seq", .integer).notNull()
+                t.column("sendID", .text).notNull()
+                t.column("recvID", .text).notNull()
+                t.column("contentType", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("sendTime", .integer).notNull()
+                t.column("revoked", .boolean).notNull().defaults(to: false)
+                t.column("flashViewed", .boolean).notNull().defaults(to: false)
+                t.column("isControl", .boolean).notNull().defaults(to: false)
+                t.column("noticeSeq", .integer)
+                t.uniqueKey(["senderUid", "clientMsgID"])
+                t.uniqueKey(["conversationId", "seq"])
+            }
+            try db.create(table: "event") { t in
+                t.autoIncrementedPrimaryKey("cursor")
+                t.column("uid", .integer).notNull()
+                t.column("messageId", .integer)
+                t.column("body", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(index: "event_uid_cursor", on: "event", columns: ["uid", "cursor"])
+            try db.create(index: "event_message", on: "event", columns: ["messageId"])
+            try db.create(table: "meta") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .integer).notNull()
+            }
+            try db.create(table: "media") { t in
+                t.primaryKey("objectKey", .text)
+                t.column("uploaderUid", .integer).notNull()
+                t.column("contentType", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.column("destroyed", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "media_grant") { t in
+                t.column("objectKey", .text).notNull()
+                t.column("conversationId", .text).notNull()
+                t.column("messageId", .integer).notNull()
+                t.primaryKey(["objectKey", "conversationId", "messageId"])
+            }
+            try db.create(table: "signal") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("ownerUid", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "signal_reply") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("signalId", .integer).notNull()
+                t.column("fromUid", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.column("isImOpened", .boolean).notNull().defaults(to: false)
+            }
+        }
+        return m
+    }
+}
+
+struct UserRow: Codable, FetchableRecord, Sendable {
+    var uid: Int
+    var account: String
+    var username: String
+    var avatar: String
+    var pwSalt: Data
+    var pwHash: Data
+    var pwRounds: Int
+}
+
+struct MemberRow: Codable, FetchableRecord, PersistableRecord, Sendable {
+    static let databaseTableName = "member"
+    var conversationId: String
+    var uid: Int
+    var isPinned: Bool
+    var readSeq: Int
+    var clearedSeq: Int
+    var hidden: Bool
+    var isImOpened: Bool
+}
+
+struct MessageRow: Codable, FetchableRecord, Sendable {
+    var id: Int64
+    var serverMsgID: String
+    var clientMsgID: String
+    var senderUid: Int
+    var conversationId: String
+    var seq: Int
+    var sendID: String
+    var recvID: String
+    var contentType: Int
+    var content: String
+    var sendTime: Int
+    var revoked: Bool
+    var flashViewed: Bool
+    var isControl: Bool
+    var noticeSeq: Int?
+}

@@ -1,0 +1,54 @@
+import ChatCore
+import Foundation
+import HTTPTypes
+import HummingbirdWebSocket
+import NIOCore
+
+/// `GET /chat/ws`: authenticates the upgrade, sends `hello`, forwards the
+/// hub's `sync`/`presence` frames and answers `ping`.
+enum WebSocketSession {
+    static func shouldUpgrade(head: HTTPRequest, service: ChatService)
+        async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let path = head.path else { return .dontUpgrade }
+        let parts = path.split(separator: "?", maxSplits: 1)
+        guard parts.first == "/chat/ws" else { return .dontUpgrade }
+        var token = AuthMiddleware.token(from: head.headerFields[.authorization])
+        if token == nil, parts.count == 2 {
+            for pair in parts[1].split(separator: "&") where pair.hasPrefix("token=") {
+                token = String(pair.dropFirst(6)).removingPercentEncoding
+            }
+        }
+        // No upgrade without a valid token: the plain route then answers 401.
+        guard let token, let uid = try service.authenticate(token: token) else { return .dontUpgrade }
+        return .upgrade([:]) { inbound, outbound, _ in
+            try await run(uid: uid, service: service, inbound: inbound, outbound: outbound)
+        }
+    }
+
+    static func run(uid: Int, service: ChatService, inbound: WebSocketInboundStream,
+                    outbound: WebSocketOutboundWriter) async throws {
+        let (frames, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = service.hub.connect(uid: uid, continuation: continuation)
+        defer {
+            continuation.finish()
+            service.hub.disconnect(uid: uid, id: id)
+        }
+        // Registered first, then the cursor read: no notice can fall between.
+        continuation.yield(PushHub.encode(.hello(cursor: (try? service.currentCursor(uid: uid)) ?? 0)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await frame in frames { try await outbound.write(.text(frame)) }
+            }
+            group.addTask {
+                for try await message in inbound.messages(maxSize: 64 * 1024) {
+                    guard case .text(let text) = message,
+                          let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
+                    if frame == .ping { continuation.yield(PushHub.encode(.pong)) }
+                }
+            }
+            // Either side ending ends the session.
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import ChatCore
+import ChatStore
+import Foundation
+import GRDB
+
+/// Issue 2's store benchmark: ingest N messages over C conversations through
+/// the store's sync path, next to the same rows inserted by plain `sqlite3`
+/// in one transaction; then time the list and newest-page queries.
+struct StoreBench {
+    var messages: Int
+    var conversations: Int
+    var batch = 1000
+
+    func run() throws -> [BenchRow] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-bench-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        let store = try ChatStore(path: dir.appendingPathComponent("store/chat.sqlite").path, myUid: 1)
+        let perConv = messages / conversations
+        // The largest conversation gets the remainder, so "largest" is well defined.
+        func conversationId(_ c: Int) -> String { ConversationIDHelper.make(myUid: 1, targetUid: c + 2) }
+        func wire(_ i: Int) -> WireMessage {
+            let c = min(i / perConv, conversations - 1)
+            let seq = i - c * perConv + 1
+            let peer = ConversationIDHelper.imUid(c + 2)
+            let fromMe = i % 3 == 0
+            let text = i % 2 == 0 ? "第\(i)条消息，今天天气不错" : "message number \(i) hello"
+            return WireMessage(serverMsgID: "m\(i)", clientMsgID: "c\(i)", conversationId: conversationId(c), seq: seq,
+                               sendID: fromMe ? "tb_1" : peer, recvID: fromMe ? peer : "tb_1", contentType: 101,
+                               content: text, sendTime: 1_700_000_000_000 + i)
+        }
+
+        print("store bench: \(messages) messages over \(conversations) conversations, batches of \(batch)")
+        let t0 = DispatchTime.now()
+        var i = 0
+        while i < messages {
+            let end = min(i + batch, messages)
+            try store.apply(events: (i..<end).map { .message(wire($0)) }, cursor: end)
+            i = end
+        }
+        let ingest = seconds(since: t0)
+        let ours = Double(messages) / ingest
+
+        // Physical reference: the same schema, the same rows, plain sqlite3, one transaction.
+        let refPath = dir.appendingPathComponent("ref.sqlite").path
+        let schema = try store.dbPool.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                AND name NOT LIKE 'message_fts_%' AND type IN ('table','index','trigger')
+                ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END
+                """)
+        }
+        let sqlPath = dir.appendingPathComponent("ref.sql").path
+        _ = FileManager.default.createFile(atPath: sqlPath, contents: nil)
+        let fh = try FileHandle(forWritingTo: URL(fileURLWithPath: sqlPath))
+        fh.write(Data(("PRAGMA journal_mode=WAL;\n" + schema.map { $0 + ";" }.joined(separator: "\n") + "\nBEGIN;\n").utf8))
+        var chunk = ""
+        for j in 0..<messages {
+            let w = wire(j)
+            chunk += "INSERT INTO message(clientMsgID,serverMsgID,conversationId,seq,sendID,recvID,contentType,content,sendTime,revoked,flashViewed,isControl,status,searchText) VALUES('\(w.clientMsgID)','\(w.serverMsgID)','\(w.conversationId)',\(w.seq),'\(w.sendID)','\(w.recvID)',101,'\(w.content)',\(w.sendTime),0,0,0,'success','\(w.content)');\n"
+            if j % 10_000 == 9_999 { fh.write(Data(chunk.utf8)); chunk = "" }
+        }
+        fh.write(Data((chunk + "COMMIT;\n").utf8))
+        try fh.close()
+        let t1 = DispatchTime.now()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        p.arguments = [refPath]
+        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: sqlPath))
+        try p.run()
+        p.waitUntilExit()
+        let refSeconds = seconds(since: t1)
+        let reference = p.terminationStatus == 0 ? Double(messages) / refSeconds : .nan
+
+        // Queries: median of repeated runs.
+        let largest = conversationId(conversations - 1)
+        let listUs = try median(200) { _ = try store.conversationList() }
+        let pageUs = try median(200) { _ = try store.newestPage(conversationId: largest, limit: 40) }
+        let searchUs = try median(20) { _ = try store.search("天气不错", limit: 50) }
+
+        return [
+            BenchRow(figure: "ingest (msgs/s)", ours: ours, reference: reference, referenceName: "sqlite3 CLI, 1 txn",
+                     goal: "≥ 50% of reference", met: ours >= 0.5 * reference),
+            BenchRow(figure: "conversation list (µs)", ours: listUs, goal: "< 2000 µs", met: listUs < 2000),
+            BenchRow(figure: "newest 40 of largest (µs)", ours: pageUs, goal: "< 2000 µs", met: pageUs < 2000),
+            BenchRow(figure: "FTS search, 50 hits (µs)", ours: searchUs, goal: "", met: nil),
+        ]
+    }
+}
+
+func seconds(since t: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - t.uptimeNanoseconds) / 1e9
+}
+
+/// Median wall time of `runs` calls, in microseconds.
+func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var samples: [Double] = []
+    for _ in 0..<runs {
+        let t = DispatchTime.now()
+        try body()
+        samples.append(seconds(since: t) * 1e6)
+    }
+    samples.sort()
+    return samples[samples.count / 2]
+}

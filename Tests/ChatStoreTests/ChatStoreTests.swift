@@ -1,0 +1,257 @@
+import ChatCore
+import Foundation
+import GRDB
+import Testing
+@testable import ChatStore
+
+let conv = "si_tb_1_tb_2"
+
+func tempDir() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-store-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func makeStore(_ dir: URL = tempDir()) throws -> ChatStore {
+    try ChatStore(path: dir.appendingPathComponent("u/chat.sqlite").path, myUid: 1)
+}
+
+func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: String? = nil, time: Int? = nil,
+         type: Int = 101) -> WireMessage {
+    WireMessage(serverMsgID: "m\(seq)", clientMsgID: client ?? "c\(seq)", conversationId: conv, seq: seq,
+                sendID: from, recvID: from == "tb_1" ? "tb_2" : "tb_1", contentType: type, content: text,
+                sendTime: time ?? (1_000_000 + seq * 1000))
+}
+
+@Suite struct StoreBasics {
+    @Test func emptyFileMigratesAndIsPrivate() throws {
+        let dir = tempDir()
+        let store = try makeStore(dir)
+        #expect(try store.appliedMigrations() == ["v1-core", "v2-search"])
+        let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
+        #expect((attrs[.posixPermissions] as? Int) == 0o600)
+        let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
+        #expect((dirAttrs[.posixPermissions] as? Int) == 0o700)
+        let journal = try store.dbPool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+    }
+
+    @Test func migratesFileFromPreviousMigration() throws {
+        let dir = tempDir()
+        let path = dir.appendingPathComponent("old.sqlite").path
+        do {
+            let q = try DatabaseQueue(path: path)
+            try StoreMigrations.migrator.migrate(q, upTo: "v1-core")
+            try q.write { db in
+                var r = MessageRecord(wire: msg(1, "旧版本里的消息已撤回"))
+                try r.insert(db)
+                try ConversationRecord(id: conv, targetUid: 2).insert(db)
+            }
+        }
+        let store = try ChatStore(path: path, myUid: 1)
+        #expect(try store.appliedMigrations().last == "v2-search")
+        #expect(try store.search("撤回").count == 1)
+        #expect(try store.search("版本里").map(\.clientMsgID) == ["c1"])
+    }
+
+    @Test func reopenKeepsEverything() throws {
+        let dir = tempDir()
+        do {
+            let store = try makeStore(dir)
+            try store.apply(events: [.message(msg(1)), .message(msg(2))], cursor: 9)
+            try store.setDraft(id: conv, text: "草稿")
+            try store.setPinned(id: conv, isPinned: true)
+        }
+        let store = try makeStore(dir)
+        #expect(try store.syncCursor() == 9)
+        #expect(try store.newestPage(conversationId: conv).messages.map(\.seq) == [1, 2])
+        let c = try #require(try store.conversation(id: conv, localizer: Localizer(language: .zhHans)))
+        #expect(c.draftText == "草稿")
+        #expect(c.isPinned)
+    }
+}
+
+@Suite struct StoreMessages {
+    @Test func echoMergesIntoOptimisticMessage() throws {
+        let store = try makeStore()
+        var local = MessageRecord(wire: msg(0, "你好", from: "tb_1", client: "mine-1"))
+        local.seq = nil
+        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
+                                                           content: "你好", pushDesc: "你好", createdAt: 0))
+        #expect(try store.outbox().count == 1)
+        let pending = try store.newestPage(conversationId: conv).messages
+        #expect(pending.count == 1)
+        #expect(pending[0].status == "sending")
+        // The echo arrives through sync before the HTTP answer.
+        try store.apply(events: [.message(msg(5, "你好", from: "tb_1", client: "mine-1"))], cursor: 1)
+        try store.markSent(clientMsgID: "mine-1", response: SendMessageResponse(serverMsgID: "m5", clientMsgID: "mine-1", sendTime: 1, seq: 5))
+        let page = try store.newestPage(conversationId: conv).messages
+        #expect(page.count == 1, "no duplicate bubble")
+        #expect(page[0].seq == 5)
+        #expect(page[0].status == "success")
+        #expect(try store.outbox().isEmpty)
+        // Applying the same batch twice changes nothing.
+        try store.apply(events: [.message(msg(5, "你好", from: "tb_1", client: "mine-1"))], cursor: 1)
+        #expect(try store.newestPage(conversationId: conv).messages.count == 1)
+    }
+
+    @Test func failedThenRetried() throws {
+        let store = try makeStore()
+        var local = MessageRecord(wire: msg(0, "x", from: "tb_1", client: "f1"))
+        local.seq = nil
+        let ob = OutboxRecord(clientMsgID: "f1", conversationId: conv, contentType: 101, content: "x", pushDesc: "x", createdAt: 0)
+        try store.insertOutgoing(local, outbox: ob)
+        try store.markFailed(clientMsgID: "f1", reason: "text too long")
+        let failed = try #require(try store.message(clientMsgID: "f1"))
+        #expect(failed.status == "failed")
+        #expect(failed.errorReason == "text too long")
+        #expect(try store.outbox().isEmpty)
+        try store.requeue(clientMsgID: "f1", outbox: ob)
+        #expect(try store.outbox().map(\.clientMsgID) == ["f1"])
+        #expect(try store.message(clientMsgID: "f1")?.status == "sending")
+    }
+
+    @Test func pagingNewestFirstThenBefore() throws {
+        let store = try makeStore()
+        try store.apply(events: (1...100).map { .message(msg($0)) }, cursor: 100)
+        let newest = try store.newestPage(conversationId: conv, limit: 40)
+        #expect(newest.messages.map(\.seq) == Array(61...100))
+        let older = try store.page(conversationId: conv, before: 61, limit: 40)
+        #expect(older.messages.map(\.seq) == Array(21...60))
+        let oldest = try store.page(conversationId: conv, before: 21, limit: 40)
+        #expect(oldest.messages.map(\.seq) == Array(1...20))
+        let around = try store.page(conversationId: conv, around: 50, limit: 10)
+        #expect(around.messages.map(\.seq) == Array(45...54))
+    }
+
+    @Test func revokeNoticeAndFlashViewedUpdateTargets() throws {
+        let store = try makeStore()
+        try store.apply(events: [
+            .message(msg(1, "秘密消息内容")),
+            .message(msg(2, #"{"type":"flash_image","objectKey":"k","url":"u","expireAt":1}"#, from: "tb_1", client: "flash", type: 110)),
+        ], cursor: 2)
+        try store.apply(events: [
+            .message(msg(3, #"{"clientMsgID":"c1"}"#, type: 2101)),
+            .message(msg(4, #"{"type":"flash_viewed","msgId":"flash"}"#, type: 110)),
+        ], cursor: 4)
+        let page = try store.newestPage(conversationId: conv).messages
+        #expect(page.map(\.seq) == [1, 2], "control messages are not bubbles")
+        #expect(page[0].revoked)
+        #expect(page[0].content == "")
+        #expect(page[1].flashViewed)
+        #expect(try store.search("秘密消息").isEmpty, "revoked text is gone from the index")
+        let c = try #require(try store.conversation(id: conv, localizer: Localizer(language: .zhHans)))
+        #expect(c.maxSeq == 4)
+        #expect(c.unreadCount == 0, "our flash image at seq 2 read everything before it; control messages never count")
+    }
+
+    @Test func unreadCountsOnlyPeersMessagesAfterRead() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1)), .message(msg(2)), .message(msg(3))], cursor: 3)
+        #expect(try store.totalUnread() == 3)
+        try store.markRead(id: conv, upTo: 2)
+        #expect(try store.conversation(id: conv)?.unreadCount == 1)
+        try store.markRead(id: conv, upTo: 1)
+        #expect(try store.conversation(id: conv)?.readSeq == 2, "readSeq only moves forward")
+        // Sending means we have read what came before.
+        try store.apply(events: [.message(msg(4, from: "tb_1")), .message(msg(5))], cursor: 5)
+        #expect(try store.conversation(id: conv)?.readSeq == 4)
+        #expect(try store.totalUnread() == 1)
+    }
+}
+
+@Suite struct StoreConversations {
+    func summary(_ id: String, peer: Int, name: String, pinned: Bool = false, time: Int) -> ConversationSummary {
+        ConversationSummary(conversationId: id, userId: "tb_\(peer)", showName: name, faceURL: "", isPinned: pinned,
+                            unreadCount: 0, lastMessage: nil, lastMessageTime: time, maxSeq: 0, readSeq: 0,
+                            isOnline: false, isImOpened: false)
+    }
+
+    @Test func listIsPinnedFirstThenNewest() throws {
+        let store = try makeStore()
+        try store.saveSummaries([
+            summary("si_tb_1_tb_2", peer: 2, name: "B", time: 100),
+            summary("si_tb_1_tb_3", peer: 3, name: "C", time: 300),
+            summary("si_tb_1_tb_4", peer: 4, name: "D", pinned: true, time: 50),
+            summary("si_tb_1_tb_5", peer: 5, name: "E", time: 200),
+        ])
+        #expect(try store.conversationList().map(\.nickname) == ["D", "C", "E", "B"])
+    }
+
+    @Test func deleteHidesUntilNewMessageAndClearedNeverReturns() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1, "旧消息")), .message(msg(2))], cursor: 2)
+        try store.deleteConversation(id: conv)
+        #expect(try store.conversationList().isEmpty)
+        // An old message replayed by a sync must not come back.
+        try store.apply(events: [.message(msg(1, "旧消息"))], cursor: 3)
+        #expect(try store.conversationList().isEmpty)
+        try store.apply(events: [.message(msg(3, "新消息"))], cursor: 4)
+        let list = try store.conversationList(localizer: Localizer(language: .zhHans))
+        #expect(list.count == 1)
+        #expect(list[0].lastMessagePreview == "新消息")
+        #expect(try store.newestPage(conversationId: conv).messages.map(\.seq) == [3])
+    }
+
+    @Test func clearKeepsConversation() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1)), .message(msg(2))], cursor: 2)
+        try store.clearHistory(id: conv)
+        #expect(try store.conversationList().count == 1)
+        #expect(try store.newestPage(conversationId: conv).messages.isEmpty)
+        #expect(try store.missingRanges(conversationId: conv).isEmpty, "cleared seqs are not holes")
+    }
+
+    @Test func draftPreview() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1))], cursor: 1)
+        try store.setDraft(id: conv, text: "  ")
+        #expect(try store.conversation(id: conv)?.draftText == nil)
+        try store.setDraft(id: conv, text: "写了一半")
+        #expect(try store.conversation(id: conv)?.draftText == "写了一半")
+    }
+}
+
+@Suite struct StoreGapsAndSearch {
+    @Test func gapsFromSeqsAndRanges() throws {
+        let store = try makeStore()
+        try store.apply(events: [1, 2, 3, 7, 8, 12].map { .message(msg($0)) }, cursor: 6)
+        #expect(try store.missingRanges(conversationId: conv) == [4...6, 9...11])
+        // The server said seq 4-6 were revoke notices we already know are covered.
+        try store.addHistoryRange(conversationId: conv, low: 4, high: 6)
+        #expect(try store.missingRanges(conversationId: conv) == [9...11])
+        try store.saveHistory(conversationId: conv, messages: [9, 10, 11].map { msg($0) }, coveringFrom: 9, to: 11)
+        #expect(try store.missingRanges(conversationId: conv).isEmpty)
+        // A conversation summary saying maxSeq is 15 opens a gap at the top.
+        var s = ConversationSummary(conversationId: conv, userId: "tb_2", showName: "B", faceURL: "", isPinned: false,
+                                    unreadCount: 0, lastMessage: nil, lastMessageTime: 1, maxSeq: 15, readSeq: 0,
+                                    isOnline: false, isImOpened: false)
+        s.lastMessage = nil
+        try store.saveSummaries([s])
+        #expect(try store.missingRanges(conversationId: conv) == [13...15])
+    }
+
+    @Test func rangesMerge() throws {
+        let store = try makeStore()
+        try store.addHistoryRange(conversationId: conv, low: 1, high: 3)
+        try store.addHistoryRange(conversationId: conv, low: 8, high: 9)
+        try store.addHistoryRange(conversationId: conv, low: 4, high: 7)
+        #expect(try store.historyRanges(conversationId: conv) == [1...9])
+    }
+
+    @Test func chineseSearch() throws {
+        let store = try makeStore()
+        try store.apply(events: [
+            .message(msg(1, "明天一起去爬山吧")),
+            .message(msg(2, "好的 see you")),
+            .message(msg(3, "100%_真的")),
+            .message(msg(4, #"{"type":"signal_quote","signalId":1,"replyContent":"周末爬山我也去","signalContent":"s"}"#, type: 110)),
+        ], cursor: 4)
+        #expect(Set(try store.search("爬山").map(\.seq)) == [1, 4], "two characters use the LIKE path")
+        #expect(try store.search("去爬山").map(\.seq) == [1], "three or more use FTS trigram")
+        #expect(try store.search("SEE YOU").map(\.seq) == [2])
+        #expect(try store.search("%_").map(\.seq) == [3], "LIKE wildcards are escaped")
+        #expect(try store.search("\"").isEmpty)
+        #expect(try store.search("不存在的内容").isEmpty)
+    }
+}

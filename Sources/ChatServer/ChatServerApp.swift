@@ -100,7 +100,9 @@ struct PruneService: Service {
     let service: ChatService
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: .seconds(600))
+            // Returns at once when the server starts shutting down.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(600)) }
+            if Task.isShuttingDownGracefully { break }
             try? service.pruneSyncLog()
         }
     }

@@ -337,9 +337,26 @@ public final class ChatService: Sendable {
     /// revoked text is not kept in anyone's sync log.
     func scrubLog(messageId: Int64, db: Database) throws {
         guard let row = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [messageId]) else { return }
-        let body = String(decoding: try JSONEncoder().encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
-        try db.execute(sql: "UPDATE event SET body = ? WHERE messageId = ? AND body LIKE '{\"kind\":\"message\",%'",
-                       arguments: [body, messageId])
+        let encoder = JSONEncoder()
+        let asMessage = String(decoding: try encoder.encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
+        let asUpdate = String(decoding: try encoder.encode(SyncEvent.messageUpdate(Self.wire(row))), as: UTF8.self)
+        // Inside a JSON string a quote is escaped, so this pattern only matches the event's own key.
+        try db.execute(sql: """
+            UPDATE event SET body = CASE WHEN body LIKE '%"kind":"message_update"%' THEN ? ELSE ? END
+            WHERE messageId = ?
+            """, arguments: [asUpdate, asMessage, messageId])
+        // Conversation summaries logged earlier may carry it as lastMessage.
+        let needle = "\"clientMsgID\":" + String(decoding: try encoder.encode(row.clientMsgID), as: UTF8.self)
+        let summaries = try Row.fetchAll(db, sql: """
+            SELECT cursor, body FROM event WHERE messageId IS NULL AND instr(body, ?) > 0
+            """, arguments: [needle])
+        for s in summaries {
+            guard case .conversation(var summary)? = try? JSONDecoder().decode(SyncEvent.self, from: Data((s["body"] as String).utf8)),
+                  summary.lastMessage?.clientMsgID == row.clientMsgID, summary.conversationId == row.conversationId else { continue }
+            summary.lastMessage = Self.wire(row)
+            let body = String(decoding: try encoder.encode(SyncEvent.conversation(summary)), as: UTF8.self)
+            try db.execute(sql: "UPDATE event SET body = ? WHERE cursor = ?", arguments: [body, s["cursor"] as Int])
+        }
     }
 
     public func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {

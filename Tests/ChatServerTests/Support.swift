@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import ChatCore
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+@testable import ChatServer
+
+/// A real server on a free loopback port with its own data folder.
+final class TestServer: Sendable {
+    let running: RunningServer
+    let dir: URL
+    let config: ServerConfig
+
+    static func start(dir: URL? = nil, _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> TestServer {
+        let dir = dir ?? FileManager.default.temporaryDirectory.appendingPathComponent("tongban-server-\(UUID().uuidString)")
+        var config = ServerConfig()
+        config.port = 0
+        config.dataDir = dir.path
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .error
+        config.logger = logger
+        tweak(&config)
+        return TestServer(running: try await ChatServerApp.start(config: config), dir: dir, config: config)
+    }
+
+    init(running: RunningServer, dir: URL, config: ServerConfig) {
+        self.running = running; self.dir = dir; self.config = config
+    }
+
+    var port: Int { running.port }
+    var base: String { running.baseURL }
+    func stop() async { await running.stop() }
+    var anonymous: API { API(base: base, token: nil) }
+
+    /// Registers a fresh account.
+    func user(_ name: String = "u\(Int.random(in: 0..<1_000_000_000))") async throws -> (API, AuthResponse) {
+        let r = try await anonymous.post("/auth/register", RegisterRequest(account: name, password: "password-\(name)"))
+        #expect(r.status == 201, "register \(name): \(r.text)")
+        let auth = try r.decode(AuthResponse.self)
+        return (API(base: base, token: auth.token), auth)
+    }
+}
+
+struct Reply: Sendable {
+    var status: Int
+    var body: Data
+    var headers: [(String, String)]
+    var text: String { String(decoding: body, as: UTF8.self) }
+    func decode<T: Decodable>(_ t: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: body) }
+    var errorCode: String? { (try? JSONDecoder().decode(APIErrorBody.self, from: body))?.error.code }
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+}
+
+struct API: Sendable {
+    let base: String
+    let token: String?
+
+    func send(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json") async throws -> Reply {
+        var req = HTTPClientRequest(url: base + path)
+        req.method = method
+        if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            req.headers.add(name: "Content-Type", value: contentType)
+            req.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let resp = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
+        let bytes = try await resp.body.collect(upTo: 64 * 1024 * 1024)
+        return Reply(status: Int(resp.status.code), body: Data(bytes.readableBytesView),
+                     headers: resp.headers.map { ($0.name, $0.value) })
+    }
+
+    func get(_ path: String) async throws -> Reply { try await send(.GET, path) }
+    func post<T: Encodable>(_ path: String, _ value: T) async throws -> Reply {
+        try await send(.POST, path, body: try JSONEncoder().encode(value))
+    }
+    func postRaw(_ path: String, _ raw: String) async throws -> Reply { try await send(.POST, path, body: Data(raw.utf8)) }
+
+    func sendText(_ conversation: String, _ text: String, id: String = UUID().uuidString) async throws -> Reply {
+        try await post("/chat/message/send", SendMessageRequest(recvID: conversation, content: text, contentType: 101, clientMsgId: id))
+    }
+    func sendCustom(_ conversation: String, _ fields: [String: Any], id: String = UUID().uuidString) async throws -> Reply {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+        return try await post("/chat/message/send", SendMessageRequest(recvID: conversation, content: json, contentType: 110, clientMsgId: id))
+    }
+    func history(_ conversation: String, query: String = "") async throws -> HistoryResponse {
+        try await get("/chat/messages?conversation_id=\(conversation)\(query)").decode(HistoryResponse.self)
+    }
+    func upload(_ data: Data, type: String, kind: String = "chat_image") async throws -> Reply {
+        try await send(.POST, "/media/upload?type=\(kind)", body: data, contentType: type)
+    }
+}
+
+/// A WebSocket connection that records every frame it receives.
+final class WSProbe: Sendable {
+    let frames = Mutex<[PushFrame]>([])
+    let outbound = Mutex<WebSocketOutboundWriter?>(nil)
+    let task = Mutex<Task<Void, any Error>?>(nil)
+
+    static func open(port: Int, token: String) async throws -> WSProbe {
+        let probe = WSProbe()
+        let t = Task {
+            var logger = Logger(label: "ws-probe")
+            logger.logLevel = .error
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/chat/ws?token=\(token)", logger: logger) { inbound, outbound, _ in
+                probe.outbound.withLock { $0 = outbound }
+                for try await message in inbound.messages(maxSize: 1 << 16) {
+                    if case .text(let text) = message, let f = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) {
+                        probe.frames.withLock { $0.append(f) }
+                    }
+                }
+            }
+        }
+        probe.task.withLock { $0 = t }
+        #expect(await probe.wait { if case .hello = $0 { true } else { false } } != nil, "hello frame")
+        return probe
+    }
+
+    /// Waits up to `timeout` for a frame matching `match`.
+    func wait(timeout: Duration = .seconds(5), _ match: (PushFrame) -> Bool) async -> PushFrame? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let f = frames.withLock({ $0.first(where: match) }) { return f }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+
+    func send(_ text: String) async throws {
+        try await outbound.withLock { $0 }?.write(.text(text))
+    }
+
+    func close() async {
+        try? await outbound.withLock { $0 }?.close(.normalClosure, reason: nil)
+        let t = task.withLock { $0 }
+        t?.cancel()
+        _ = try? await t?.value
+    }
+}
+
+func conversationId(_ a: AuthResponse, _ b: AuthResponse) -> String { ConversationIDHelper.make(myUid: a.uid, targetUid: b.uid) }

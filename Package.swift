@@ -34,6 +34,17 @@ let package = Package(
             dependencies: ["ChatCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
+        // The client's network side: API client, push + poll sync, send queue, media cache.
+        .target(
+            name: "ChatSync",
+            dependencies: [
+                "ChatCore", "ChatStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
         .target(
             name: "ChatServer",
@@ -60,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatServer",
+                "ChatCore", "ChatStore", "ChatSync", "ChatServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -68,11 +79,21 @@ let package = Package(
         ),
         .executableTarget(
             name: "tongban-bench",
-            dependencies: ["ChatCore", "ChatStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ChatCore", "ChatStore", "ChatSync", "ChatServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore"], swiftSettings: strict),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ChatSyncTests",
+            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ChatServerTests",
             dependencies: [

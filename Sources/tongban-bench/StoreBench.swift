@@ -48,7 +48,7 @@ struct StoreBench {
         let schema = try store.dbPool.read { db in
             try String.fetchAll(db, sql: """
                 SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
-                AND name NOT LIKE 'message_fts_%' AND type IN ('table','index','trigger')
+                AND (type = 'trigger' OR name NOT LIKE 'message\\_fts\\_%' ESCAPE '\\') AND type IN ('table','index','trigger')
                 ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END
                 """)
         }

@@ -7,7 +7,7 @@ extension ChatStore {
     public func conversationList(localizer: Localizer = .current) throws -> [Conversation] {
         let records = try dbPool.read { db in
             try ConversationRecord.fetchAll(db, sql: """
-                SELECT * FROM conversation WHERE hidden = 0
+                SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
                 ORDER BY isPinned DESC, lastMessageTime DESC, id ASC
                 """)
         }

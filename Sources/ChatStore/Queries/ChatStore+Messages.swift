@@ -257,41 +257,40 @@ extension ChatStore {
     /// when the message was not known before.
     @discardableResult
     func insertOrMerge(_ incoming: MessageRecord, db: Database) throws -> Bool {
-        if var existing = try MessageRecord.filter(Column("clientMsgID") == incoming.clientMsgID).fetchOne(db) {
-            // Our own message arriving back from another path must never
-            // change conversation (a forged echo); everything else merges.
-            guard existing.conversationId == incoming.conversationId else { return false }
-            existing.serverMsgID = incoming.serverMsgID ?? existing.serverMsgID
-            if incoming.seq != nil { existing.seq = incoming.seq }
-            existing.sendTime = incoming.seq != nil ? incoming.sendTime : existing.sendTime
-            existing.revoked = existing.revoked || incoming.revoked
-            existing.flashViewed = existing.flashViewed || incoming.flashViewed
-            if existing.revoked {
-                existing.content = ""
-                existing.searchText = ""
-            } else if incoming.seq != nil {
-                existing.content = incoming.content
-                existing.searchText = incoming.searchText
-            }
-            if existing.seq != nil {
-                existing.status = MessageStatus.success.rawValue
-                existing.errorReason = nil
-                try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [existing.clientMsgID])
-            }
-            try existing.update(db)
-            return false
-        }
         // Cleared history never comes back.
-        let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+        let cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
                                        arguments: [incoming.conversationId]) ?? 0
         if let seq = incoming.seq, seq <= cleared { return false }
-        var row = incoming
-        try row.insert(db)
-        return true
+        if try incoming.insertIfNew(db) { return true }
+        guard var existing = try MessageRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [incoming.clientMsgID])
+        else { return false }
+        // A message never moves to another conversation (a forged echo).
+        guard existing.conversationId == incoming.conversationId else { return false }
+        let before = existing
+        existing.serverMsgID = incoming.serverMsgID ?? existing.serverMsgID
+        if incoming.seq != nil {
+            existing.seq = incoming.seq
+            existing.sendTime = incoming.sendTime
+        }
+        existing.revoked = existing.revoked || incoming.revoked
+        existing.flashViewed = existing.flashViewed || incoming.flashViewed
+        if existing.revoked {
+            existing.content = ""
+            existing.searchText = ""
+        } else if incoming.seq != nil {
+            existing.content = incoming.content
+            existing.searchText = incoming.searchText
+        }
+        if existing.seq != nil {
+            existing.status = MessageStatus.success.rawValue
+            existing.errorReason = nil
+            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [existing.clientMsgID])
+        }
+        if existing != before { try existing.update(db) }
+        return false
     }
 
-    /// Updates the conversation for a message that is now stored: shows it
-    /// again if hidden, moves maxSeq, last message and unread.
     func noteNewMessage(_ m: MessageRecord, db: Database, changes: inout AppliedChanges) throws {
         try noteNewMessages([m], conversationId: m.conversationId, db: db, changes: &changes)
     }
@@ -468,10 +467,14 @@ extension ChatStore {
             var sql: String
             if q.count >= 3 {
                 let phrase = "\"" + q.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                // Newest first straight from the index (rowid order), so a
+                // common word in a million messages does not sort them all.
+                let candidates = conversationId == nil ? "ORDER BY rowid DESC LIMIT \(limit * 4)" : ""
                 sql = """
-                    SELECT m.* FROM message_fts f JOIN message m ON m.id = f.rowid
+                    SELECT m.* FROM (SELECT rowid FROM message_fts WHERE message_fts MATCH ? \(candidates)) f
+                    JOIN message m ON m.id = f.rowid
                     JOIN conversation c ON c.id = m.conversationId
-                    WHERE message_fts MATCH ? AND m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
+                    WHERE m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
                     """
                 args = [phrase]
             } else {
@@ -487,7 +490,7 @@ extension ChatStore {
                 sql += " AND m.conversationId = ?"
                 args += [conversationId]
             }
-            sql += " ORDER BY m.sendTime DESC LIMIT ?"
+            sql += " ORDER BY m.sendTime DESC, m.id DESC LIMIT ?"
             args += [limit]
             return try MessageRecord.fetchAll(db, sql: sql, arguments: args)
         }

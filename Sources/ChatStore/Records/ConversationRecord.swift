@@ -1,5 +1,6 @@
 import ChatCore
 import GRDB
+import Synchronization
 
 /// One row of `conversation`: every field of ``Conversation`` plus the last
 /// message (for the preview, computed at read time in the reader's language),
@@ -56,6 +57,73 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
         lastRevoked = false
     }
 
+    /// Column-by-column decoding: several times faster than Codable, which
+    /// matters for the list of a thousand conversations.
+    /// The columns in the order `init(row:)` reads them by position when a
+    /// query selects exactly `selection` (the list query); other queries
+    /// fall back to lookup by name.
+    public static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq"
+
+    public init(row: Row) {
+        if row.count == Self.columnCount, row.columnNames.first == "id", row.columnNames.last == "lastSeq" {
+            id = row[0]
+            targetUid = row[1]
+            nickname = row[2]
+            avatar = row[3]
+            isOnline = row[4]
+            fromSignal = row[5]
+            signalId = row[6]
+            receiveId = row[7]
+            signalReply = row[8]
+            signalContent = row[9]
+            isImOpened = row[10]
+            isPinned = row[11]
+            pinnedAt = row[12]
+            draftText = row[13]
+            unreadCount = row[14]
+            lastMessageTime = row[15]
+            maxSeq = row[16]
+            readSeq = row[17]
+            hidden = row[18]
+            clearedSeq = row[19]
+            lastClientMsgID = row[20]
+            lastSendID = row[21]
+            lastContentType = row[22]
+            lastContent = row[23]
+            lastRevoked = row[24]
+            lastSeq = row[25]
+        } else {
+            id = row["id"]
+            targetUid = row["targetUid"]
+            nickname = row["nickname"]
+            avatar = row["avatar"]
+            isOnline = row["isOnline"]
+            fromSignal = row["fromSignal"]
+            signalId = row["signalId"]
+            receiveId = row["receiveId"]
+            signalReply = row["signalReply"]
+            signalContent = row["signalContent"]
+            isImOpened = row["isImOpened"]
+            isPinned = row["isPinned"]
+            pinnedAt = row["pinnedAt"]
+            draftText = row["draftText"]
+            unreadCount = row["unreadCount"]
+            lastMessageTime = row["lastMessageTime"]
+            maxSeq = row["maxSeq"]
+            readSeq = row["readSeq"]
+            hidden = row["hidden"]
+            clearedSeq = row["clearedSeq"]
+            lastClientMsgID = row["lastClientMsgID"]
+            lastSendID = row["lastSendID"]
+            lastContentType = row["lastContentType"]
+            lastContent = row["lastContent"]
+            lastRevoked = row["lastRevoked"]
+            lastSeq = row["lastSeq"]
+        }
+    }
+
+    static let columnCount = 26
+
     mutating func setLast(_ m: MessageRecord) {
         lastClientMsgID = m.clientMsgID
         lastSendID = m.sendID
@@ -74,6 +142,15 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     /// The preview line in `localizer`'s language.
     public func preview(myImUid: String, localizer: Localizer) -> String {
         guard let type = lastContentType, let content = lastContent, let sender = lastSendID else { return "" }
+        let memoKey = PreviewMemo.Key(clientMsgID: lastClientMsgID ?? "", revoked: lastRevoked, content: content,
+                                      language: localizer.language)
+        if let hit = PreviewMemo.shared.get(memoKey) { return hit }
+        let text = computePreview(type: type, content: content, sender: sender, myImUid: myImUid, localizer: localizer)
+        PreviewMemo.shared.set(memoKey, text)
+        return text
+    }
+
+    func computePreview(type: Int, content: String, sender: String, myImUid: String, localizer: Localizer) -> String {
         let wire = WireMessage(serverMsgID: "", clientMsgID: lastClientMsgID ?? "", conversationId: id, seq: lastSeq ?? 0,
                                sendID: sender, recvID: id, contentType: type, content: content, sendTime: lastMessageTime,
                                revoked: lastRevoked)
@@ -89,5 +166,27 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
             unreadCount: unreadCount, lastMessagePreview: preview(myImUid: myImUid, localizer: localizer),
             lastMessageTime: lastMessageTime, maxSeq: maxSeq, readSeq: readSeq, pinnedAt: pinnedAt
         )
+    }
+}
+
+/// Previews already computed, so redrawing a list of a thousand
+/// conversations does not decode a thousand payloads again.
+final class PreviewMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        var clientMsgID: String
+        var revoked: Bool
+        var content: String
+        var language: Language
+    }
+    static let shared = PreviewMemo()
+    private let table = Mutex<[Key: String]>([:])
+
+    func get(_ key: Key) -> String? { table.withLock { $0[key] } }
+
+    func set(_ key: Key, _ value: String) {
+        table.withLock { t in
+            if t.count >= 20_000 { t.removeAll(keepingCapacity: true) }
+            t[key] = value
+        }
     }
 }

@@ -28,6 +28,38 @@ public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
+    public init(row: Row) {
+        id = row["id"]
+        clientMsgID = row["clientMsgID"]
+        serverMsgID = row["serverMsgID"]
+        conversationId = row["conversationId"]
+        seq = row["seq"]
+        sendID = row["sendID"]
+        recvID = row["recvID"]
+        contentType = row["contentType"]
+        content = row["content"]
+        sendTime = row["sendTime"]
+        revoked = row["revoked"]
+        flashViewed = row["flashViewed"]
+        isControl = row["isControl"]
+        status = row["status"]
+        errorReason = row["errorReason"]
+        searchText = row["searchText"]
+    }
+
+    /// Inserts unless a row with the same clientMsgID exists; true when inserted.
+    func insertIfNew(_ db: Database) throws -> Bool {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO message(clientMsgID, serverMsgID, conversationId, seq, sendID, recvID, contentType, content,
+                                sendTime, revoked, flashViewed, isControl, status, errorReason, searchText)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(clientMsgID) DO NOTHING
+            """)
+        try statement.execute(arguments: [clientMsgID, serverMsgID, conversationId, seq, sendID, recvID, contentType,
+                                          content, sendTime, revoked, flashViewed, isControl, status, errorReason, searchText])
+        return db.changesCount > 0
+    }
+
     public init(wire: WireMessage, status: MessageStatus = .success, errorReason: String? = nil) {
         clientMsgID = wire.clientMsgID
         serverMsgID = wire.serverMsgID.isEmpty ? nil : wire.serverMsgID

@@ -1,0 +1,214 @@
+import AsyncHTTPClient
+import ChatCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Every endpoint of PROTOCOL.md, typed. Thread-safe; the token can change
+/// (login, logout) while calls are in flight.
+public final class APIClient: Sendable {
+    public let baseURL: String
+    private let tokenBox: Mutex<String?>
+    let http: HTTPClient
+    public let timeout: TimeAmount
+
+    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), http: HTTPClient = .shared) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.tokenBox = Mutex(token)
+        self.http = http
+        self.timeout = timeout
+    }
+
+    public var token: String? {
+        get { tokenBox.withLock { $0 } }
+        set { tokenBox.withLock { $0 = newValue } }
+    }
+
+    // MARK: - Transport
+
+    static let maxResponse = 32 * 1024 * 1024
+
+    func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
+              timeout: TimeAmount? = nil) async throws -> (Int, Data) {
+        var req = HTTPClientRequest(url: baseURL + path)
+        req.method = method
+        if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            req.headers.add(name: "Content-Type", value: contentType)
+            req.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let resp = try await http.execute(req, timeout: timeout ?? self.timeout)
+            let bytes = try await resp.body.collect(upTo: Self.maxResponse)
+            let data = Data(bytes.readableBytesView)
+            let status = Int(resp.status.code)
+            guard (200..<300).contains(status) else {
+                let retry = resp.headers.first(name: "Retry-After").flatMap(Int.init)
+                if let body = try? JSONDecoder().decode(APIErrorBody.self, from: data) {
+                    throw APIError.server(status: status, code: APIErrorCode(rawValue: body.error.code), rawCode: body.error.code,
+                                          message: body.error.message, retryAfter: retry)
+                }
+                throw APIError.server(status: status, code: nil, rawCode: "http_\(status)",
+                                      message: "HTTP \(status)", retryAfter: retry)
+            }
+            return (status, data)
+        } catch let e as APIError {
+            throw e
+        } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
+            throw APIError.timeout
+        } catch {
+            throw APIError.unreachable(Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
+
+    func json<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil) async throws -> T {
+        let data = try body.map { try JSONEncoder().encode($0) }
+        let (_, reply) = try await call(method, path, body: data)
+        do {
+            return try JSONDecoder().decode(T.self, from: reply)
+        } catch {
+            throw APIError.badResponse("\(T.self): \(error)".prefix(200).description)
+        }
+    }
+
+    func noContent(_ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil) async throws {
+        let data = try body.map { try JSONEncoder().encode($0) }
+        _ = try await call(method, path, body: data)
+    }
+
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+
+    // MARK: - Accounts and profiles
+
+    public func register(account: String, password: String, username: String? = nil) async throws -> AuthResponse {
+        try await json(AuthResponse.self, .POST, "/auth/register", body: RegisterRequest(account: account, password: password, username: username))
+    }
+
+    public func login(account: String, password: String) async throws -> AuthResponse {
+        try await json(AuthResponse.self, .POST, "/auth/login", body: LoginRequest(account: account, password: password))
+    }
+
+    public func logout() async throws { try await noContent(.POST, "/auth/logout") }
+    public func me() async throws -> UserBasicInfo { try await json(UserBasicInfo.self, .GET, "/user/me") }
+
+    public func searchUsers(_ q: String) async throws -> [UserBasicInfo] {
+        try await json([UserBasicInfo].self, .GET, "/user/search?q=\(Self.query(q))")
+    }
+
+    public func profiles(_ uids: [Int]) async throws -> [UserBasicInfo] {
+        try await json([UserBasicInfo].self, .POST, "/user/profile/openim-batch", body: ProfileBatchRequest(userIds: uids))
+    }
+
+    // MARK: - Messages
+
+    public func send(_ request: SendMessageRequest) async throws -> SendMessageResponse {
+        try await json(SendMessageResponse.self, .POST, "/chat/message/send", body: request)
+    }
+
+    public func revoke(conversationId: String, clientMsgID: String) async throws -> Int {
+        try await json(SeqResponse.self, .POST, "/chat/message/revoke",
+                       body: RevokeRequest(conversationId: conversationId, clientMsgId: clientMsgID)).seq
+    }
+
+    public func history(conversationId: String, beforeSeq: Int? = nil, afterSeq: Int? = nil, limit: Int = 40) async throws -> HistoryResponse {
+        var path = "/chat/messages?conversation_id=\(Self.query(conversationId))&limit=\(limit)"
+        if let beforeSeq { path += "&before_seq=\(beforeSeq)" }
+        if let afterSeq { path += "&after_seq=\(afterSeq)" }
+        return try await json(HistoryResponse.self, .GET, path)
+    }
+
+    // MARK: - Conversations
+
+    public func conversations() async throws -> [ConversationSummary] {
+        try await json([ConversationSummary].self, .GET, "/chat/conversations")
+    }
+    public func startConversation(userId: Int) async throws -> ConversationSummary {
+        try await json(ConversationSummary.self, .POST, "/chat/conversation/start", body: StartConversationRequest(userId: userId))
+    }
+    public func pin(conversationId: String, isPinned: Bool) async throws -> ConversationSummary {
+        try await json(ConversationSummary.self, .POST, "/chat/conversation/pin", body: PinRequest(conversationId: conversationId, isPinned: isPinned))
+    }
+    public func markRead(conversationId: String, seq: Int) async throws -> ConversationSummary {
+        try await json(ConversationSummary.self, .POST, "/chat/conversation/read", body: ReadRequest(conversationId: conversationId, seq: seq))
+    }
+    public func deleteConversation(_ id: String) async throws {
+        try await noContent(.POST, "/chat/conversation/delete", body: ConversationIDRequest(conversationId: id))
+    }
+    public func clearConversation(_ id: String) async throws {
+        try await noContent(.POST, "/chat/conversation/clear", body: ConversationIDRequest(conversationId: id))
+    }
+
+    // MARK: - Sync
+
+    public func sync(since: Int, limit: Int = 500) async throws -> SyncResponse {
+        try await json(SyncResponse.self, .GET, "/chat/sync?since=\(since)&limit=\(limit)")
+    }
+
+    /// The WebSocket URL for push, token in the query (PROTOCOL.md allows both).
+    public var pushURL: String {
+        let ws = baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(baseURL.hasPrefix("http://") ? 7 : 0)
+        return ws + "/chat/ws?token=" + Self.query(token ?? "")
+    }
+
+    // MARK: - Media
+
+    public func upload(_ data: Data, contentType: String, kind: String) async throws -> UploadResponse {
+        let (_, reply) = try await call(.POST, "/media/upload?type=\(kind)", body: data, contentType: contentType,
+                                        timeout: .seconds(120))
+        do { return try JSONDecoder().decode(UploadResponse.self, from: reply) } catch {
+            throw APIError.badResponse("upload: \(error)")
+        }
+    }
+
+    public func sign(_ keys: [String]) async throws -> SignResponse {
+        try await json(SignResponse.self, .POST, "/media/sign", body: SignRequest(objectKeys: keys))
+    }
+
+    /// Downloads a signed URL (no token: the signature is the permission).
+    public func download(_ url: String, limit: Int = 32 * 1024 * 1024) async throws -> Data {
+        var req = HTTPClientRequest(url: url)
+        req.method = .GET
+        do {
+            let resp = try await http.execute(req, timeout: .seconds(60))
+            let bytes = try await resp.body.collect(upTo: limit)
+            guard resp.status == .ok else {
+                let data = Data(bytes.readableBytesView)
+                let body = try? JSONDecoder().decode(APIErrorBody.self, from: data)
+                throw APIError.server(status: Int(resp.status.code), code: body.flatMap { APIErrorCode(rawValue: $0.error.code) },
+                                      rawCode: body?.error.code ?? "http_\(resp.status.code)",
+                                      message: body?.error.message ?? "download failed", retryAfter: nil)
+            }
+            return Data(bytes.readableBytesView)
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw APIError.unreachable(Self.describe(error))
+        }
+    }
+
+    // MARK: - Signals
+
+    public func createSignal(_ content: String) async throws -> Int {
+        try await json(SignalCreateResponse.self, .POST, "/signal/create", body: SignalCreateRequest(content: content)).signalId
+    }
+    public func replySignal(signalId: Int, content: String) async throws -> String {
+        try await json(SignalReplyResponse.self, .POST, "/signal/reply", body: SignalReplyRequest(signalId: signalId, content: content)).receiveId
+    }
+    public func signalInbox() async throws -> [SignalInboxItem] {
+        try await json([SignalInboxItem].self, .GET, "/signal/inbox")
+    }
+    public func openIM(receiveId: String) async throws {
+        try await noContent(.POST, "/signal/open-im", body: OpenIMRequest(receiveId: receiveId))
+    }
+}

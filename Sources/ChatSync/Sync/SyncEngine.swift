@@ -1,0 +1,221 @@
+import ChatCore
+import ChatStore
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+
+/// What the sync loop tells the view models.
+public enum SyncUpdate: Sendable {
+    case applied(AppliedChanges)
+    case connection(ConnectionState)
+    case presence(userId: String, online: Bool)
+    /// The server forgot our cursor: conversations were reloaded; gaps are
+    /// filled when a conversation is opened.
+    case resynced
+}
+
+/// Push + poll (seed 002 §2.2): a WebSocket says when to pull, a timer
+/// pulls anyway (every `pollOnline` while the socket is up, every
+/// `pollOffline` while it is down), reconnects back off exponentially with
+/// jitter, and every pulled batch is applied in one transaction.
+public final class SyncEngine: Sendable {
+    public struct Timing: Sendable {
+        public var pollOnline: Duration = .seconds(30)
+        public var pollOffline: Duration = .seconds(3)
+        public var backoffBase: Duration = .milliseconds(500)
+        public var backoffCap: Duration = .seconds(30)
+        public init() {}
+    }
+
+    let api: APIClient
+    let store: ChatStore
+    let timing: Timing
+    let logger: Logger
+    private let observers = Mutex<[Int: @Sendable (SyncUpdate) -> Void]>([:])
+    private let nextObserver = Mutex(0)
+    private let stateBox = Mutex<ConnectionState>(.connecting)
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Serialises pulls: one at a time, a request during a pull runs once after.
+    private let pullGate = PullGate()
+
+    public init(api: APIClient, store: ChatStore, timing: Timing = Timing(), logger: Logger = Logger(label: "tongban.sync")) {
+        self.api = api; self.store = store; self.timing = timing; self.logger = logger
+    }
+
+    public var state: ConnectionState { stateBox.withLock { $0 } }
+
+    @discardableResult
+    public func observe(_ handler: @escaping @Sendable (SyncUpdate) -> Void) -> Int {
+        let id = nextObserver.withLock { $0 += 1; return $0 }
+        observers.withLock { $0[id] = handler }
+        return id
+    }
+
+    public func removeObserver(_ id: Int) { _ = observers.withLock { $0.removeValue(forKey: id) } }
+
+    func emit(_ update: SyncUpdate) {
+        for h in observers.withLock({ Array($0.values) }) { h(update) }
+    }
+
+    func setState(_ s: ConnectionState) {
+        let changed = stateBox.withLock { old -> Bool in
+            defer { old = s }
+            return old != s
+        }
+        if changed { emit(.connection(s)) }
+    }
+
+    /// Starts the socket and the poll timer.
+    public func start() {
+        let push = Task { await self.pushLoop() }
+        let poll = Task { await self.pollLoop() }
+        tasks.withLock { $0 += [push, poll] }
+    }
+
+    public func stop() {
+        for t in tasks.withLock({ t in defer { t = [] }; return t }) { t.cancel() }
+    }
+
+    // MARK: - Pull
+
+    /// Pulls until the server has nothing more; returns what changed.
+    @discardableResult
+    public func pull() async throws -> AppliedChanges {
+        try await pullGate.run { try await self.pullOnce() }
+    }
+
+    func pullOnce() async throws -> AppliedChanges {
+        var total = AppliedChanges()
+        var cursor = try store.syncCursor()
+        while !Task.isCancelled {
+            let page: SyncResponse
+            do {
+                page = try await api.sync(since: cursor)
+            } catch let e as APIError where e.code == .cursorExpired {
+                try await resync()
+                cursor = 0
+                continue
+            }
+            if page.skippedEvents > 0 { logger.notice("skipped \(page.skippedEvents) sync events of unknown kinds") }
+            let changes = try store.apply(events: page.events, cursor: max(page.cursor, cursor))
+            total.conversationIds.formUnion(changes.conversationIds)
+            total.updatedClientMsgIDs.formUnion(changes.updatedClientMsgIDs)
+            total.incoming.merge(changes.incoming, uniquingKeysWith: +)
+            cursor = max(page.cursor, cursor)
+            if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty { emit(.applied(changes)) }
+            if !page.hasMore { break }
+        }
+        return total
+    }
+
+    /// 410: reload the conversation list (maxSeq from the server opens the
+    /// gaps that `missingRanges` reports) and start the log over.
+    func resync() async throws {
+        logger.notice("sync cursor expired; reloading conversations")
+        let summaries = try await api.conversations()
+        try store.saveSummaries(summaries)
+        try store.setSyncCursor(0)
+        emit(.resynced)
+    }
+
+    // MARK: - Loops
+
+    func pollLoop() async {
+        while !Task.isCancelled {
+            let wait = state == .online ? timing.pollOnline : timing.pollOffline
+            try? await Task.sleep(for: wait)
+            if Task.isCancelled { return }
+            do {
+                try await pull()
+            } catch {
+                if state != .online { setState(.offline(Self.reason(error))) }
+            }
+        }
+    }
+
+    func pushLoop() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            setState(.connecting)
+            let connectedAt = ContinuousClock.now
+            let reason = await connectOnce()
+            if Task.isCancelled { return }
+            if ContinuousClock.now - connectedAt > .seconds(10) { attempt = 0 }
+            setState(.offline(reason))
+            attempt += 1
+            try? await Task.sleep(for: Self.backoff(attempt: attempt, base: timing.backoffBase, cap: timing.backoffCap))
+        }
+    }
+
+    /// Capped exponential backoff with full jitter.
+    static func backoff(attempt: Int, base: Duration, cap: Duration) -> Duration {
+        let exp = base * (1 << min(attempt - 1, 16))
+        let ceiling = min(exp, cap)
+        let ms = Double(ceiling.components.seconds) * 1000 + Double(ceiling.components.attoseconds) / 1e15
+        return .milliseconds(Int(ms / 2 + Double.random(in: 0...(ms / 2))))
+    }
+
+    /// One socket session; returns why it ended.
+    func connectOnce() async -> String {
+        var wsLogger = logger
+        wsLogger.logLevel = .critical
+        do {
+            try await WebSocketClient.connect(url: api.pushURL, logger: wsLogger) { inbound, outbound, _ in
+                let pinger = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(25))
+                        try? await outbound.write(.text(#"{"type":"ping"}"#))
+                    }
+                }
+                defer { pinger.cancel() }
+                for try await message in inbound.messages(maxSize: 64 * 1024) {
+                    guard case .text(let text) = message,
+                          let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
+                    switch frame {
+                    case .hello, .sync:
+                        if case .hello = frame { self.setState(.online) }
+                        Task { try? await self.pull() }
+                    case .presence(let user, let online):
+                        try? self.store.setOnline(imUid: user, online: online)
+                        self.emit(.presence(userId: user, online: online))
+                    case .ping, .pong:
+                        break
+                    }
+                }
+            }
+            return "connection closed"
+        } catch {
+            return Self.reason(error)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let e = error as? APIError { return e.description }
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("401") || text.contains("unauthorized") { return "not authorised" }
+        return text.count > 80 ? String(text.prefix(80)) + "…" : text
+    }
+}
+
+/// Runs one pull at a time; callers arriving while one waits share it.
+actor PullGate {
+    private var tail: Task<AppliedChanges, any Error>?
+    private var waiting: Task<AppliedChanges, any Error>?
+
+    func run(_ body: @escaping @Sendable () async throws -> AppliedChanges) async throws -> AppliedChanges {
+        if let waiting { return try await waiting.value }
+        let previous = tail
+        let task = Task {
+            _ = try? await previous?.value
+            self.started()
+            return try await body()
+        }
+        waiting = task
+        tail = task
+        return try await task.value
+    }
+
+    private func started() { waiting = nil }
+}

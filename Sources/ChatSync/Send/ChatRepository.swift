@@ -1,0 +1,201 @@
+import ChatCore
+import ChatStore
+import Foundation
+import Logging
+
+/// The send side of seed §四: every outgoing message is written to the
+/// store and the outbox before the network is touched, then one serial
+/// queue sends the outbox in order, so a slow upload is never overtaken by
+/// a later text. After a crash the outbox is resent with the same
+/// clientMsgId, which the server dedupes.
+public actor ChatRepository {
+    public struct Policy: Sendable {
+        /// Attempts before a message is marked failed (transient errors).
+        public var maxAttempts = 8
+        public var backoffBase: Duration = .milliseconds(500)
+        public var backoffCap: Duration = .seconds(30)
+        public init() {}
+    }
+
+    /// A file to upload before the message can be sent; its objectKey
+    /// replaces `placeholder` in the content.
+    public struct PendingUpload: Codable, Sendable, Hashable {
+        public var path: String
+        public var contentType: String
+        public var kind: String
+        public var placeholder: String
+        public init(path: String, contentType: String, kind: String, placeholder: String) {
+            self.path = path; self.contentType = contentType; self.kind = kind; self.placeholder = placeholder
+        }
+    }
+
+    let api: APIClient
+    let store: ChatStore
+    let policy: Policy
+    let logger: Logger
+    private var worker: Task<Void, Never>?
+    private var wakeup: AsyncStream<Void>.Continuation?
+    /// Upload progress by clientMsgID, 0...1.
+    public private(set) var progress: [String: Double] = [:]
+    private var progressObservers: [@Sendable (String, Double) -> Void] = []
+
+    public init(api: APIClient, store: ChatStore, policy: Policy = Policy(), logger: Logger = Logger(label: "tongban.send")) {
+        self.api = api; self.store = store; self.policy = policy; self.logger = logger
+    }
+
+    public func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) { progressObservers.append(handler) }
+
+    func report(_ id: String, _ value: Double) {
+        progress[id] = value
+        for h in progressObservers { h(id, value) }
+    }
+
+    // MARK: - Enqueue
+
+    /// Sends trimmed text; empty text is ignored (returns nil).
+    @discardableResult
+    public func sendText(_ text: String, to conversationId: String, receiveId: String? = nil,
+                         clientMsgID: String = UUID().uuidString) throws -> MessageRecord? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        return try enqueue(.text(trimmed), to: conversationId, receiveId: receiveId, clientMsgID: clientMsgID)
+    }
+
+    /// Queues any sendable payload (image, flash image, flash viewed, signal
+    /// quote...). `uploads` are uploaded first, in order.
+    @discardableResult
+    public func enqueue(_ content: MessageContent, to conversationId: String, receiveId: String? = nil,
+                        uploads: [PendingUpload] = [], clientMsgID: String = UUID().uuidString) throws -> MessageRecord {
+        guard let (type, body) = IMMessageMapper.wireContent(for: content) else {
+            throw APIError.badResponse("this kind of message cannot be sent")
+        }
+        guard let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: store.myUid) else {
+            throw StoreError.unknownConversation(conversationId)
+        }
+        let wire = WireMessage(serverMsgID: "", clientMsgID: clientMsgID, conversationId: conversationId, seq: 0,
+                               sendID: store.myImUid, recvID: ConversationIDHelper.imUid(peer), contentType: type,
+                               content: body, sendTime: Int(Date().timeIntervalSince1970 * 1000))
+        let record = MessageRecord(wire: wire, status: .sending)
+        let summary = MessageKinds.summary(of: IMMessageMapper.map(wire, currentUID: store.myImUid),
+                                           localizer: Localizer(language: .zhHans))
+        let pending = uploads.isEmpty ? nil : String(decoding: try JSONEncoder().encode(uploads), as: UTF8.self)
+        let outbox = OutboxRecord(clientMsgID: clientMsgID, conversationId: conversationId, contentType: type, content: body,
+                                  receiveId: receiveId, pushDesc: summary, pendingUploads: pending,
+                                  mediaKind: uploads.first?.kind, createdAt: wire.sendTime)
+        try store.insertOutgoing(record, outbox: outbox)
+        if !uploads.isEmpty { report(clientMsgID, 0) }
+        wakeup?.yield()
+        return try store.message(clientMsgID: clientMsgID) ?? record
+    }
+
+    /// Puts a failed message back in the queue, same clientMsgID.
+    public func retry(clientMsgID: String) throws {
+        guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil else { return }
+        let outbox = OutboxRecord(clientMsgID: m.clientMsgID, conversationId: m.conversationId, contentType: m.contentType,
+                                  content: m.content, pushDesc: "", createdAt: m.sendTime)
+        try store.requeue(clientMsgID: clientMsgID, outbox: outbox)
+        wakeup?.yield()
+    }
+
+    /// Revoke through `/chat/message/revoke` (seed §十二): optimistic, rolled
+    /// back with the server's reason when it refuses.
+    public func revoke(clientMsgID: String) async throws {
+        guard let m = try store.message(clientMsgID: clientMsgID) else { throw StoreError.unknownMessage(clientMsgID) }
+        guard m.sendID == store.myImUid else {
+            throw APIError.server(status: 403, code: .forbidden, rawCode: "forbidden",
+                                  message: "only your own messages can be revoked", retryAfter: nil)
+        }
+        let snapshot = try store.setRevoked(clientMsgID: clientMsgID, revoked: true)
+        do {
+            _ = try await api.revoke(conversationId: m.conversationId, clientMsgID: clientMsgID)
+        } catch {
+            try store.setRevoked(clientMsgID: clientMsgID, revoked: false, restoring: snapshot)
+            throw error
+        }
+    }
+
+    // MARK: - The queue
+
+    /// Runs the queue until `stop()`.
+    public func start() {
+        guard worker == nil else { return }
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        wakeup = continuation
+        continuation.yield()
+        worker = Task {
+            for await _ in stream {
+                _ = await self.drain()
+            }
+        }
+    }
+
+    public func stop() {
+        worker?.cancel()
+        wakeup?.finish()
+        worker = nil
+        wakeup = nil
+    }
+
+    /// Kicks the queue (e.g. when the connection comes back).
+    public func wake() { wakeup?.yield() }
+
+    public enum DrainResult: Sendable, Equatable {
+        case empty
+        /// The server is unreachable; what is left stays queued.
+        case waiting(String)
+    }
+
+    /// Sends the outbox in order. With `retryTransient` false, stops at the
+    /// first transient error (the CLI's one-shot mode) instead of backing off.
+    public func drain(retryTransient: Bool = true) async -> DrainResult {
+        while !Task.isCancelled {
+            guard let next = (try? store.outbox())?.first else { return .empty }
+            switch await sendOne(next) {
+            case .done: continue
+            case .transient(let why):
+                let attempts = next.attempts + 1
+                try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
+                if attempts >= policy.maxAttempts {
+                    try? store.markFailed(clientMsgID: next.clientMsgID, reason: why)
+                    continue
+                }
+                if !retryTransient { return .waiting(why) }
+                try? await Task.sleep(for: SyncEngine.backoff(attempt: attempts, base: policy.backoffBase, cap: policy.backoffCap))
+            }
+        }
+        return .empty
+    }
+
+    enum Outcome { case done, transient(String) }
+
+    func sendOne(_ row: OutboxRecord) async -> Outcome {
+        var content = row.content
+        do {
+            if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {
+                for (i, u) in uploads.enumerated() {
+                    guard let data = FileManager.default.contents(atPath: u.path) else {
+                        try? store.markFailed(clientMsgID: row.clientMsgID, reason: "cannot read \(u.path)")
+                        return .done
+                    }
+                    let key = try await api.upload(data, contentType: u.contentType, kind: u.kind).objectKey
+                    content = content.replacingOccurrences(of: u.placeholder, with: key)
+                    report(row.clientMsgID, Double(i + 1) / Double(uploads.count))
+                }
+                try store.updatePendingContent(clientMsgID: row.clientMsgID, content: content)
+            }
+            let request = SendMessageRequest(recvID: row.conversationId, content: content, contentType: row.contentType,
+                                             clientMsgId: row.clientMsgID,
+                                             offlinePushInfo: OfflinePushInfo(title: "新消息", desc: row.pushDesc),
+                                             receiveId: row.receiveId)
+            let response = try await api.send(request)
+            try store.markSent(clientMsgID: row.clientMsgID, response: response)
+            return .done
+        } catch let e as APIError where e.isPermanent {
+            logger.notice("send \(row.clientMsgID) refused: \(e)")
+            try? store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
+            return .done
+        } catch {
+            return .transient(SyncEngine.reason(error))
+        }
+    }
+}

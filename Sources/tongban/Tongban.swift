@@ -1,0 +1,346 @@
+import ArgumentParser
+import ChatCore
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+import Logging
+
+@main
+struct Tongban: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tongban",
+        abstract: "Tongban Terminal: chat from a terminal.",
+        subcommands: [Start.self, Login.self, Logout.self, List.self, Send.self, History.self, Sync.self,
+                      Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self],
+        defaultSubcommand: Start.self)
+}
+
+let L = Localizer.current
+
+/// Options every command shares.
+struct Common: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Where the login and the message stores live (default: $TONGBAN_DATA_DIR, else $XDG_DATA_HOME/tongban).")
+    var dataDir: String?
+
+    var paths: StorePaths { StorePaths.resolve(explicitDataDir: dataDir, environment: ProcessInfo.processInfo.environment) }
+
+    func session() throws -> Session {
+        guard let creds = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
+        return try Session(credentials: creds, paths: paths)
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func out(_ s: String) { print(TerminalSanitizer.sanitize(s, keepNewlines: true)) }
+
+/// Runs a network step; when the server is down, says so once and goes on offline.
+func online<T>(_ session: Session, _ body: () async throws -> T) async throws -> T? {
+    do {
+        return try await body()
+    } catch let e as APIError {
+        switch e {
+        case .unreachable(let why), .badResponse(let why):
+            FileHandle.standardError.write(Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]) + "\n").utf8))
+            return nil
+        case .timeout:
+            FileHandle.standardError.write(Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]) + "\n").utf8))
+            return nil
+        case .server:
+            throw CLIError(e.description)
+        }
+    }
+}
+
+/// Sends what is queued, then pulls; quiet when offline.
+func syncNow(_ session: Session) async throws -> AppliedChanges? {
+    _ = await session.repository.drain(retryTransient: false)
+    return try await online(session) { try await session.sync.pull() }
+}
+
+func conversationId(_ session: Session, with account: String) async throws -> String {
+    if let peer = Int(account), peer > 0 {
+        return ConversationIDHelper.make(myUid: session.credentials.uid, targetUid: peer)
+    }
+    if let local = try session.store.conversationList().first(where: { $0.nickname == account }) { return local.id }
+    guard let id = try await online(session, { try await session.conversation(with: account) }) else {
+        throw CLIError("no local conversation with \(account)")
+    }
+    return id
+}
+
+func timeLabel(_ ms: Int, now: Date = Date()) -> String {
+    let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+    let cal = Calendar.current
+    let f = DateFormatter()
+    if cal.isDateInToday(date) { f.dateFormat = "HH:mm"; return f.string(from: date) }
+    if cal.isDateInYesterday(date) { return L.string("time.yesterday") }
+    f.dateFormat = "M/d"
+    return f.string(from: date)
+}
+
+struct Start: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "start", abstract: "The full-screen client.")
+    @OptionGroup var common: Common
+    func run() async throws { out(L.string("cli.tuiMissing")) }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log in and keep the token (0600) in the data dir.")
+    @OptionGroup var common: Common
+    @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
+    @Option(help: "Account name.") var account: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (else $TONGBAN_PASSWORD).")
+    var passwordStdin = false
+
+    func run() async throws {
+        let password: String
+        if passwordStdin {
+            password = (readLine(strippingNewline: true) ?? "")
+        } else if let env = ProcessInfo.processInfo.environment["TONGBAN_PASSWORD"] {
+            password = env
+        } else {
+            throw CLIError("give the password on standard input with --password-stdin, or in $TONGBAN_PASSWORD")
+        }
+        do {
+            let creds = try await Session.login(server: server, account: account, password: password, paths: common.paths)
+            out(L.string("cli.loggedIn", ["name": creds.username, "uid": String(creds.uid)]))
+            let session = try Session(credentials: creds, paths: common.paths)
+            if let summaries = try await online(session, { try await session.api.conversations() }) {
+                try session.store.saveSummaries(summaries)
+            }
+            _ = try await syncNow(session)
+        } catch let e as APIError {
+            throw CLIError(e.description)
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End the session; local history stays.")
+    @OptionGroup var common: Common
+    func run() async throws {
+        out(try await Session.logout(paths: common.paths) ? L.string("cli.loggedOut") : L.string("cli.notLoggedInShort"))
+    }
+}
+
+struct ConversationRow: Encodable {
+    var conversationId: String
+    var name: String
+    var isPinned: Bool
+    var unreadCount: Int
+    var preview: String
+    var lastMessageTime: Int
+    var isOnline: Bool
+}
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "Conversations: pinned first, newest first.")
+    @OptionGroup var common: Common
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
+
+    func run() async throws {
+        let session = try common.session()
+        if !offline { _ = try await syncNow(session) }
+        let list = try session.store.conversationList(localizer: L)
+        if json {
+            let rows = list.map { ConversationRow(conversationId: $0.id, name: $0.nickname, isPinned: $0.isPinned, unreadCount: $0.unreadCount,
+                                                  preview: $0.draftText.map { L.string("summary.draft", ["text": $0]) } ?? $0.lastMessagePreview,
+                                                  lastMessageTime: $0.lastMessageTime, isOnline: $0.isOnline) }
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try enc.encode(rows), as: UTF8.self))
+            return
+        }
+        if list.isEmpty { out(L.string("cli.empty")) }
+        for c in list {
+            let pin = c.isPinned ? "📌" : "  "
+            let unread = c.unreadCount == 0 ? "" : " (\(c.unreadCount > 99 ? "99+" : String(c.unreadCount)))"
+            let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
+            out("\(pin) \(c.nickname)\(unread)  \(timeLabel(c.lastMessageTime))  \(preview)")
+        }
+    }
+}
+
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send a text message.")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var to: String
+    @Argument(help: "The text; read from standard input when omitted.") var text: [String] = []
+
+    func run() async throws {
+        let session = try common.session()
+        let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
+        let conv = try await conversationId(session, with: to)
+        guard let record = try await session.repository.sendText(body, to: conv) else {
+            throw CLIError("nothing to send: the text is empty")
+        }
+        switch await session.repository.drain(retryTransient: false) {
+        case .empty:
+            let m = try session.store.message(clientMsgID: record.clientMsgID)
+            if let m, m.status == MessageStatus.failed.rawValue {
+                throw CLIError(L.string("cli.failed", ["reason": m.errorReason ?? ""]))
+            }
+            out(L.string("cli.sent", ["seq": String(m?.seq ?? 0)]))
+        case .waiting(let why):
+            out(L.string("cli.queued", ["reason": why]))
+        }
+    }
+}
+
+struct HistoryLine: Encodable {
+    var clientMsgID: String
+    var seq: Int?
+    var from: String
+    var isMe: Bool
+    var kind: String
+    var text: String
+    var sendTime: Int
+    var status: String
+    var objectKey: String?
+    var durationSec: Int?
+}
+
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Messages of a conversation, oldest first.")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var with: String
+    @Option(help: "How many of the newest messages.") var limit = 40
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
+
+    func run() async throws {
+        let session = try common.session()
+        let conv = try await conversationId(session, with: with)
+        if !offline {
+            _ = try await syncNow(session)
+            _ = try await online(session) { try await fillNewest(session, conv) }
+        }
+        let page = try session.store.newestPage(conversationId: conv, limit: max(1, min(limit, 1000)))
+        let me = session.credentials.imUid
+        let lines = page.messages.map { r -> HistoryLine in
+            let m = r.chatMessage(myImUid: me)
+            return HistoryLine(clientMsgID: r.clientMsgID, seq: r.seq, from: r.sendID, isMe: m.isMe, kind: m.type.rawValue,
+                               text: m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L)),
+                               sendTime: r.sendTime, status: r.status, objectKey: m.objectKey, durationSec: m.durationSec)
+        }
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try enc.encode(lines), as: UTF8.self))
+            return
+        }
+        if lines.isEmpty { out(L.string("cli.empty")) }
+        let name = try session.store.conversation(id: conv)?.nickname ?? with
+        for l in lines {
+            let who = l.isMe ? session.credentials.username : name
+            let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
+            out("[\(timeLabel(l.sendTime))] \(who): \(l.text)\(mark)")
+        }
+    }
+
+    /// Fetches the newest page from the server when the local copy has holes there.
+    func fillNewest(_ session: Session, _ conv: String) async throws {
+        let missing = try session.store.missingRanges(conversationId: conv)
+        guard let top = missing.last else { return }
+        let page = try await session.api.history(conversationId: conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100)))
+        let low = page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1
+        try session.store.saveHistory(conversationId: conv, messages: page.messages, coveringFrom: low, to: top.upperBound)
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send the queued messages and pull what is new.")
+    @OptionGroup var common: Common
+    func run() async throws {
+        let session = try common.session()
+        let drained = await session.repository.drain(retryTransient: false)
+        if case .waiting(let why) = drained { throw CLIError(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why])) }
+        guard let changes = try await online(session, { try await session.sync.pull() }) else { throw ExitCode(2) }
+        out(L.string("cli.synced", ["count": String(changes.conversationIds.count), "cursor": String(try session.store.syncCursor())]))
+    }
+}
+
+struct Pin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Pin a conversation.")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var with: String
+    func run() async throws { try await setPinned(common, with, true) }
+}
+
+struct Unpin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Unpin a conversation.")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var with: String
+    func run() async throws { try await setPinned(common, with, false) }
+}
+
+func setPinned(_ common: Common, _ with: String, _ pinned: Bool) async throws {
+    let session = try common.session()
+    let conv = try await conversationId(session, with: with)
+    do {
+        try session.store.saveSummaries([try await session.api.pin(conversationId: conv, isPinned: pinned)])
+    } catch let e as APIError { throw CLIError(e.description) }
+    out(L.string(pinned ? "cli.pinned" : "cli.unpinned"))
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a conversation (hidden and cleared until a new message).")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var with: String
+    func run() async throws {
+        let session = try common.session()
+        let conv = try await conversationId(session, with: with)
+        do { try await session.api.deleteConversation(conv) } catch let e as APIError { throw CLIError(e.description) }
+        try session.store.deleteConversation(id: conv)
+        out(L.string("cli.deleted"))
+    }
+}
+
+struct Revoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Revoke one of your messages (within the server's window).")
+    @OptionGroup var common: Common
+    @Option(help: "Account (display name) or uid of the peer.") var with: String
+    @Option(help: "clientMsgID of the message (default: your newest).") var message: String?
+    func run() async throws {
+        let session = try common.session()
+        let conv = try await conversationId(session, with: with)
+        _ = try await syncNow(session)
+        let target = try message ?? session.store.newestPage(conversationId: conv, limit: 200).messages
+            .last { $0.sendID == session.credentials.imUid && !$0.revoked && $0.seq != nil }?.clientMsgID
+        guard let target else { throw CLIError(L.string("cli.noOwnMessage")) }
+        do { try await session.repository.revoke(clientMsgID: target) } catch let e as APIError { throw CLIError(e.description) }
+        out(L.string("cli.revoked"))
+    }
+}
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the demo server in this process (accounts me/alice/bob/carol).")
+    @Option(help: "Port (0 = a free one).") var port = 0
+    @Option(name: .customLong("server-dir"), help: "Where the demo server keeps its data.") var serverDir: String?
+
+    func run() async throws {
+        var config = ServerConfig()
+        config.port = port
+        config.demo = true
+        config.dataDir = serverDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("tongban-demo-\(getuid())").path
+        var logger = Logger(label: "tongban-demo")
+        logger.logLevel = .warning
+        config.logger = logger
+        let server = try await ChatServerApp.start(config: config)
+        out(L.string("cli.demoStarted", ["url": server.baseURL, "dir": config.dataDir]))
+        fflush(stdout)
+        let (stream, cont) = AsyncStream<Void>.makeStream()
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT)
+        source.setEventHandler { cont.finish() }
+        source.resume()
+        for await _ in stream {}
+        await server.stop()
+    }
+}

@@ -36,7 +36,9 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-func out(_ s: String) { print(TerminalSanitizer.sanitize(s, keepNewlines: true)) }
+func out(_ s: String) {
+    FileHandle.standardOutput.write(Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
+}
 
 /// Runs a network step; when the server is down, says so once and goes on offline.
 func online<T>(_ session: Session, _ body: () async throws -> T) async throws -> T? {
@@ -334,7 +336,6 @@ struct Demo: AsyncParsableCommand {
         config.logger = logger
         let server = try await ChatServerApp.start(config: config)
         out(L.string("cli.demoStarted", ["url": server.baseURL, "dir": config.dataDir]))
-        fflush(stdout)
         let (stream, cont) = AsyncStream<Void>.makeStream()
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT)

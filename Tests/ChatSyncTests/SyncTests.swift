@@ -1,0 +1,268 @@
+import ChatCore
+import ChatServer
+import ChatStore
+import Foundation
+import Logging
+import Testing
+@testable import ChatSync
+
+func tempURL(_ name: String) -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("tongban-sync-\(name)-\(UUID().uuidString)")
+}
+
+func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> RunningServer {
+    var config = ServerConfig()
+    config.port = port
+    config.dataDir = dir.path
+    var logger = Logger(label: "sync-test-server")
+    logger.logLevel = .error
+    config.logger = logger
+    tweak(&config)
+    return try await ChatServerApp.start(config: config)
+}
+
+/// A registered user with their own local data folder.
+func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bool = true) async throws -> Session {
+    let root = root ?? tempURL(account)
+    let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"), cacheDirectory: root.appendingPathComponent("cache"),
+                           configDirectory: root.appendingPathComponent("config"))
+    let api = APIClient(baseURL: server)
+    let auth: AuthResponse
+    do {
+        auth = try await api.register(account: account, password: "password-\(account)")
+    } catch {
+        auth = try await api.login(account: account, password: "password-\(account)")
+    }
+    let creds = Session.Credentials(server: server, account: account, uid: auth.uid, imUid: auth.imUid,
+                                    username: auth.username, token: auth.token)
+    try Session.save(creds, paths: paths)
+    var timing = SyncEngine.Timing()
+    if fast {
+        timing.pollOnline = .seconds(30)
+        timing.pollOffline = .milliseconds(200)
+        timing.backoffBase = .milliseconds(50)
+        timing.backoffCap = .milliseconds(200)
+    }
+    return try Session(credentials: creds, paths: paths, timing: timing)
+}
+
+func eventually(_ timeout: Duration = .seconds(5), _ check: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try check() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try check()
+}
+
+func texts(_ s: Session, _ conv: String) throws -> [String] {
+    try s.store.newestPage(conversationId: conv, limit: 200).messages.map { $0.chatMessage(myImUid: s.credentials.imUid).text ?? "" }
+}
+
+@Suite(.serialized) struct TwoUserTests {
+    @Test func chatBothWaysWithoutDuplicates() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "anna")
+        let b = try await makeSession(server.baseURL, "bert")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+
+        try await a.repository.sendText("  你好，Bert  ", to: conv)
+        #expect(try texts(a, conv) == ["你好，Bert"], "optimistic message shows at once, trimmed")
+        #expect(try a.store.newestPage(conversationId: conv).messages[0].status == "sending")
+        #expect(try await a.repository.sendText("   ", to: conv) == nil, "blank text is ignored")
+        #expect(await a.repository.drain() == .empty)
+        try await a.sync.pull()
+        #expect(try texts(a, conv) == ["你好，Bert"], "the echo merged into the optimistic message")
+        #expect(try a.store.newestPage(conversationId: conv).messages[0].seq == 1)
+
+        try await b.sync.pull()
+        #expect(try texts(b, conv) == ["你好，Bert"])
+        #expect(try b.store.conversation(id: conv)?.unreadCount == 1)
+        try await b.repository.sendText("你好 Anna 😀", to: conv)
+        _ = await b.repository.drain()
+        try await a.sync.pull()
+        #expect(try texts(a, conv) == ["你好，Bert", "你好 Anna 😀"])
+        #expect(try b.store.conversation(id: conv)?.unreadCount == 0, "replying reads what came before")
+    }
+
+    @Test func pushWakesThePeer() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "pusher")
+        let b = try await makeSession(server.baseURL, "listener")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        b.sync.start()
+        defer { b.sync.stop() }
+        #expect(await eventually { b.sync.state == .online })
+        try await a.repository.sendText("推送来了", to: conv)
+        _ = await a.repository.drain()
+        // The poll interval is 30 s while online: only the push can deliver this quickly.
+        #expect(try await eventually { try texts(b, conv) == ["推送来了"] })
+    }
+
+    @Test func offlineQueueSurvivesRestartAndIsSentInOrderOnce() async throws {
+        let dir = tempURL("srv")
+        let first = try await startServer(dir: dir)
+        let port = first.port
+        let root = tempURL("queue")
+        var a: Session? = try await makeSession(first.baseURL, "queuer", root: root)
+        let b = try await makeSession(first.baseURL, "target")
+        let conv = ConversationIDHelper.make(myUid: a!.credentials.uid, targetUid: b.credentials.uid)
+        // The server accepted this one, but we "crashed" before recording it.
+        _ = try await a!.api.send(SendMessageRequest(recvID: conv, content: "一", contentType: 101, clientMsgId: "m1"))
+        await first.stop()
+
+        try await a!.repository.sendText("一", to: conv, clientMsgID: "m1")
+        try await a!.repository.sendText("二", to: conv, clientMsgID: "m2")
+        try await a!.repository.sendText("三", to: conv, clientMsgID: "m3")
+        guard case .waiting = await a!.repository.drain(retryTransient: false) else {
+            Issue.record("the server is down: the queue must wait"); return
+        }
+        #expect(try a!.store.outbox().map(\.clientMsgID) == ["m1", "m2", "m3"])
+
+        // Restart the client (new objects, same folder) and the server.
+        a = nil
+        let server = try await startServer(dir: dir, port: port)
+        defer { Task { await server.stop() } }
+        let again = try await makeSession(server.baseURL, "queuer", root: root)
+        #expect(try again.store.outbox().count == 3, "the outbox survived the restart")
+        #expect(await again.repository.drain() == .empty)
+        let history = try await b.api.history(conversationId: conv)
+        #expect(history.messages.map(\.content) == ["一", "二", "三"], "in order, and m1 only once")
+        #expect(history.messages.map(\.seq) == [1, 2, 3])
+        try await again.sync.pull()
+        #expect(try texts(again, conv) == ["一", "二", "三"])
+    }
+
+    @Test func permanentErrorFailsAndRetryUsesTheSameId() async throws {
+        let server = try await startServer(dir: tempURL("srv")) { $0.maxTextCharacters = 10 }
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "longtalker")
+        let b = try await makeSession(server.baseURL, "shortlistener")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        let record = try #require(try await a.repository.sendText("这句话太长了，超过了十个字符", to: conv, clientMsgID: "long"))
+        try await a.repository.sendText("短的", to: conv)
+        #expect(await a.repository.drain() == .empty)
+        let failed = try #require(try a.store.message(clientMsgID: record.clientMsgID))
+        #expect(failed.status == "failed")
+        #expect(failed.errorReason?.contains("too_large") == true)
+        #expect(try await b.api.history(conversationId: conv).messages.map(\.content) == ["短的"], "a failure does not block the queue")
+        try await a.repository.retry(clientMsgID: "long")
+        #expect(try a.store.outbox().map(\.clientMsgID) == ["long"])
+    }
+
+    @Test func revokeRollsBackWhenRefused() async throws {
+        let server = try await startServer(dir: tempURL("srv")) { $0.revokeWindowSeconds = 0 }
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "reverter")
+        let b = try await makeSession(server.baseURL, "watcher")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        try await a.repository.sendText("收不回来", to: conv, clientMsgID: "keep")
+        _ = await a.repository.drain()
+        try await Task.sleep(for: .milliseconds(20))
+        await #expect(throws: APIError.self) { try await a.repository.revoke(clientMsgID: "keep") }
+        do {
+            try await a.repository.revoke(clientMsgID: "keep")
+        } catch let e as APIError {
+            #expect(e.code == .revokeWindowPassed)
+        }
+        let m = try #require(try a.store.message(clientMsgID: "keep"))
+        #expect(!m.revoked)
+        #expect(m.content == "收不回来", "rolled back to the snapshot")
+    }
+
+    @Test func revokeAndFlashViewedReachThePeer() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "sender1")
+        let b = try await makeSession(server.baseURL, "viewer1")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        try await a.repository.sendText("马上撤回", to: conv, clientMsgID: "r1")
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 0, 255) }
+        let file = tempURL("flash").appendingPathExtension("png")
+        try png.write(to: file)
+        try await a.repository.enqueue(.flashImage(FlashImagePayload(objectKey: "@upload0")), to: conv,
+                                       uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
+                                       clientMsgID: "f1")
+        #expect(await a.repository.drain() == .empty)
+        #expect(await a.repository.progress["f1"] == 1.0, "upload progress reaches 100%")
+        try await b.sync.pull()
+        try await a.repository.revoke(clientMsgID: "r1")
+        try await b.repository.enqueue(.flashViewed(targetClientMsgID: "f1"), to: conv)
+        _ = await b.repository.drain()
+        try await b.sync.pull()
+        try await a.sync.pull()
+        for s in [a, b] {
+            let page = try s.store.newestPage(conversationId: conv).messages
+            #expect(page.count == 2, "notices are not bubbles")
+            #expect(page.first { $0.clientMsgID == "r1" }?.revoked == true)
+            #expect(page.first { $0.clientMsgID == "f1" }?.flashViewed == true)
+            #expect(try s.store.search("马上撤回").isEmpty)
+        }
+    }
+
+    @Test func expiredCursorReloadsAndGapsAreFillable() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "gapper")
+        let b = try await makeSession(server.baseURL, "gapped")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        for i in 1...3 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "早 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
+        try await b.sync.pull()
+        for i in 4...8 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "晚 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
+        try server.service.pruneSyncLog(olderThanMs: Int(Date().timeIntervalSince1970 * 1000) + 1000)
+        _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "最新", contentType: 101, clientMsgId: "e9"))
+        let resynced = ResyncFlag()
+        b.sync.observe { if case .resynced = $0 { resynced.set() } }
+        try await b.sync.pull()
+        #expect(resynced.value)
+        #expect(try b.store.missingRanges(conversationId: conv) == [4...8], "the hole the log could not fill")
+        let page = try await b.api.history(conversationId: conv, afterSeq: 3, limit: 5)
+        try b.store.saveHistory(conversationId: conv, messages: page.messages, coveringFrom: 4, to: 8)
+        #expect(try b.store.missingRanges(conversationId: conv).isEmpty)
+        #expect(try texts(b, conv).count == 9)
+    }
+}
+
+final class ResyncFlag: Sendable {
+    private let box = Mutex(false)
+    func set() { box.withLock { $0 = true } }
+    var value: Bool { box.withLock { $0 } }
+}
+
+import Synchronization
+
+@Suite struct MediaCacheTests {
+    @Test func fileNameRuleAndSafety() {
+        #expect(MediaCacheService.fileName(for: "chat/image/2026/03/20/abc.jpg") == "chat_image_2026_03_20_abc.jpg")
+        #expect(!MediaCacheService.fileName(for: "../../etc/passwd").contains("/"))
+        #expect(MediaCacheService.fileName(for: "..") != "..")
+    }
+
+    @Test func resolveUsesCacheThenSignsExpiredInOneBatch() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        let a = try await makeSession(server.baseURL, "cacher")
+        let png = SampleMedia.png(width: 3, height: 3) { _, _ in (9, 9, 9) }
+        let k1 = try await a.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
+        let k2 = try await a.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
+        func message(_ key: String, expireAt: Int) -> ChatMessage {
+            IMMessageMapper.map(WireMessage(serverMsgID: "", clientMsgID: key, conversationId: "si_tb_1_tb_2", seq: 1, sendID: "tb_2",
+                                            recvID: a.credentials.imUid, contentType: 110,
+                                            content: #"{"type":"image","objectKey":"\#(key)","url":"http://old/\#(key)","expireAt":\#(expireAt)}"#,
+                                            sendTime: 0), currentUID: a.credentials.imUid)
+        }
+        try a.media.save(png, for: k1, conversationId: "si_tb_1_tb_2")
+        let resolved = try await a.media.resolveMediaURLs(for: [message(k1, expireAt: 1), message(k2, expireAt: 1),
+                                                               message("chat/image/2026/01/01/none.png", expireAt: 4_000_000_000)])
+        #expect(resolved[k1]?.hasPrefix("file://") == true, "cache hit needs no network")
+        #expect(resolved[k2]?.contains("/media/object/") == true, "expired -> re-signed")
+        #expect(resolved.count == 2, "a valid URL is left alone")
+        // Cached media still resolves with the server gone.
+        await server.stop()
+        let offline = try await a.media.resolveMediaURLs(for: [message(k1, expireAt: 1)])
+        #expect(offline[k1]?.hasPrefix("file://") == true)
+        let attrs = try FileManager.default.attributesOfItem(atPath: try #require(a.media.localURL(for: k1)).path)
+        #expect((attrs[.posixPermissions] as? Int) == 0o600)
+    }
+}

@@ -45,6 +45,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The seed's two view models, over the store and the sync layer.
+        .target(
+            name: "ChatViewModels",
+            dependencies: ["ChatCore", "ChatStore", "ChatSync"],
+            swiftSettings: strict
+        ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
         .target(
             name: "ChatServer",
@@ -71,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "ChatServer",
+                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -89,6 +95,11 @@ let package = Package(
         ),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore"], swiftSettings: strict),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ChatViewModelsTests",
+            dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ChatSyncTests",
             dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore"],

@@ -13,6 +13,11 @@ public final class Session: Sendable {
         public var imUid: String
         public var username: String
         public var token: String
+
+        public init(server: String, account: String, uid: Int, imUid: String, username: String, token: String) {
+            self.server = server; self.account = account; self.uid = uid
+            self.imUid = imUid; self.username = username; self.token = token
+        }
     }
 
     public let credentials: Credentials

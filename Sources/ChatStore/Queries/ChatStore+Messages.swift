@@ -69,6 +69,15 @@ extension ChatStore {
         return MessagePage(messages: before.messages + rest, lowestSeq: before.lowestSeq ?? rest.first?.seq)
     }
 
+    /// Visible messages with seq in from...to (for jumping to a search hit).
+    public func visibleCount(conversationId: String, from: Int, to: Int) throws -> Int {
+        try dbPool.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq >= ? AND seq <= ? AND isControl = 0
+                """, arguments: [conversationId, from, to]) ?? 0
+        }
+    }
+
     public func message(clientMsgID: String) throws -> MessageRecord? {
         try dbPool.read { db in
             try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db)

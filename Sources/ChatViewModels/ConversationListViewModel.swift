@@ -1,0 +1,184 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// Seed §五: the conversation list. Shows the store's list at once, then
+/// refreshes from the server, then follows the sync engine.
+@MainActor
+public final class ConversationListViewModel {
+    public private(set) var conversations: [Conversation] = []
+    public private(set) var isLoading = false
+    /// A transient error in plain words, for the status line.
+    public var errorMessage: String?
+    /// Called after every change (the UI redraws).
+    public var onChange: (() -> Void)?
+
+    let session: Session
+    let localizer: Localizer
+    private var observer: Int?
+
+    public init(session: Session, localizer: Localizer = .current) {
+        self.session = session
+        self.localizer = localizer
+    }
+
+    public var totalUnread: Int { conversations.reduce(0) { $0 + $1.unreadCount } }
+
+    public func onAppear() async {
+        loadFromStore()
+        isLoading = conversations.isEmpty
+        changed()
+        await refresh()
+        isLoading = false
+        changed()
+        startListening()
+    }
+
+    public func onDisappear() {
+        if let observer { session.sync.removeObserver(observer) }
+        observer = nil
+    }
+
+    func changed() { onChange?() }
+
+    public func loadFromStore() {
+        if let list = try? session.store.conversationList(localizer: localizer) { conversations = Self.sorted(list) }
+    }
+
+    /// Pulls the server's list, fills missing profiles, reloads.
+    public func refresh() async {
+        do {
+            let summaries = try await session.api.conversations()
+            try session.store.saveSummaries(summaries)
+            loadFromStore()
+            await enrichProfiles()
+        } catch {
+            errorMessage = describe(error)
+        }
+        loadFromStore()
+        changed()
+    }
+
+    func startListening() {
+        guard observer == nil else { return }
+        observer = session.sync.observe { [weak self] update in
+            Task { @MainActor in self?.handle(update) }
+        }
+    }
+
+    func handle(_ update: SyncUpdate) {
+        switch update {
+        case .applied, .presence, .resynced:
+            let fresh = (try? session.store.conversationList(localizer: localizer)) ?? []
+            mergeChanges(fresh)
+            conversations.removeAll { c in !fresh.contains { $0.id == c.id } }
+        case .connection:
+            break
+        }
+        changed()
+    }
+
+    /// Replaces changed conversations in place, adds new ones, re-sorts.
+    public func mergeChanges(_ changed: [Conversation]) {
+        for conv in changed {
+            if let idx = conversations.firstIndex(where: { $0.id == conv.id }) {
+                conversations[idx] = conv
+            } else {
+                conversations.append(conv)
+            }
+        }
+        conversations = Self.sorted(conversations)
+    }
+
+    /// Pinned first, then the newest message first (seed §五 `sorted`).
+    public static func sorted(_ list: [Conversation]) -> [Conversation] {
+        list.sorted {
+            if $0.isPinned != $1.isPinned { return $0.isPinned }
+            if $0.lastMessageTime != $1.lastMessageTime { return $0.lastMessageTime > $1.lastMessageTime }
+            return $0.id < $1.id
+        }
+    }
+
+    /// Optimistic; put back with the server's reason if it refuses.
+    public func pinConversation(id: String, isPinned: Bool) async {
+        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
+        let before = conversations[idx]
+        conversations[idx].isPinned = isPinned
+        conversations = Self.sorted(conversations)
+        changed()
+        do {
+            let summary = try await session.api.pin(conversationId: id, isPinned: isPinned)
+            try session.store.saveSummaries([summary])
+        } catch {
+            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i] = before }
+            conversations = Self.sorted(conversations)
+            errorMessage = describe(error)
+        }
+        changed()
+    }
+
+    /// Optimistic removal; the store is cleared only once the server agrees.
+    public func deleteConversation(id: String) async {
+        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
+        let removed = conversations.remove(at: idx)
+        changed()
+        do {
+            try await session.api.deleteConversation(id)
+            try session.store.deleteConversation(id: id)
+        } catch {
+            conversations.append(removed)
+            conversations = Self.sorted(conversations)
+            errorMessage = describe(error)
+        }
+        changed()
+    }
+
+    /// Profiles from the cache; only the uids it lacks go to `openim-batch`.
+    public func enrichProfiles() async {
+        let uids = Array(Set(conversations.map(\.targetUid).filter { $0 > 0 }))
+        guard !uids.isEmpty else { return }
+        let cached = (try? session.store.profiles(uids: uids)) ?? [:]
+        let missing = uids.filter { cached[$0] == nil }.sorted()
+        if !missing.isEmpty, let fetched = try? await session.api.profiles(missing) {
+            try? session.store.saveProfiles(fetched)
+        }
+        loadFromStore()
+    }
+
+    /// Conversations whose name contains `query` (case-insensitive).
+    public func filtered(by query: String) -> [Conversation] {
+        let q = query.trimmingCharacters(in: .whitespaces)
+        guard !q.isEmpty else { return conversations }
+        return conversations.filter { $0.nickname.localizedCaseInsensitiveContains(q) }
+    }
+
+    public func searchUsers(_ query: String) async -> [UserBasicInfo] {
+        do { return try await session.api.searchUsers(query) } catch {
+            errorMessage = describe(error)
+            changed()
+            return []
+        }
+    }
+
+    /// Starts (or finds) the chat with `user`; nil with an error when refused.
+    public func startConversation(with user: UserBasicInfo) async -> Conversation? {
+        do {
+            let summary = try await session.api.startConversation(userId: user.uid)
+            try session.store.saveSummaries([summary])
+            try session.store.saveProfiles([user])
+            loadFromStore()
+            changed()
+            return try session.store.conversation(id: summary.conversationId, localizer: localizer)
+        } catch {
+            errorMessage = describe(error)
+            changed()
+            return nil
+        }
+    }
+
+    func describe(_ error: any Error) -> String {
+        if let e = error as? APIError { return e.description }
+        return "\(error)"
+    }
+}

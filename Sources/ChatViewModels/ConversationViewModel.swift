@@ -1,0 +1,367 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// Seed §六: one chat. `messages` is newest first (index 0 is the newest),
+/// with time markers, as in the seed.
+@MainActor
+public final class ConversationViewModel {
+    public static let pageSize = 40
+
+    public private(set) var conversation: Conversation
+    public private(set) var messages: [ChatMessage] = []
+    public private(set) var isLoading = false
+    public private(set) var hasMoreHistory = true
+    public private(set) var newMessageBannerCount = 0
+    public var isAtBottom = true {
+        didSet { if isAtBottom { newMessageBannerCount = 0; markRead() } }
+    }
+    public var errorMessage: String?
+    public var onChange: (() -> Void)?
+
+    let session: Session
+    let localizer: Localizer
+    /// How many stored messages are loaded (grows with loadMoreHistory).
+    private var loadedCount = pageSize
+    private var observer: Int?
+    private var progressObserverInstalled = false
+    private var progress: [String: Double] = [:]
+    private var resolvedURLs: [String: String] = [:]
+
+    public init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
+        self.conversation = conversation
+        self.session = session
+        self.localizer = localizer
+    }
+
+    var myImUid: String { session.credentials.imUid }
+    var id: String { conversation.id }
+
+    func changed() { onChange?() }
+
+    // MARK: - Lifecycle
+
+    public func onAppear() async {
+        isLoading = true
+        reload()
+        changed()
+        await fillFromServer()
+        isLoading = false
+        reload()
+        changed()
+        if conversation.fromSignal && !conversation.isImOpened { await sendSignalQuote() }
+        startListening()
+        markRead()
+        await refreshMediaURLs()
+    }
+
+    /// Saves the draft (blank removes it) and stops listening.
+    public func onDisappear(draft: String?) {
+        try? session.store.setDraft(id: id, text: draft)
+        if let observer { session.sync.removeObserver(observer) }
+        observer = nil
+    }
+
+    func startListening() {
+        guard observer == nil else { return }
+        observer = session.sync.observe { [weak self] update in
+            Task { @MainActor in self?.handle(update) }
+        }
+        if !progressObserverInstalled {
+            progressObserverInstalled = true
+            let repo = session.repository
+            Task {
+                await repo.onProgress { [weak self] msgId, value in
+                    Task { @MainActor in self?.setProgress(msgId, value) }
+                }
+            }
+        }
+    }
+
+    func setProgress(_ msgId: String, _ value: Double) {
+        progress[msgId] = value
+        reload()
+        changed()
+    }
+
+    // MARK: - Loading
+
+    /// Rebuilds `messages` from the store, keeping how far back we loaded.
+    public func reload() {
+        guard let page = try? session.store.newestPage(conversationId: id, limit: loadedCount) else { return }
+        if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
+        var mapped = page.messages.map { record -> ChatMessage in
+            var m = record.chatMessage(myImUid: myImUid)
+            if let p = progress[m.id] { m.uploadProgress = p }
+            if let key = m.objectKey, let url = resolvedURLs[key] { m.imageUrl = url }
+            if let keys = m.multiObjectKeys {
+                // Write back through a copy, index by index (seed §三 pitfall).
+                var urls = m.multiImageUrls ?? Array(repeating: "", count: keys.count)
+                if urls.count < keys.count { urls += Array(repeating: "", count: keys.count - urls.count) }
+                for (i, k) in keys.enumerated() { if let u = resolvedURLs[k] { urls[i] = u } }
+                m.multiImageUrls = urls
+            }
+            return m
+        }
+        mapped.reverse()
+        messages = Self.insertTimeMarkers(into: mapped)
+    }
+
+    /// Fills holes among the newest messages from the server.
+    func fillFromServer() async {
+        do {
+            let missing = try session.store.missingRanges(conversationId: id)
+            let local = try session.store.newestPage(conversationId: id, limit: Self.pageSize).messages.count
+            guard let top = missing.last else {
+                if local < Self.pageSize { hasMoreHistory = try await fetchOlder(before: try lowestSeq()) }
+                return
+            }
+            let page = try await session.api.history(conversationId: id, beforeSeq: top.upperBound + 1, limit: Self.pageSize)
+            let low = page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1
+            try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: low, to: top.upperBound)
+            if !page.hasMore && low == 1 && missing.count == 1 { hasMoreHistory = false }
+        } catch {
+            errorMessage = describe(error)
+        }
+    }
+
+    func lowestSeq() throws -> Int {
+        let low = try session.store.lowestLocalSeq(conversationId: id)
+        return low == 0 ? Int.max : low
+    }
+
+    /// Server history before `seq`; returns whether the server has more.
+    func fetchOlder(before seq: Int) async throws -> Bool {
+        let page = try await session.api.history(conversationId: id, beforeSeq: seq == Int.max ? nil : seq, limit: Self.pageSize)
+        let low = page.hasMore ? (page.messages.first?.seq ?? 1) : 1
+        let high = seq == Int.max ? (page.messages.last?.seq ?? 0) : seq - 1
+        try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: low, to: high)
+        return page.hasMore
+    }
+
+    /// Store first, then the server, 40 at a time. `hasMoreHistory` turns
+    /// false only when the server says there is nothing older.
+    public func loadMoreHistory() async {
+        guard hasMoreHistory, !isLoading else { return }
+        isLoading = true
+        changed()
+        defer { isLoading = false; changed() }
+        let before = visibleCount
+        loadedCount += Self.pageSize
+        reload()
+        if visibleCount - before >= Self.pageSize { return }
+        do {
+            let oldest = try lowestSeq()
+            let missingBelow = try session.store.missingRanges(conversationId: id).contains { $0.upperBound < oldest }
+            if oldest == Int.max || oldest > 1 || missingBelow {
+                hasMoreHistory = try await fetchOlder(before: oldest)
+            } else {
+                hasMoreHistory = false
+            }
+        } catch {
+            errorMessage = describe(error)
+        }
+        reload()
+    }
+
+    var visibleCount: Int { messages.filter { $0.type != .time }.count }
+
+    /// Jumps to a search hit: loads enough history to include `seq`.
+    public func reveal(seq: Int) {
+        guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
+              let count = try? session.store.visibleCount(conversationId: id, from: seq, to: newest) else { return }
+        loadedCount = max(loadedCount, count + Self.pageSize / 2)
+        reload()
+        changed()
+    }
+
+    // MARK: - Incoming
+
+    func handle(_ update: SyncUpdate) {
+        guard case .applied(let changes) = update,
+              changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
+        let newCount = changes.incoming[id] ?? 0
+        if newCount > 0 {
+            loadedCount += newCount
+            if !isAtBottom { newMessageBannerCount += newCount }
+        }
+        reload()
+        if newCount > 0 && isAtBottom { markRead() }
+        changed()
+        Task { await refreshMediaURLs() }
+    }
+
+    /// Marks everything shown read, locally and on the server.
+    public func markRead() {
+        guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
+              newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
+        try? session.store.markRead(id: id, upTo: newest)
+        let api = session.api, id = self.id
+        Task { _ = try? await api.markRead(conversationId: id, seq: newest) }
+    }
+
+    // MARK: - Sending
+
+    public func sendText(_ text: String) async {
+        do {
+            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return }
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
+        let placeholder = "@upload0"
+        let content: MessageContent = isFlash
+            ? .flashImage(FlashImagePayload(objectKey: placeholder))
+            : .image(ImagePayload(objectKey: placeholder, w: width, h: height))
+        await enqueue(content, uploads: [.init(path: path, contentType: contentType, kind: "chat_image", placeholder: placeholder)])
+    }
+
+    public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
+        guard !paths.isEmpty else { return }
+        let uploads = paths.prefix(9).enumerated().map { i, p in
+            ChatRepository.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
+        }
+        await enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), uploads: uploads)
+    }
+
+    public func sendVoice(path: String, contentType: String, durationSec: Int) async {
+        await enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: durationSec)),
+                      uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: "@upload0")])
+    }
+
+    func enqueue(_ content: MessageContent, uploads: [ChatRepository.PendingUpload]) async {
+        do {
+            try await session.repository.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    func afterSend() {
+        loadedCount += 1
+        isAtBottom = true
+        reload()
+        changed()
+        let repo = session.repository
+        Task { await repo.wake() }
+    }
+
+    public func retry(messageId: String) async {
+        do { try await session.repository.retry(clientMsgID: messageId) } catch { fail(error) }
+        reload()
+        changed()
+    }
+
+    /// The signal quote goes once, when the chat was opened from a signal.
+    func sendSignalQuote() async {
+        guard let reply = conversation.signalReply, let signalId = conversation.signalId else { return }
+        let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: conversation.signalContent ?? "")
+        do {
+            try await session.repository.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
+            try session.store.setImOpened(id: id)
+            if let receiveId = conversation.receiveId { try await session.api.openIM(receiveId: receiveId) }
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    // MARK: - Revoke and flash
+
+    /// Own messages only; optimistic, rolled back with the server's reason.
+    public func revokeMessage(id messageId: String) async {
+        guard let msg = messages.first(where: { $0.id == messageId }), msg.isMe, !msg.isRecalled else { return }
+        if let idx = messages.firstIndex(where: { $0.id == messageId }) {
+            messages[idx].isRecalled = true
+            changed()
+        }
+        do {
+            try await session.repository.revoke(clientMsgID: messageId)
+        } catch {
+            fail(error)
+        }
+        reload()
+        changed()
+    }
+
+    /// After the flash image was shown: destroyed here, then `flash_viewed`.
+    public func markFlashViewed(id messageId: String) async {
+        guard let msg = messages.first(where: { $0.id == messageId }), msg.type == .flashImage, !msg.isMe, !msg.isDestroyed else { return }
+        try? session.store.setFlashViewed(clientMsgID: messageId)
+        reload()
+        changed()
+        do {
+            try await session.repository.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
+            let repo = session.repository
+            Task { await repo.wake() }
+        } catch { fail(error) }
+    }
+
+    public func clearHistory() async {
+        do {
+            try await session.api.clearConversation(id)
+            try session.store.clearHistory(id: id)
+            hasMoreHistory = false
+        } catch { fail(error) }
+        reload()
+        changed()
+    }
+
+    // MARK: - Media URLs
+
+    /// Re-signs expired URLs in one call and prefetches (never flash images).
+    public func refreshMediaURLs() async {
+        let media = messages.filter { $0.objectKey != nil || $0.multiObjectKeys != nil }
+        guard !media.isEmpty else { return }
+        do {
+            let fresh = try await session.media.resolveMediaURLs(for: media)
+            resolvedURLs.merge(fresh) { _, new in new }
+            for m in media where !m.isFlash && !m.isRecalled {
+                for key in (m.objectKey.map { [$0] } ?? []) + (m.multiObjectKeys ?? []) {
+                    guard session.media.localURL(for: key) == nil, let url = resolvedURLs[key] ?? m.imageUrl, !url.isEmpty,
+                          url.hasPrefix("http") else { continue }
+                    _ = try? await session.media.prefetch(url: url, expireAt: 0, objectKey: key)
+                }
+            }
+        } catch {
+            errorMessage = describe(error)
+        }
+        reload()
+        changed()
+    }
+
+    // MARK: - Helpers
+
+    /// Seed §六: walks oldest to newest and puts a `MM-dd HH:mm` marker
+    /// before a message more than five minutes after the last marker.
+    nonisolated public static func insertTimeMarkers(into msgs: [ChatMessage], timeZone: TimeZone = .current) -> [ChatMessage] {
+        guard !msgs.isEmpty else { return [] }
+        let fmt = DateFormatter()
+        fmt.dateFormat = "MM-dd HH:mm"
+        fmt.timeZone = timeZone
+        var result: [ChatMessage] = []
+        var lastTimestamp = 0
+        for msg in msgs.reversed() {
+            if msg.createTime - lastTimestamp > 5 * 60 * 1000 {
+                let text = fmt.string(from: Date(timeIntervalSince1970: TimeInterval(msg.createTime) / 1000))
+                result.append(ChatMessage(id: "time_\(msg.createTime)", senderId: "", receiverId: "", conversationId: msg.conversationId,
+                                          type: .time, content: .timeMarker(text), createTime: msg.createTime, isRead: true, isMe: false))
+                lastTimestamp = msg.createTime
+            }
+            result.append(msg)
+        }
+        return result.reversed()
+    }
+
+    func fail(_ error: any Error) {
+        errorMessage = describe(error)
+        changed()
+    }
+
+    func describe(_ error: any Error) -> String {
+        if let e = error as? APIError {
+            if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
+            return e.description
+        }
+        return "\(error)"
+    }
+}

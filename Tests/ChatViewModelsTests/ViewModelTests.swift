@@ -1,0 +1,184 @@
+import ChatCore
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+import Logging
+import Testing
+@testable import ChatViewModels
+
+func tmp(_ n: String) -> URL { FileManager.default.temporaryDirectory.appendingPathComponent("tongban-vm-\(n)-\(UUID().uuidString)") }
+
+func server(_ tweak: @Sendable (inout ServerConfig) -> Void = { _ in }) async throws -> RunningServer {
+    var c = ServerConfig()
+    c.port = 0
+    c.dataDir = tmp("srv").path
+    var l = Logger(label: "vm-test")
+    l.logLevel = .error
+    c.logger = l
+    tweak(&c)
+    return try await ChatServerApp.start(config: c)
+}
+
+func session(_ base: String, _ account: String) async throws -> Session {
+    let root = tmp(account)
+    let paths = StorePaths(dataDirectory: root.appendingPathComponent("d"), cacheDirectory: root.appendingPathComponent("c"),
+                           configDirectory: root.appendingPathComponent("k"))
+    let auth = try await APIClient(baseURL: base).register(account: account, password: "password-\(account)")
+    let creds = Session.Credentials(server: base, account: account, uid: auth.uid, imUid: auth.imUid, username: auth.username, token: auth.token)
+    return try Session(credentials: creds, paths: paths)
+}
+
+func msg(_ t: Int, _ id: String) -> ChatMessage {
+    ChatMessage(id: id, senderId: "tb_2", receiverId: "tb_1", conversationId: "c", type: .text, content: .text(id),
+                createTime: t, isRead: true, isMe: false)
+}
+
+@Suite struct TimeMarkerTests {
+    @Test func markersFollowTheSeedRule() {
+        let minute = 60_000
+        let base = 1_763_800_000_000
+        // newest first, as the view model holds them
+        let input = [msg(base + 12 * minute, "e"), msg(base + 9 * minute, "d"), msg(base + 4 * minute, "c"),
+                     msg(base + 2 * minute, "b"), msg(base, "a")]
+        let out = ConversationViewModel.insertTimeMarkers(into: input, timeZone: TimeZone(identifier: "Asia/Shanghai")!)
+        // a gets a marker (first); b, c within 5 min of that marker; d is 9 min after a -> marker;
+        // e is 3 min after d's marker -> none.
+        #expect(out.map(\.id) == ["e", "d", "time_\(base + 9 * minute)", "c", "b", "a", "time_\(base)"])
+        guard case .timeMarker(let text) = out.last!.content else { Issue.record("no marker"); return }
+        #expect(text == "11-22 16:26")
+        #expect(ConversationViewModel.insertTimeMarkers(into: []).isEmpty)
+    }
+}
+
+@MainActor @Suite(.serialized) struct ListViewModelTests {
+    @Test func appearPinDeleteAndRestore() async throws {
+        let srv = try await server()
+        let me = try await session(srv.baseURL, "listme")
+        let p1 = try await session(srv.baseURL, "peer_one")
+        let p2 = try await session(srv.baseURL, "peer_two")
+        for p in [p1, p2] {
+            let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: p.credentials.uid)
+            try await p.repository.sendText("来自 \(p.credentials.account)", to: conv)
+            _ = await p.repository.drain()
+        }
+        let vm = ConversationListViewModel(session: me, localizer: Localizer(language: .zhHans))
+        await vm.onAppear()
+        #expect(vm.conversations.map(\.nickname) == ["peer_two", "peer_one"], "newest first, names from profiles")
+        #expect(vm.totalUnread == 2)
+        let oneId = vm.conversations[1].id
+        await vm.pinConversation(id: oneId, isPinned: true)
+        #expect(vm.conversations.first?.id == oneId)
+        #expect(try await me.api.conversations().first { $0.conversationId == oneId }?.isPinned == true, "server confirmed")
+        #expect(vm.filtered(by: "TWO").map(\.nickname) == ["peer_two"])
+
+        // The server refuses (it is gone): the conversation comes back with a reason.
+        await srv.stop()
+        await vm.deleteConversation(id: oneId)
+        #expect(vm.conversations.contains { $0.id == oneId })
+        #expect(vm.errorMessage?.contains("cannot reach") == true)
+        #expect(try me.store.conversation(id: oneId) != nil)
+    }
+}
+
+@MainActor @Suite(.serialized) struct ConversationViewModelTests {
+    @Test func historyPagingBannerSendAndRevoke() async throws {
+        let srv = try await server()
+        defer { Task { await srv.stop() } }
+        let me = try await session(srv.baseURL, "chatme")
+        let peer = try await session(srv.baseURL, "chatpeer")
+        let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
+        for i in 1...90 {
+            _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "历史 \(i)", contentType: 101, clientMsgId: "h\(i)"))
+        }
+        try me.store.ensureConversation(id: conv, nickname: "chatpeer")
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me)
+        await vm.onAppear()
+        let texts = { vm.messages.compactMap(\.text) }
+        #expect(texts().count == 40)
+        #expect(texts().first == "历史 90", "index 0 is the newest")
+        #expect(vm.hasMoreHistory)
+        #expect(try me.store.conversation(id: conv)?.unreadCount == 0, "opening marks read")
+        await vm.loadMoreHistory()
+        #expect(texts().count == 80)
+        await vm.loadMoreHistory()
+        #expect(texts().count == 90)
+        #expect(texts().last == "历史 1")
+        #expect(!vm.hasMoreHistory, "false only once the server says so")
+
+        // New messages while scrolled up -> banner.
+        vm.isAtBottom = false
+        me.sync.start()
+        defer { me.sync.stop() }
+        _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "新的一条", contentType: 101, clientMsgId: "n1"))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while vm.newMessageBannerCount == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(vm.newMessageBannerCount == 1)
+        #expect(texts().first == "新的一条")
+        vm.isAtBottom = true
+        #expect(vm.newMessageBannerCount == 0)
+
+        // Send: trimmed, empty ignored, shown at once.
+        await vm.sendText("   ")
+        await vm.sendText("  我来了  ")
+        #expect(texts().first == "我来了")
+        #expect(vm.messages.first?.isMe == true)
+        _ = await me.repository.drain()
+        vm.reload()
+        let mine = try #require(vm.messages.first { $0.isMe })
+        #expect(mine.status == .success)
+
+        // Revoke: not theirs; ours works.
+        let theirs = try #require(vm.messages.first { !$0.isMe && $0.type == .text })
+        await vm.revokeMessage(id: theirs.id)
+        #expect(vm.messages.first { $0.id == theirs.id }?.isRecalled == false)
+        await vm.revokeMessage(id: mine.id)
+        #expect(vm.messages.first { $0.id == mine.id }?.isRecalled == true)
+        vm.onDisappear(draft: "还没写完")
+        #expect(try me.store.conversation(id: conv)?.draftText == "还没写完")
+    }
+
+    @Test func revokeRefusedRollsBackWithReason() async throws {
+        let srv = try await server { $0.revokeWindowSeconds = 0 }
+        defer { Task { await srv.stop() } }
+        let me = try await session(srv.baseURL, "slowrev")
+        let peer = try await session(srv.baseURL, "slowpeer")
+        let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
+        try me.store.ensureConversation(id: conv)
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me,
+                                       localizer: Localizer(language: .zhHans))
+        await vm.onAppear()
+        await vm.sendText("收不回")
+        _ = await me.repository.drain()
+        vm.reload()
+        try await Task.sleep(for: .milliseconds(20))
+        let mine = try #require(vm.messages.first { $0.isMe })
+        await vm.revokeMessage(id: mine.id)
+        #expect(vm.messages.first { $0.id == mine.id }?.isRecalled == false)
+        #expect(vm.errorMessage == "超过撤回时间（2 分钟），无法撤回")
+    }
+
+    @Test func signalQuoteIsSentOnceThenOpenIM() async throws {
+        let srv = try await server()
+        defer { Task { await srv.stop() } }
+        let owner = try await session(srv.baseURL, "sigowner")
+        let replier = try await session(srv.baseURL, "sigreply")
+        let signal = try await owner.api.createSignal("周末去爬山？")
+        let receiveId = try await replier.api.replySignal(signalId: signal, content: "我去")
+        let item = try #require(try await owner.api.signalInbox().first)
+        #expect(!item.isImOpened)
+        let conv = ConversationIDHelper.make(myUid: owner.credentials.uid, targetUid: replier.credentials.uid)
+        try owner.store.ensureConversation(id: conv, nickname: "sigreply")
+        try owner.store.setSignalContext(id: conv, signalId: signal, receiveId: receiveId, reply: item.replyContent, content: item.signalContent)
+        let vm = ConversationViewModel(conversation: try #require(try owner.store.conversation(id: conv)), session: owner)
+        await vm.onAppear()
+        _ = await owner.repository.drain()
+        #expect(vm.messages.contains { $0.type == .signalQuote && $0.signalQuoteReply == "我去" })
+        #expect(try await owner.api.signalInbox().first?.isImOpened == true)
+        let again = ConversationViewModel(conversation: try #require(try owner.store.conversation(id: conv)), session: owner)
+        await again.onAppear()
+        _ = await owner.repository.drain()
+        let history = try await owner.api.history(conversationId: conv)
+        #expect(history.messages.filter { $0.content.contains("signal_quote") }.count == 1, "sent once")
+    }
+}

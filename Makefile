@@ -27,7 +27,7 @@ test: deps
 
 run: deps
 	$(SWIFT) build --product tongban
-	$(BIN)/tongban
+	$(BIN)/tongban start --demo
 
 bench: deps
 	@missing=""; for p in $(BENCH_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

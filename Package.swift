@@ -51,6 +51,16 @@ let package = Package(
             dependencies: ["ChatCore", "ChatStore", "ChatSync"],
             swiftSettings: strict
         ),
+        // ncursesw through a shim (see ARCHITECTURE.md gotchas).
+        .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
+        // Cell grid, widths, wrapping, keys, and the ncurses backend.
+        .target(name: "TerminalUI", dependencies: ["CNCurses"], swiftSettings: strict),
+        // The full-screen client: app state, key handling, drawing.
+        .target(
+            name: "TongbanTUI",
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI"],
+            swiftSettings: strict
+        ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
         .target(
             name: "ChatServer",
@@ -77,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer",
+                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -98,6 +108,12 @@ let package = Package(
         .testTarget(
             name: "ChatViewModelsTests",
             dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
+        .testTarget(
+            name: "TongbanTUITests",
+            dependencies: ["TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
             swiftSettings: strict
         ),
         .testTarget(

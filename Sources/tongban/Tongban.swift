@@ -5,6 +5,7 @@ import ChatStore
 import ChatSync
 import Foundation
 import Logging
+import TongbanTUI
 
 @main
 struct Tongban: AsyncParsableCommand {
@@ -86,9 +87,41 @@ func timeLabel(_ ms: Int, now: Date = Date()) -> String {
 }
 
 struct Start: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "start", abstract: "The full-screen client.")
+    static let configuration = CommandConfiguration(
+        commandName: "start", abstract: "The full-screen client (the default command).")
     @OptionGroup var common: Common
-    func run() async throws { out(L.string("cli.tuiMissing")) }
+    @Flag(help: "Start the demo server in this process on a free port and log in as me.") var demo = false
+
+    func run() async throws {
+        if demo {
+            try await runDemo()
+            return
+        }
+        let session = try common.session()
+        try await TUIRunner.run(session: session, localizer: L)
+    }
+
+    /// `make run`: the demo server in-process, logged in as `me`, with its
+    /// own data folders so a real login is never touched.
+    func runDemo() async throws {
+        let root = common.paths.dataDirectory.appendingPathComponent("demo", isDirectory: true)
+        try StorePaths.makePrivateDirectory(root)
+        var config = ServerConfig()
+        config.port = 0
+        config.demo = true
+        config.dataDir = root.appendingPathComponent("server").path
+        var logger = Logger(label: "tongban-demo-server")
+        logger.logLevel = .critical  // ncurses owns the screen
+        config.logger = logger
+        let server = try await ChatServerApp.start(config: config)
+        let paths = StorePaths(dataDirectory: root.appendingPathComponent("client"),
+                               cacheDirectory: common.paths.cacheDirectory.appendingPathComponent("demo"),
+                               configDirectory: common.paths.configDirectory)
+        let creds = try await Session.login(server: server.baseURL, account: "me", password: "tongban-demo", paths: paths)
+        let session = try Session(credentials: creds, paths: paths)
+        try await TUIRunner.run(session: session, localizer: L)
+        await server.stop()
+    }
 }
 
 struct Login: AsyncParsableCommand {

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a local file is, read from its bytes (never from its name): the
+/// upload Content-Type, the upload kind, and the size or duration the
+/// message payload carries.
+public struct MediaProbe: Sendable, Equatable {
+    public var contentType: String
+    /// `chat_image` or `chat_audio`.
+    public var kind: String
+    public var width: Int?
+    public var height: Int?
+    public var durationSec: Int?
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case unreadable(String)
+        case unsupported(String)
+        case tooLarge(String, Int)
+        public var description: String {
+            switch self {
+            case .unreadable(let p): "cannot read \(p)"
+            case .unsupported(let p): "\(p) is not a JPEG, PNG, GIF, WebP, WAV, MP3, OGG or M4A file"
+            case .tooLarge(let p, let limit): "\(p) is larger than \(limit / 1_048_576) MiB"
+            }
+        }
+    }
+
+    public static let maxBytes = 20 * 1024 * 1024
+
+    public static func probe(path: String) throws -> MediaProbe {
+        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path), (attrs[.type] as? FileAttributeType) == .typeRegular
+        else { throw Failure.unreadable(path) }
+        if let size = attrs[.size] as? Int, size > maxBytes { throw Failure.tooLarge(path, maxBytes) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw Failure.unreadable(path) }
+        guard let p = probe(data) else { throw Failure.unsupported(path) }
+        return p
+    }
+
+    public static func probe(_ data: Data) -> MediaProbe? {
+        let b = [UInt8](data.prefix(64 * 1024))
+        func at(_ o: Int, _ sig: [UInt8]) -> Bool { b.count >= o + sig.count && Array(b[o..<o + sig.count]) == sig }
+        func be16(_ o: Int) -> Int { b.count > o + 1 ? Int(b[o]) << 8 | Int(b[o + 1]) : 0 }
+        func be32(_ o: Int) -> Int { be16(o) << 16 | be16(o + 2) }
+        func le16(_ o: Int) -> Int { b.count > o + 1 ? Int(b[o]) | Int(b[o + 1]) << 8 : 0 }
+        func le32(_ o: Int) -> Int { le16(o) | le16(o + 2) << 16 }
+        if at(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            return MediaProbe(contentType: "image/png", kind: "chat_image", width: be32(16), height: be32(20))
+        }
+        if at(0, Array("GIF87a".utf8)) || at(0, Array("GIF89a".utf8)) {
+            return MediaProbe(contentType: "image/gif", kind: "chat_image", width: le16(6), height: le16(8))
+        }
+        if at(0, [0xFF, 0xD8, 0xFF]) {
+            // Walk the segments to the first start-of-frame.
+            var i = 2
+            while i + 9 < b.count {
+                guard b[i] == 0xFF else { i += 1; continue }
+                let marker = b[i + 1]
+                if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                    return MediaProbe(contentType: "image/jpeg", kind: "chat_image", width: be16(i + 7), height: be16(i + 5))
+                }
+                if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+                i += 2 + be16(i + 2)
+            }
+            return MediaProbe(contentType: "image/jpeg", kind: "chat_image")
+        }
+        if at(0, Array("RIFF".utf8)) && at(8, Array("WEBP".utf8)) {
+            var w: Int?, h: Int?
+            if at(12, Array("VP8X".utf8)) {
+                w = (Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16) + 1
+                h = (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16) + 1
+            } else if at(12, Array("VP8 ".utf8)), b.count > 30 {
+                w = le16(26) & 0x3FFF; h = le16(28) & 0x3FFF
+            } else if at(12, Array("VP8L".utf8)), b.count > 25 {
+                let bits = le32(21)
+                w = (bits & 0x3FFF) + 1; h = ((bits >> 14) & 0x3FFF) + 1
+            }
+            return MediaProbe(contentType: "image/webp", kind: "chat_image", width: w, height: h)
+        }
+        if at(0, Array("RIFF".utf8)) && at(8, Array("WAVE".utf8)) {
+            // Find fmt and data chunks.
+            var i = 12, byteRate = 0, dataSize = 0
+            while i + 8 <= b.count {
+                let id = String(decoding: b[i..<i + 4], as: UTF8.self), size = le32(i + 4)
+                if id == "fmt " { byteRate = le32(i + 16) }
+                if id == "data" { dataSize = size; break }
+                i += 8 + size + (size & 1)
+            }
+            if dataSize == 0 || dataSize > data.count { dataSize = max(0, data.count - 44) }
+            let secs = byteRate > 0 ? Int((Double(dataSize) / Double(byteRate)).rounded()) : nil
+            return MediaProbe(contentType: "audio/wav", kind: "chat_audio", durationSec: secs)
+        }
+        if at(0, Array("OggS".utf8)) { return MediaProbe(contentType: "audio/ogg", kind: "chat_audio") }
+        if at(4, Array("ftyp".utf8)) { return MediaProbe(contentType: "audio/mp4", kind: "chat_audio") }
+        if at(0, Array("ID3".utf8)) || (b.count > 1 && b[0] == 0xFF && (b[1] & 0xE0) == 0xE0) {
+            return MediaProbe(contentType: "audio/mpeg", kind: "chat_audio")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,387 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import ChatViewModels
+import Foundation
+import TerminalUI
+
+/// The full-screen client's state and key handling. It renders the view
+/// models (never the network directly); `frame(width:height:)` is a pure
+/// function of this state, so tests drive it with keys and read the grid.
+@MainActor
+public final class ChatApp {
+    public enum Focus: Equatable, Sendable { case list, messages, input }
+
+    /// Overlays that take the keyboard.
+    enum Mode {
+        case normal
+        case confirm(String, @MainActor () async -> Void)
+        case listSearch(String)
+        case messageSearch(String, [MessageRecord], Int)
+        case newChat(String, [UserBasicInfo], Int)
+        case signals([SignalInboxItem], Int)
+        case settings
+        case help
+        case flash(ChatMessage, Date)
+    }
+
+    let session: Session
+    let L: Localizer
+    public let list: ConversationListViewModel
+    public private(set) var chat: ConversationViewModel?
+    public private(set) var focus: Focus = .list
+    var mode: Mode = .normal
+    var listIndex = 0
+    /// Selected message, counted from the newest (0 = newest) among bubbles.
+    var selected: Int?
+    /// Lines scrolled up from the bottom of the message pane.
+    var scroll = 0
+    var input = InputLine()
+    var status: String?
+    var connection: ConnectionState = .connecting
+    /// Whether only one pane fits (narrow terminal); which one shows.
+    var narrowShowsMessages = false
+    public var onRedraw: (() -> Void)?
+    public private(set) var wantsQuit = false
+    /// Terminal bell / title hooks (the real terminal sets these).
+    public var ring: (() -> Void)?
+    public var setTitle: ((String) -> Void)?
+    public var bellEnabled = true
+    private var lastUnread = 0
+
+    public init(session: Session, localizer: Localizer = .current) {
+        self.session = session
+        self.L = localizer
+        self.list = ConversationListViewModel(session: session, localizer: localizer)
+        list.onChange = { [weak self] in self?.listChanged() }
+        session.sync.observe { [weak self] update in
+            Task { @MainActor in self?.syncUpdate(update) }
+        }
+    }
+
+    public func start() async {
+        await list.onAppear()
+        lastUnread = list.totalUnread
+        setTitle?(titleText)
+        redraw()
+    }
+
+    func redraw() { onRedraw?() }
+
+    var titleText: String { list.totalUnread > 0 ? "(\(list.totalUnread)) Tongban" : "Tongban" }
+
+    func listChanged() {
+        let unread = list.totalUnread
+        if unread > lastUnread, bellEnabled { ring?() }
+        if unread != lastUnread { setTitle?(titleText) }
+        lastUnread = unread
+        listIndex = min(listIndex, max(0, visibleConversations.count - 1))
+        redraw()
+    }
+
+    func syncUpdate(_ update: SyncUpdate) {
+        if case .connection(let s) = update {
+            connection = s
+            if s == .online { Task { await session.repository.wake() } }
+            redraw()
+        }
+    }
+
+    var visibleConversations: [Conversation] {
+        if case .listSearch(let q) = mode { return list.filtered(by: q) }
+        return list.conversations
+    }
+
+    // MARK: - Keys
+
+    public func handle(_ key: Key) async {
+        status = nil
+        switch mode {
+        case .normal: break
+        case .confirm(_, let action):
+            mode = .normal
+            if key == .char("y") || key == .char("Y") { await action() }
+            list.loadFromStore()
+            redraw(); return
+        case .help:
+            mode = .normal; redraw(); return
+        case .flash(let m, _):
+            await endFlash(m); return
+        case .listSearch(let q):
+            await handleListSearch(key, q); redraw(); return
+        case .messageSearch(let q, let hits, let i):
+            await handleMessageSearch(key, q, hits, i); redraw(); return
+        case .newChat(let q, let users, let i):
+            await handleNewChat(key, q, users, i); redraw(); return
+        case .signals(let items, let i):
+            await handleSignals(key, items, i); redraw(); return
+        case .settings:
+            if key == .char("c") || key == .enter {
+                mode = .confirm(L.string("ui.confirm.clear")) { [weak self] in await self?.chat?.clearHistory() }
+            } else { mode = .normal }
+            redraw(); return
+        }
+        if key == .resize { redraw(); return }
+        if key == .tab || key == .backTab { cycleFocus(forward: key == .tab); redraw(); return }
+        switch focus {
+        case .list: await handleList(key)
+        case .messages: await handleMessages(key); list.loadFromStore()
+        case .input: await handleInput(key); if key == .enter { list.loadFromStore() }
+        }
+        if let e = chat?.errorMessage { status = e; chat?.errorMessage = nil }
+        if let e = list.errorMessage { status = e; list.errorMessage = nil }
+        redraw()
+    }
+
+    func cycleFocus(forward: Bool) {
+        let order: [Focus] = chat == nil ? [.list] : [.list, .messages, .input]
+        guard let i = order.firstIndex(of: focus) else { focus = .list; return }
+        focus = order[(i + (forward ? 1 : order.count - 1)) % order.count]
+        narrowShowsMessages = focus != .list
+    }
+
+    func handleList(_ key: Key) async {
+        let convs = visibleConversations
+        switch key {
+        case .char("j"), .down: listIndex = min(listIndex + 1, max(0, convs.count - 1))
+        case .char("k"), .up: listIndex = max(0, listIndex - 1)
+        case .char("g"), .home: listIndex = 0
+        case .char("G"), .end: listIndex = max(0, convs.count - 1)
+        case .enter: if listIndex < convs.count { await open(convs[listIndex]) }
+        case .char("p"):
+            if listIndex < convs.count { await list.pinConversation(id: convs[listIndex].id, isPinned: !convs[listIndex].isPinned) }
+        case .char("d"):
+            if listIndex < convs.count {
+                let c = convs[listIndex]
+                mode = .confirm(L.string("ui.confirm.delete", ["name": c.nickname])) { [weak self] in
+                    await self?.list.deleteConversation(id: c.id)
+                    if self?.chat?.conversation.id == c.id { self?.closeChat() }
+                }
+            }
+        case .char("n"): mode = .newChat("", [], 0)
+        case .char("s"): mode = .signals((try? await session.api.signalInbox()) ?? [], 0)
+        case .char("r"): await list.refresh()
+        case .char("/"): mode = .listSearch("")
+        case .char("?"): mode = .help
+        case .char("q"): wantsQuit = true
+        case .escape: if chat != nil { focus = .messages; narrowShowsMessages = true }
+        default: break
+        }
+    }
+
+    public func open(_ c: Conversation) async {
+        if let chat { chat.onDisappear(draft: input.text) }
+        let vm = ConversationViewModel(conversation: c, session: session, localizer: L)
+        vm.onChange = { [weak self] in self?.redraw() }
+        chat = vm
+        input = InputLine(text: c.draftText ?? "")
+        selected = nil
+        scroll = 0
+        focus = .input
+        narrowShowsMessages = true
+        redraw()
+        await vm.onAppear()
+        list.loadFromStore()
+        redraw()
+    }
+
+    func closeChat() {
+        chat?.onDisappear(draft: input.text)
+        chat = nil
+        input = InputLine()
+        focus = .list
+        narrowShowsMessages = false
+    }
+
+    /// Bubbles newest first (no time markers).
+    var bubbles: [ChatMessage] { chat?.messages.filter { $0.type != .time } ?? [] }
+
+    func handleMessages(_ key: Key) async {
+        guard let chat else { focus = .list; return }
+        let count = bubbles.count
+        switch key {
+        case .char("k"), .up:
+            selected = min((selected ?? -1) + 1, max(0, count - 1))
+            if selected == count - 1, chat.hasMoreHistory { await chat.loadMoreHistory() }
+        case .char("j"), .down:
+            if let s = selected { selected = s > 0 ? s - 1 : nil }
+            if selected == nil { chat.isAtBottom = true; scroll = 0 }
+        case .pageUp:
+            scroll += 10
+            chat.isAtBottom = false
+            if scroll >= maxScroll, chat.hasMoreHistory { await chat.loadMoreHistory() }
+        case .pageDown:
+            scroll = max(0, scroll - 10)
+            if scroll == 0 { chat.isAtBottom = true }
+        case .char("G"), .end: scroll = 0; selected = nil; chat.isAtBottom = true
+        case .char("R"):
+            guard let m = selectedMessage else { return }
+            guard m.isMe else { status = L.string("ui.notMine"); return }
+            mode = .confirm(L.string("ui.confirm.revoke")) { [weak self] in
+                await self?.chat?.revokeMessage(id: m.id)
+                if let e = self?.chat?.errorMessage { self?.status = e; self?.chat?.errorMessage = nil }
+            }
+        case .enter:
+            guard let m = selectedMessage else { return }
+            if m.status == .failed { await chat.retry(messageId: m.id) }
+            else if m.type == .flashImage, !m.isMe, !m.isDestroyed {
+                mode = .confirm(L.string("ui.confirm.flash")) { [weak self] in self?.mode = .flash(m, Date()) }
+            }
+        case .char("i"): focus = .input
+        case .char(","): mode = .settings
+        case .char("/"): mode = .messageSearch("", [], 0)
+        case .char("?"): mode = .help
+        case .escape: focus = .list; narrowShowsMessages = false
+        case .char("q"): wantsQuit = true
+        default: break
+        }
+    }
+
+    var selectedMessage: ChatMessage? {
+        guard let s = selected, s < bubbles.count else { return nil }
+        return bubbles[s]
+    }
+
+    /// The flash image was shown: destroy it on both sides.
+    func endFlash(_ m: ChatMessage) async {
+        mode = .normal
+        await chat?.markFlashViewed(id: m.id)
+        redraw()
+    }
+
+    /// Called by the run loop: a flash view ends after 10 seconds.
+    public func tick() async {
+        if case .flash(let m, let since) = mode, Date().timeIntervalSince(since) >= 10 { await endFlash(m) }
+    }
+
+    func handleInput(_ key: Key) async {
+        switch key {
+        case .enter:
+            let text = input.text
+            input = InputLine()
+            await submit(text)
+        case .altEnter, .ctrl("j"): input.insert("\n")
+        case .escape:
+            focus = chat == nil ? .list : .messages
+            try? session.store.setDraft(id: chat?.conversation.id ?? "", text: input.text)
+            list.loadFromStore()
+        case .paste(let s): input.insert(s)
+        default: input.apply(key)
+        }
+    }
+
+    /// Text, or a slash command that sends media.
+    func submit(_ raw: String) async {
+        guard let chat else { return }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
+            let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
+            guard !paths.isEmpty else { status = "\(cmd) PATH"; return }
+            do {
+                let probes = try paths.map { try MediaProbe.probe(path: $0) }
+                switch cmd {
+                case "/voice":
+                    guard probes[0].kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(paths[0]) }
+                    await chat.sendVoice(path: paths[0], contentType: probes[0].contentType, durationSec: probes[0].durationSec ?? 0)
+                case "/multi":
+                    guard probes.allSatisfy({ $0.kind == "chat_image" }) else { throw MediaProbe.Failure.unsupported(paths.joined(separator: " ")) }
+                    await chat.sendMultiImage(paths: Array(zip(paths, probes.map(\.contentType)).prefix(9)))
+                default:
+                    guard probes[0].kind == "chat_image" else { throw MediaProbe.Failure.unsupported(paths[0]) }
+                    await chat.sendImage(path: paths[0], contentType: probes[0].contentType,
+                                         width: probes[0].width.map(Double.init), height: probes[0].height.map(Double.init),
+                                         isFlash: cmd == "/flash")
+                }
+            } catch {
+                status = "\(error)"
+            }
+        } else {
+            await chat.sendText(raw)
+        }
+        try? session.store.setDraft(id: chat.conversation.id, text: nil)
+        scroll = 0
+        selected = nil
+    }
+
+    func handleListSearch(_ key: Key, _ q: String) async {
+        switch key {
+        case .escape: mode = .normal
+        case .enter:
+            let convs = list.filtered(by: q)
+            mode = .normal
+            if listIndex < convs.count { await open(convs[listIndex]) }
+        case .backspace: mode = .listSearch(String(q.dropLast())); listIndex = 0
+        case .down: listIndex = min(listIndex + 1, max(0, list.filtered(by: q).count - 1))
+        case .up: listIndex = max(0, listIndex - 1)
+        case .char(let c): mode = .listSearch(q + String(c)); listIndex = 0
+        case .paste(let s): mode = .listSearch(q + s); listIndex = 0
+        default: break
+        }
+    }
+
+    func handleMessageSearch(_ key: Key, _ q: String, _ hits: [MessageRecord], _ i: Int) async {
+        func search(_ q: String) -> [MessageRecord] {
+            (try? session.store.search(q, conversationId: chat?.conversation.id, limit: 50)) ?? []
+        }
+        switch key {
+        case .escape: mode = .normal
+        case .enter:
+            mode = .normal
+            guard i < hits.count, let seq = hits[i].seq, let chat else { return }
+            chat.reveal(seq: seq)
+            if let idx = bubbles.firstIndex(where: { $0.id == hits[i].clientMsgID }) { selected = idx }
+            focus = .messages
+        case .down: mode = .messageSearch(q, hits, min(i + 1, max(0, hits.count - 1)))
+        case .up: mode = .messageSearch(q, hits, max(0, i - 1))
+        case .backspace:
+            let nq = String(q.dropLast())
+            mode = .messageSearch(nq, search(nq), 0)
+        case .char(let c):
+            let nq = q + String(c)
+            mode = .messageSearch(nq, search(nq), 0)
+        case .paste(let s):
+            let nq = q + s
+            mode = .messageSearch(nq, search(nq), 0)
+        default: break
+        }
+    }
+
+    func handleNewChat(_ key: Key, _ q: String, _ users: [UserBasicInfo], _ i: Int) async {
+        switch key {
+        case .escape: mode = .normal
+        case .enter:
+            if i < users.count {
+                mode = .normal
+                if let c = await list.startConversation(with: users[i]) { await open(c) }
+            } else {
+                mode = .newChat(q, await list.searchUsers(q), 0)
+            }
+        case .down: mode = .newChat(q, users, min(i + 1, max(0, users.count - 1)))
+        case .up: mode = .newChat(q, users, max(0, i - 1))
+        case .backspace: mode = .newChat(String(q.dropLast()), [], 0)
+        case .char(let c): mode = .newChat(q + String(c), [], 0)
+        default: break
+        }
+    }
+
+    func handleSignals(_ key: Key, _ items: [SignalInboxItem], _ i: Int) async {
+        switch key {
+        case .escape, .char("q"): mode = .normal
+        case .down, .char("j"): mode = .signals(items, min(i + 1, max(0, items.count - 1)))
+        case .up, .char("k"): mode = .signals(items, max(0, i - 1))
+        case .enter:
+            mode = .normal
+            guard i < items.count else { return }
+            let item = items[i]
+            guard let c = await list.startConversation(with: item.from) else { return }
+            try? session.store.setSignalContext(id: c.id, signalId: item.signalId, receiveId: item.receiveId,
+                                                reply: item.replyContent, content: item.signalContent)
+            if let fresh = try? session.store.conversation(id: c.id, localizer: L) { await open(fresh) }
+        default: break
+        }
+    }
+
+    /// How far the message pane can scroll (set while drawing).
+    var maxScroll = 0
+}

@@ -1,0 +1,387 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import ChatViewModels
+import Foundation
+import TerminalUI
+
+/// Drawing: the screen is a pure function of the app's state.
+extension ChatApp {
+    static let minWidth = 40
+    static let minHeight = 10
+
+    enum Theme {
+        static let title = Style(bold: true)
+        static let dim = Style(fg: .index(8))
+        static let selected = Style(reverse: true)
+        static let mine = Style(fg: .index(2))
+        static let theirs = Style()
+        static let draft = Style(fg: .index(1))
+        static let badge = Style(fg: .index(15), bg: .index(1), bold: true)
+        static let online = Style(fg: .index(2))
+        static let error = Style(fg: .index(1), bold: true)
+        static let prompt = Style(fg: .index(3), bold: true)
+        static let banner = Style(fg: .index(0), bg: .index(3), bold: true)
+        static let border = Style(fg: .index(8))
+        static let status = Style(reverse: true)
+    }
+
+    public func frame(width: Int, height: Int) -> Grid {
+        var g = Grid(width: max(1, width), height: max(1, height))
+        guard width >= Self.minWidth, height >= Self.minHeight else {
+            let note = L.string("ui.tooSmall")
+            let lines = TextWrap.wrap(note, width: max(1, width - 2))
+            for (i, line) in lines.enumerated() {
+                let y = height / 2 - lines.count / 2 + i
+                g.put(line, x: max(0, (width - DisplayWidth.of(line)) / 2), y: max(0, min(height - 1, y)), style: Theme.prompt)
+            }
+            return g
+        }
+        let bodyHeight = height - 1
+        let wide = width >= 80
+        if wide {
+            let listWidth = max(24, width * 3 / 10)
+            drawList(&g, x: 0, y: 0, w: listWidth, h: bodyHeight)
+            for y in 0..<bodyHeight { g.put("│", x: listWidth, y: y, style: Theme.border) }
+            drawChat(&g, x: listWidth + 1, y: 0, w: width - listWidth - 1, h: bodyHeight)
+        } else if narrowShowsMessages && chat != nil {
+            drawChat(&g, x: 0, y: 0, w: width, h: bodyHeight)
+        } else {
+            drawList(&g, x: 0, y: 0, w: width, h: bodyHeight)
+        }
+        drawStatus(&g, y: height - 1, w: width)
+        drawOverlay(&g, width: width, height: bodyHeight)
+        return g
+    }
+
+    // MARK: - List pane
+
+    func drawList(_ g: inout Grid, x: Int, y: Int, w: Int, h: Int) {
+        var title = L.string("ui.title")
+        if list.totalUnread > 0 { title += " (\(list.totalUnread > 99 ? "99+" : String(list.totalUnread)))" }
+        if case .listSearch(let q) = mode { title = L.string("ui.search.list") + q + "▏" }
+        g.put(title, x: x + 1, y: y, style: focus == .list ? Theme.title : Theme.dim, maxWidth: w - 2)
+        g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
+        let convs = visibleConversations
+        let top = y + 2
+        let rows = (h - 2) / 2
+        if list.isLoading && convs.isEmpty {
+            for i in 0..<min(rows, 4) {
+                g.put(String(repeating: "░", count: max(1, w - 4)), x: x + 1, y: top + i * 2, style: Theme.dim)
+            }
+            return
+        }
+        if convs.isEmpty {
+            let lines = [L.string("ui.empty.title")] + TextWrap.wrap(L.string("ui.empty.hint"), width: max(1, w - 2))
+            for (i, line) in lines.enumerated() {
+                g.put(line, x: x + max(0, (w - DisplayWidth.of(line)) / 2), y: top + h / 3 + i,
+                      style: i == 0 ? Theme.title : Theme.dim)
+            }
+            return
+        }
+        let first = max(0, min(listIndex - rows + 1, convs.count - rows))
+        for (row, idx) in (first..<min(convs.count, first + rows)).enumerated() {
+            let c = convs[idx]
+            let ry = top + row * 2
+            let isSel = idx == listIndex
+            let base = isSel && focus == .list ? Theme.selected : (isSel ? Style(underline: true) : Style())
+            g.fill(x: x, y: ry, w: w, h: 2, style: base)
+            let time = Self.timeLabel(c.lastMessageTime, L)
+            let timeW = DisplayWidth.of(time)
+            var cx = x + 1
+            if c.isPinned { cx += g.put("📌", x: cx, y: ry, style: base) }
+            var nameStyle = base
+            nameStyle.bold = true
+            cx += g.put(TerminalSanitizer.sanitize(c.nickname), x: cx, y: ry, style: nameStyle, maxWidth: max(1, w - timeW - (cx - x) - 4))
+            if c.isOnline { g.put(" ●", x: cx, y: ry, style: merge(base, Theme.online)) }
+            g.put(time, x: x + w - timeW - 1, y: ry, style: merge(base, Theme.dim))
+            let badge = c.unreadCount > 0 ? " \(c.unreadCount > 99 ? "99+" : String(c.unreadCount)) " : ""
+            let badgeW = DisplayWidth.of(badge)
+            if let draft = c.draftText, !draft.isEmpty {
+                let text = L.string("ui.draft", ["text": Self.oneLine(draft)])
+                g.put(text, x: x + 1, y: ry + 1, style: merge(base, Theme.draft), maxWidth: max(1, w - badgeW - 3))
+            } else {
+                g.put(Self.oneLine(c.lastMessagePreview), x: x + 1, y: ry + 1, style: merge(base, Theme.dim), maxWidth: max(1, w - badgeW - 3))
+            }
+            if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: Theme.badge) }
+        }
+    }
+
+    func merge(_ base: Style, _ over: Style) -> Style {
+        var s = base
+        if over.fg != .default { s.fg = over.fg }
+        if over.bg != .default { s.bg = over.bg }
+        s.bold = s.bold || over.bold
+        return s
+    }
+
+    static func oneLine(_ s: String) -> String {
+        TerminalSanitizer.sanitize(s.replacingOccurrences(of: "\n", with: " "))
+    }
+
+    /// `HH:mm` today, `昨天` yesterday, else `M/d` (seed §五).
+    static func timeLabel(_ ms: Int, _ L: Localizer, now: Date = Date()) -> String {
+        guard ms > 0 else { return "" }
+        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        let cal = Calendar.current
+        let f = DateFormatter()
+        if cal.isDate(date, inSameDayAs: now) { f.dateFormat = "HH:mm"; return f.string(from: date) }
+        if let y = cal.date(byAdding: .day, value: -1, to: now), cal.isDate(date, inSameDayAs: y) { return L.string("time.yesterday") }
+        f.dateFormat = "M/d"
+        return f.string(from: date)
+    }
+
+    // MARK: - Chat pane
+
+    struct Line {
+        var text: String
+        var style: Style
+        var align: Align
+        var messageIndex: Int?
+        enum Align { case left, right, center }
+    }
+
+    func drawChat(_ g: inout Grid, x: Int, y: Int, w: Int, h: Int) {
+        guard let chat else {
+            let hint = L.string("ui.empty.title")
+            g.put(hint, x: x + max(0, (w - DisplayWidth.of(hint)) / 2), y: y + h / 2, style: Theme.dim)
+            return
+        }
+        // Header.
+        var hx = x + 1
+        hx += g.put(TerminalSanitizer.sanitize(chat.conversation.nickname), x: hx, y: y, style: Theme.title, maxWidth: w - 12)
+        if chat.conversation.isOnline { g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online) }
+        g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
+
+        // Input bar: 1 to 5 lines, grows with the text.
+        let inputWidth = max(1, w - 3)
+        var inputLines = wrapInput(input.text, width: inputWidth)
+        let cursorLines = wrapInput(input.beforeCursor, width: inputWidth)
+        let cursorRow = cursorLines.count - 1
+        let cursorCol = DisplayWidth.of(cursorLines.last ?? "")
+        let visibleInput = min(5, max(1, inputLines.count))
+        let firstInput = max(0, min(cursorRow - visibleInput + 1, inputLines.count - visibleInput))
+        inputLines = Array(inputLines[firstInput..<min(inputLines.count, firstInput + visibleInput)])
+        let inputTop = y + h - visibleInput
+        g.put(String(repeating: "─", count: w), x: x, y: inputTop - 1, style: Theme.border)
+        for (i, line) in inputLines.enumerated() {
+            g.put(i == 0 && firstInput == 0 ? "> " : "  ", x: x, y: inputTop + i, style: focus == .input ? Theme.prompt : Theme.dim)
+            g.put(line, x: x + 2, y: inputTop + i, style: Style(), maxWidth: inputWidth)
+        }
+        if focus == .input {
+            let cy = inputTop + cursorRow - firstInput
+            let cx = min(x + 2 + cursorCol, x + w - 1)
+            var cell = g[cx, cy]
+            cell.style.reverse = true
+            if cell.text.isEmpty || cell.text == " " { g.put(" ", x: cx, y: cy, style: Theme.selected) } else {
+                g.put(cell.text, x: cx, y: cy, style: cell.style)
+            }
+        }
+
+        // Messages, newest at the bottom.
+        let areaTop = y + 2
+        let areaHeight = max(1, inputTop - 1 - areaTop)
+        let bubbleWidth = max(10, w * 7 / 10)
+        var lines: [Line] = []
+        if chat.hasMoreHistory { lines.append(Line(text: L.string("ui.loadMore"), style: Theme.dim, align: .center)) }
+        let msgs = Array(chat.messages.reversed())
+        let bubbleList = bubbles
+        for m in msgs {
+            if m.type == .time {
+                if case .timeMarker(let t) = m.content { lines.append(Line(text: "— \(t) —", style: Theme.dim, align: .center)) }
+                continue
+            }
+            let index = bubbleList.firstIndex { $0.id == m.id }
+            let isSel = index != nil && index == selected && focus == .messages
+            for var l in bubbleLines(m, width: bubbleWidth) {
+                l.messageIndex = index
+                if isSel { l.style.reverse = true }
+                lines.append(l)
+            }
+            lines.append(Line(text: "", style: Style(), align: .left))
+        }
+        if chat.isLoading && msgs.isEmpty { lines.append(Line(text: L.string("ui.loading"), style: Theme.dim, align: .center)) }
+        // Keep the selected message on screen.
+        maxScroll = max(0, lines.count - areaHeight)
+        if let s = selected, let last = lines.lastIndex(where: { $0.messageIndex == s }),
+           let firstLine = lines.firstIndex(where: { $0.messageIndex == s }) {
+            let bottom = lines.count - scroll
+            if last >= bottom { scroll = max(0, lines.count - last - 1) }
+            if firstLine < bottom - areaHeight { scroll = min(maxScroll, lines.count - firstLine - areaHeight) }
+        }
+        scroll = min(scroll, maxScroll)
+        let end = lines.count - scroll
+        let start = max(0, end - areaHeight)
+        // Chat panes fill from the bottom: the newest message sits on the input bar.
+        let offset = areaHeight - (end - start)
+        for (index, line) in lines[start..<end].enumerated() {
+            let row = index + offset
+            let lw = DisplayWidth.of(line.text)
+            let lx: Int
+            switch line.align {
+            case .left: lx = x + 1
+            case .right: lx = x + max(1, w - lw - 1)
+            case .center: lx = x + max(0, (w - lw) / 2)
+            }
+            g.put(line.text, x: lx, y: areaTop + row, style: line.style, maxWidth: w - 1)
+        }
+        if chat.newMessageBannerCount > 0 {
+            let banner = " " + L.string("ui.newMessages", ["n": String(chat.newMessageBannerCount)]) + " "
+            g.put(banner, x: x + max(0, (w - DisplayWidth.of(banner)) / 2), y: areaTop + areaHeight - 1, style: Theme.banner)
+        }
+    }
+
+    func wrapInput(_ text: String, width: Int) -> [String] {
+        let lines = TextWrap.wrap(TerminalSanitizer.sanitize(text, keepNewlines: true), width: width)
+        if text.hasSuffix("\n") || lines.isEmpty { return lines + [""] }
+        return lines
+    }
+
+    /// One message as the lines of its bubble.
+    func bubbleLines(_ m: ChatMessage, width: Int) -> [Line] {
+        let align: Line.Align = m.isMe ? .right : .left
+        let base = m.isMe ? Theme.mine : Theme.theirs
+        func wrap(_ s: String, _ style: Style) -> [Line] {
+            TextWrap.wrap(TerminalSanitizer.sanitize(s, keepNewlines: true), width: width).map { Line(text: $0, style: style, align: align) }
+        }
+        if m.isRecalled {
+            return wrap(L.string(m.isMe ? "ui.revoked.mine" : "ui.revoked"), Theme.dim)
+        }
+        var out: [Line]
+        switch m.content {
+        case .text(let t):
+            out = wrap(t, base)
+        case .image(let p):
+            var s = p.w.flatMap { w in p.h.map { h in L.string("ui.image", ["w": String(Int(w)), "h": String(Int(h))]) } }
+                ?? L.string("ui.imageNoSize")
+            if m.isURLExpired && session.media.localURL(for: p.objectKey) == nil { s += " " + L.string("ui.imageExpired") }
+            out = wrap(s, base)
+        case .flashImage:
+            let key: String
+            if m.isMe { key = m.isDestroyed ? "ui.flash.viewedBySender" : "ui.flash.sender" } else {
+                key = m.isDestroyed ? "ui.flash.viewed" : "ui.flash.receiver"
+            }
+            out = wrap("⚡ " + L.string(key), m.isDestroyed ? Theme.dim : base)
+        case .multiImage(let p):
+            out = wrap(L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base)
+        case .audio(let p):
+            out = wrap(L.string("ui.voice", ["s": String(p.durationSec)]), base)
+        case .signalQuote(let p):
+            let inner = max(4, width - 4)
+            var box = [Line(text: "┌ " + L.string("ui.signalQuote"), style: Theme.dim, align: align)]
+            box += TextWrap.wrap(TerminalSanitizer.sanitize(p.signalContent, keepNewlines: true), width: inner)
+                .map { Line(text: "│ " + $0, style: Theme.dim, align: align) }
+            box.append(Line(text: "├" + String(repeating: "─", count: min(inner, 12)), style: Theme.dim, align: align))
+            box += TextWrap.wrap(TerminalSanitizer.sanitize(p.replyContent, keepNewlines: true), width: inner)
+                .map { Line(text: "│ " + $0, style: base, align: align) }
+            out = box
+        case .unknown(let p):
+            out = wrap(p.msgDesc ?? L.string("ui.unknown"), Theme.dim)
+        case .flashViewed, .revokeNotice, .timeMarker:
+            out = []
+        }
+        if m.status == .sending {
+            if m.uploadProgress > 0 && m.uploadProgress < 1 || (m.objectKey?.hasPrefix("@upload") ?? false) {
+                out.append(Line(text: L.string("ui.uploading", ["p": String(Int(m.uploadProgress * 100))]), style: Theme.dim, align: align))
+            } else if !out.isEmpty {
+                out[out.count - 1].text += " …"
+            }
+        } else if m.status == .failed {
+            out.append(Line(text: "✗ " + L.string("ui.failed"), style: Theme.error, align: align))
+        }
+        return out
+    }
+
+    // MARK: - Status line and overlays
+
+    func drawStatus(_ g: inout Grid, y: Int, w: Int) {
+        g.fill(x: 0, y: y, w: w, h: 1, style: Theme.status)
+        let conn: String
+        switch connection {
+        case .online: conn = "● " + L.string("ui.status.online")
+        case .connecting: conn = "◌ " + L.string("ui.status.connecting")
+        case .offline(let why): conn = "○ " + L.string("ui.status.offline", ["reason": why])
+        }
+        var x = 1
+        x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
+        x += 2
+        if case .confirm(let prompt, _) = mode {
+            g.put(prompt, x: x, y: y, style: merge(Theme.status, Theme.prompt), maxWidth: w - x - 1)
+        } else if let status {
+            g.put(TerminalSanitizer.sanitize(status), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
+        } else {
+            let hints: String
+            switch focus {
+            case .list: hints = L.string("ui.hints.list")
+            case .messages: hints = L.string("ui.hints.messages")
+            case .input: hints = L.string("ui.hints.input")
+            }
+            g.put(hints, x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
+        }
+    }
+
+    func drawBox(_ g: inout Grid, title: String, lines: [(String, Style)], width: Int, height: Int) {
+        let bw = min(width - 4, max(30, (lines.map { DisplayWidth.of($0.0) }.max() ?? 0) + 4, DisplayWidth.of(title) + 6))
+        let bh = min(height - 2, lines.count + 2)
+        let bx = (width - bw) / 2, by = max(0, (height - bh) / 2)
+        g.fill(x: bx, y: by, w: bw, h: bh, style: Style())
+        g.put("┌" + String(repeating: "─", count: bw - 2) + "┐", x: bx, y: by, style: Theme.border)
+        g.put(" " + title + " ", x: bx + 2, y: by, style: Theme.title, maxWidth: bw - 4)
+        for i in 1..<(bh - 1) {
+            g.put("│", x: bx, y: by + i, style: Theme.border)
+            g.put("│", x: bx + bw - 1, y: by + i, style: Theme.border)
+            if i - 1 < lines.count { g.put(lines[i - 1].0, x: bx + 2, y: by + i, style: lines[i - 1].1, maxWidth: bw - 4) }
+        }
+        g.put("└" + String(repeating: "─", count: bw - 2) + "┘", x: bx, y: by + bh - 1, style: Theme.border)
+    }
+
+    func drawOverlay(_ g: inout Grid, width: Int, height: Int) {
+        switch mode {
+        case .help:
+            let keys = [
+                "Tab / Shift-Tab", "j k ↑ ↓  g G  Enter  p  d  n  s  r  /  q",
+                "PgUp PgDn  R  Enter  i  ,  /", "Enter  Alt-Enter / Ctrl-J  Esc  Ctrl-U  Ctrl-W  Home End",
+                "/image PATH  /flash PATH  /multi PATH…  /voice PATH",
+            ]
+            let lines = [L.string("ui.hints.list"), L.string("ui.hints.messages"), L.string("ui.hints.input"), ""] + keys
+            drawBox(&g, title: L.string("ui.help"), lines: lines.map { ($0, Style()) }, width: width, height: height)
+        case .messageSearch(let q, let hits, let i):
+            var lines: [(String, Style)] = [(L.string("ui.search.messages") + q + "▏", Theme.prompt)]
+            if !q.isEmpty && hits.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
+            for (n, h) in hits.prefix(max(1, height - 5)).enumerated() {
+                let who = h.sendID == session.credentials.imUid ? session.credentials.username : (chat?.conversation.nickname ?? "")
+                let text = Self.oneLine("\(Self.timeLabel(h.sendTime, L)) \(who): \(h.searchText)")
+                lines.append((text, n == i ? Theme.selected : Style()))
+            }
+            drawBox(&g, title: "/", lines: lines, width: width, height: height)
+        case .newChat(let q, let users, let i):
+            var lines: [(String, Style)] = [(L.string("ui.newChat") + q + "▏", Theme.prompt)]
+            for (n, u) in users.enumerated() { lines.append((Self.oneLine("\(u.username)  uid \(u.uid)"), n == i ? Theme.selected : Style())) }
+            drawBox(&g, title: "n", lines: lines, width: width, height: height)
+        case .signals(let items, let i):
+            var lines: [(String, Style)] = []
+            if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
+            for (n, it) in items.enumerated() {
+                let mark = it.isImOpened ? "  " : "● "
+                lines.append((Self.oneLine("\(mark)\(it.from.username): \(it.replyContent)  ← \(it.signalContent)"),
+                              n == i ? Theme.selected : Style()))
+            }
+            drawBox(&g, title: L.string("ui.signals"), lines: lines, width: width, height: height)
+        case .settings:
+            guard let c = chat?.conversation else { return }
+            drawBox(&g, title: L.string("ui.settings"), lines: [
+                (L.string("ui.settings.peer", ["name": Self.oneLine(c.nickname), "uid": String(c.targetUid)]), Style()),
+                ("", Style()), ("c  " + L.string("ui.settings.clear"), Theme.error),
+            ], width: width, height: height)
+        case .flash(let m, let since):
+            let left = max(0, 10 - Int(Date().timeIntervalSince(since)))
+            var lines: [(String, Style)] = [(L.string("ui.flashShown", ["s": String(left)]), Theme.prompt), ("", Style())]
+            if case .flashImage(let p) = m.content {
+                lines.append(("⚡ " + TerminalSanitizer.sanitize(p.objectKey), Theme.dim))
+            }
+            drawBox(&g, title: L.string("ui.flash.sender"), lines: lines, width: width, height: height)
+        case .normal, .confirm, .listSearch:
+            break
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ChatCore
+import ChatSync
+import Foundation
+import TerminalUI
+
+/// Runs the full-screen client on the real terminal until the user quits.
+@MainActor
+public enum TUIRunner {
+    public static func run(session: Session, localizer: Localizer = .current) async throws {
+        let terminal = Terminal()
+        try terminal.start()
+        defer { terminal.stop() }
+        let app = ChatApp(session: session, localizer: localizer)
+        app.bellEnabled = ProcessInfo.processInfo.environment["TONGBAN_NO_BELL"] == nil
+            && ProcessInfo.processInfo.environment["NO_BELL"] == nil
+        app.onRedraw = { [weak app] in
+            guard let app else { return }
+            let size = terminal.size
+            terminal.render(app.frame(width: size.width, height: size.height))
+        }
+        app.ring = { terminal.bell() }
+        app.setTitle = { terminal.setTitle($0) }
+        app.redraw()
+        session.sync.start()
+        await session.repository.start()
+        let loader = Task { await app.start() }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await app.tick()
+                app.redraw()
+            }
+        }
+        for await key in terminal.keys {
+            await app.handle(key)
+            if app.wantsQuit { break }
+        }
+        loader.cancel()
+        ticker.cancel()
+        if let chat = app.chat { chat.onDisappear(draft: nil) }
+        session.sync.stop()
+        await session.repository.stop()
+        terminal.setTitle("")
+    }
+}

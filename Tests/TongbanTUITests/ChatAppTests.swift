@@ -1,0 +1,172 @@
+import ChatCore
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+import Logging
+import TerminalUI
+import Testing
+@testable import TongbanTUI
+
+func tmpDir(_ n: String) -> URL { FileManager.default.temporaryDirectory.appendingPathComponent("tongban-tui-\(n)-\(UUID().uuidString)") }
+
+/// The demo server in-process and `me` logged in, as `make run` does.
+func demoSession() async throws -> (RunningServer, Session) {
+    var c = ServerConfig()
+    c.port = 0
+    c.demo = true
+    c.demoReplyDelay = .milliseconds(50)
+    c.dataDir = tmpDir("srv").path
+    var l = Logger(label: "tui-test")
+    l.logLevel = .critical
+    c.logger = l
+    let server = try await ChatServerApp.start(config: c)
+    let root = tmpDir("me")
+    let paths = StorePaths(dataDirectory: root.appendingPathComponent("d"), cacheDirectory: root.appendingPathComponent("c"),
+                           configDirectory: root.appendingPathComponent("k"))
+    let creds = try await Session.login(server: server.baseURL, account: "me", password: "tongban-demo", paths: paths)
+    return (server, try Session(credentials: creds, paths: paths))
+}
+
+@MainActor
+func app(_ session: Session) async -> ChatApp {
+    let app = ChatApp(session: session, localizer: Localizer(language: .zhHans))
+    await app.start()
+    return app
+}
+
+@MainActor
+func type(_ app: ChatApp, _ text: String) async {
+    for c in text { await app.handle(.char(c)) }
+}
+
+@MainActor
+func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        if app.frame(width: width, height: height).find(text) != nil { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+}
+
+@MainActor @Suite(.serialized) struct ChatAppScreenTests {
+    @Test func listPaneShowsTheDemoConversations() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let g = app.frame(width: 120, height: 40)
+        #expect(g.rowText(0).contains("消息 (3)"), "title with total unread")
+        let alice = try #require(g.find("Alice 爱丽丝"))
+        let bob = try #require(g.find("Bob 鲍勃"))
+        #expect(alice.y < bob.y, "pinned first")
+        #expect(g.rowText(alice.y).contains("📌"))
+        #expect(g.rowText(bob.y + 1).contains(" 3 "), "unread badge")
+        #expect(g.find("周六早上八点") != nil, "preview line")
+        #expect(g.rowText(39).contains("j/k"), "key hints on the status line")
+    }
+
+    @Test func openingAChatShowsBubblesMarkersAndSides() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice is first (pinned)
+        #expect(await waitFor(app, "早上好！这是同伴终端的演示"))
+        let g = app.frame(width: 120, height: 40)
+        let theirs = try #require(g.find("早上好！这是同伴终端的演示"))
+        let mine = try #require(g.find("早！终端里也能聊天"))
+        #expect(mine.x > theirs.x, "mine on the right, theirs on the left")
+        #expect(g.find("你撤回了一条消息") != nil, "the revoked message keeps its place")
+        #expect(g.find("▶ 12″") != nil, "voice bubble")
+        #expect(g.find("[图片] 96×64") != nil, "image bubble with its size")
+        #expect(g.text().contains("— "), "time separators")
+        #expect(g.find("> ") != nil, "input bar")
+    }
+
+    @Test func typeSendAndGetTheDemoReply() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        session.sync.start()
+        await session.repository.start()
+        defer { session.sync.stop() }
+        let app = await app(session)
+        await app.handle(.enter)
+        await type(app, "终端里的你好👋")
+        #expect(app.frame(width: 120, height: 40).find("> 终端里的你好👋") != nil)
+        await app.handle(.altEnter)
+        await type(app, "再来一行")
+        let twoLines = app.frame(width: 120, height: 40)
+        let second = try #require(twoLines.find("再来一行"))
+        #expect(second.y == twoLines.find("> 终端里的你好👋")!.y + 1, "the input grows to two lines")
+        await app.handle(.enter)
+        #expect(await waitFor(app, "收到：终端里的你好👋"), "the demo peer answers")
+    }
+
+    @Test func narrowAndTooSmall() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let narrow = app.frame(width: 60, height: 20)
+        #expect(narrow.find("Alice 爱丽丝") != nil)
+        await app.handle(.enter)
+        #expect(await waitFor(app, width: 60, height: 20, "发消息给我试试"))
+        #expect(app.frame(width: 60, height: 20).find("Bob 鲍勃") == nil, "one pane at a time")
+        await app.handle(.escape)  // input -> messages
+        await app.handle(.escape)  // messages -> list
+        #expect(app.frame(width: 60, height: 20).find("Bob 鲍勃") != nil)
+        let tiny = app.frame(width: 30, height: 8)
+        #expect(tiny.text().contains("终端太小"))
+    }
+
+    @Test func searchFiltersTheList() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("/"))
+        await type(app, "bob")
+        let g = app.frame(width: 120, height: 40)
+        #expect(g.find("Bob 鲍勃") != nil)
+        #expect(g.find("Alice 爱丽丝") == nil)
+        await app.handle(.escape)
+        #expect(app.frame(width: 120, height: 40).find("Alice 爱丽丝") != nil)
+    }
+
+    @Test func revokeOwnMessageAfterConfirmation() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)
+        await type(app, "马上撤回这句")
+        await app.handle(.enter)
+        _ = await session.repository.drain()
+        await app.handle(.escape)  // to the message pane
+        await app.handle(.char("k"))  // newest bubble
+        await app.handle(.char("R"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("撤回这条消息？(y/N)"))
+        await app.handle(.char("y"))
+        #expect(await waitFor(app, "你撤回了一条消息"))
+        #expect(app.frame(width: 120, height: 40).find("马上撤回这句") == nil)
+    }
+
+    @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("j"))  // Bob
+        await app.handle(.enter)
+        #expect(await waitFor(app, "[闪照] Enter 查看"))
+        await app.handle(.escape)
+        // Select the flash image: walk up until it is selected.
+        for _ in 0..<3 { await app.handle(.char("k")) }
+        await app.handle(.enter)
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("查看后将销毁，确定查看？(y/N)"))
+        await app.handle(.char("y"))
+        #expect(app.frame(width: 120, height: 40).find("秒后销毁") != nil)
+        await app.handle(.char(" "))
+        #expect(await waitFor(app, "闪照已查看"))
+        _ = await session.repository.drain()
+        let bob = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" })
+        let history = try await session.api.history(conversationId: bob.id)
+        #expect(history.messages.contains { $0.flashViewed }, "destroyed on the server too")
+    }
+}

@@ -1,6 +1,6 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev sqlite3 tmux
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev sqlite3 tmux curl
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
@@ -24,6 +24,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
 
 run: deps
 	$(SWIFT) build --product tongban

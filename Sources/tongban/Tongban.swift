@@ -15,6 +15,21 @@ struct Tongban: AsyncParsableCommand {
         subcommands: [Start.self, Login.self, Logout.self, List.self, Send.self, History.self, Sync.self,
                       Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self],
         defaultSubcommand: Start.self)
+
+    /// A closed pipe (`tongban ls | head`) must end the output, not the process.
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 let L = Localizer.current
@@ -38,7 +53,7 @@ struct CLIError: Error, CustomStringConvertible {
 }
 
 func out(_ s: String) {
-    FileHandle.standardOutput.write(Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
 }
 
 /// Runs a network step; when the server is down, says so once and goes on offline.
@@ -48,10 +63,10 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
     } catch let e as APIError {
         switch e {
         case .unreachable(let why), .badResponse(let why):
-            FileHandle.standardError.write(Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]) + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]) + "\n").utf8))
             return nil
         case .timeout:
-            FileHandle.standardError.write(Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]) + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]) + "\n").utf8))
             return nil
         case .server:
             throw CLIError(e.description)
@@ -189,7 +204,7 @@ struct List: AsyncParsableCommand {
                                                   lastMessageTime: $0.lastMessageTime, isOnline: $0.isOnline) }
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try enc.encode(rows), as: UTF8.self))
+            try? FileHandle.standardOutput.write(contentsOf: try enc.encode(rows) + Data("\n".utf8))
             return
         }
         if list.isEmpty { out(L.string("cli.empty")) }
@@ -267,7 +282,7 @@ struct History: AsyncParsableCommand {
         if json {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try enc.encode(lines), as: UTF8.self))
+            try? FileHandle.standardOutput.write(contentsOf: try enc.encode(lines) + Data("\n".utf8))
             return
         }
         if lines.isEmpty { out(L.string("cli.empty")) }

@@ -51,6 +51,12 @@ let package = Package(
             dependencies: ["ChatCore", "ChatStore", "ChatSync"],
             swiftSettings: strict
         ),
+        // libvips (decode, resize, JPEG) for pictures; see Sources/CVips/cvips.c.
+        .target(
+            name: "CVips",
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
+        .target(name: "ChatMedia", dependencies: ["CVips", "ChatCore"], swiftSettings: strict),
         // ncursesw through a shim (see ARCHITECTURE.md gotchas).
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
@@ -58,7 +64,7 @@ let package = Package(
         // The full-screen client: app state, key handling, drawing.
         .target(
             name: "TongbanTUI",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI"],
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI", "ChatMedia"],
             swiftSettings: strict
         ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
@@ -111,6 +117,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
+        .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI"], swiftSettings: strict),
         .testTarget(
             name: "TongbanTUITests",
             dependencies: ["TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],

@@ -37,6 +37,9 @@ do {
         let c = Int(env["TONGBAN_BENCH_CONVERSATIONS"] ?? "") ?? 1_000
         printTable("Store", try StoreBench(messages: n, conversations: c).run())
     }
+    if what == "all" || what == "server" {
+        printTable("Server", try await ServerBench.fromEnvironment(env).run())
+    }
 } catch {
     FileHandle.standardError.write(Data("bench failed: \(error)\n".utf8))
     exit(1)

@@ -28,7 +28,7 @@ expect_screen() {
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 200); do
-  PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$WORK/server.log" | head -1)
+  PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$WORK/server.log" 2>/dev/null | head -1)
   [ -n "$PORT" ] && break
   sleep 0.1
 done

@@ -1,0 +1,119 @@
+// libvips from Swift. SwiftPM rejects the -pthread and -D flags that
+// `pkg-config vips` adds (see ARCHITECTURE.md), so instead of including
+// <vips/vips.h> (which needs glib's include paths) this file declares the
+// few libvips entry points it calls, exactly as libvips 8.14 exports them.
+#include "cvips.h"
+#include <string.h>
+#include <pthread.h>
+
+typedef struct _VipsImage VipsImage;
+extern int vips_init(const char *argv0);
+extern VipsImage *vips_image_new_from_buffer(const void *buf, size_t len, const char *option_string, ...);
+extern int vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width, ...);
+extern int vips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, ...);
+extern int vips_image_get_width(const VipsImage *image);
+extern int vips_image_get_height(const VipsImage *image);
+extern int vips_image_get_bands(const VipsImage *image);
+extern int vips_image_hasalpha(VipsImage *image);
+extern void *vips_image_write_to_memory(VipsImage *in, size_t *size);
+extern int vips_colourspace(VipsImage *in, VipsImage **out, int space, ...);
+extern int vips_cast(VipsImage *in, VipsImage **out, int format, ...);
+extern int vips_flatten(VipsImage *in, VipsImage **out, ...);
+extern int vips_image_write_to_buffer(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
+extern const char *vips_error_buffer(void);
+extern void vips_error_clear(void);
+extern void g_object_unref(void *object);
+extern void g_free(void *mem);
+
+enum { TB_INTERPRETATION_sRGB = 22, TB_FORMAT_UCHAR = 0, TB_SIZE_DOWN = 2 };
+static const int tb_huge = 10000000;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int start_result = -1;
+static void start(void) { start_result = vips_init("tongban"); }
+
+int tb_vips_start(void) {
+    pthread_once(&once, start);
+    return start_result;
+}
+
+static VipsImage *load(const void *buf, size_t len, int max_w, int max_h) {
+    if (tb_vips_start() != 0) return NULL;
+    if (max_w <= 0 && max_h <= 0) return vips_image_new_from_buffer(buf, len, "", NULL);
+    VipsImage *out = NULL;
+    if (vips_thumbnail_buffer((void *)buf, len, &out, max_w > 0 ? max_w : tb_huge,
+                              "height", max_h > 0 ? max_h : tb_huge, "size", TB_SIZE_DOWN, NULL) != 0) return NULL;
+    return out;
+}
+
+/// sRGB, 8-bit, no alpha: what the terminal renderer and the JPEG encoder take.
+static VipsImage *normalise(VipsImage *in) {
+    VipsImage *a = NULL, *b = NULL, *c = NULL;
+    if (vips_colourspace(in, &a, TB_INTERPRETATION_sRGB, NULL) != 0) return NULL;
+    if (vips_image_hasalpha(a)) {
+        if (vips_flatten(a, &b, NULL) != 0) { g_object_unref(a); return NULL; }
+        g_object_unref(a);
+    } else {
+        b = a;
+    }
+    if (vips_cast(b, &c, TB_FORMAT_UCHAR, NULL) != 0) { g_object_unref(b); return NULL; }
+    g_object_unref(b);
+    return c;
+}
+
+int tb_vips_size(const void *buf, size_t len, int *width, int *height) {
+    VipsImage *img = load(buf, len, 0, 0);
+    if (!img) return -1;
+    *width = vips_image_get_width(img);
+    *height = vips_image_get_height(img);
+    g_object_unref(img);
+    return 0;
+}
+
+int tb_vips_decode_rgb(const void *buf, size_t len, int max_w, int max_h, tb_rgb *out) {
+    VipsImage *img = load(buf, len, max_w, max_h);
+    if (!img) return -1;
+    VipsImage *rgb = normalise(img);
+    g_object_unref(img);
+    if (!rgb) return -1;
+    if (vips_image_get_bands(rgb) != 3) { g_object_unref(rgb); return -1; }
+    size_t size = 0;
+    void *mem = vips_image_write_to_memory(rgb, &size);
+    out->width = vips_image_get_width(rgb);
+    out->height = vips_image_get_height(rgb);
+    g_object_unref(rgb);
+    if (!mem || size != (size_t)out->width * (size_t)out->height * 3) { if (mem) g_free(mem); return -1; }
+    out->pixels = mem;
+    return 0;
+}
+
+int tb_vips_jpeg(const void *buf, size_t len, int max_side, int quality, void **out, size_t *out_len, int *width, int *height) {
+    VipsImage *img = load(buf, len, max_side, max_side);
+    if (!img) return -1;
+    VipsImage *rgb = normalise(img);
+    g_object_unref(img);
+    if (!rgb) return -1;
+    *width = vips_image_get_width(rgb);
+    *height = vips_image_get_height(rgb);
+    int r = vips_jpegsave_buffer(rgb, out, out_len, "Q", quality, "strip", 1, NULL);
+    g_object_unref(rgb);
+    return r;
+}
+
+int tb_vips_convert(const void *buf, size_t len, const char *suffix, void **out, size_t *out_len) {
+    VipsImage *img = load(buf, len, 0, 0);
+    if (!img) return -1;
+    int r = vips_image_write_to_buffer(img, suffix, out, out_len, NULL);
+    g_object_unref(img);
+    return r;
+}
+
+void tb_vips_free(void *p) { if (p) g_free(p); }
+
+void tb_vips_error(char *buf, size_t len) {
+    if (len == 0) return;
+    const char *e = vips_error_buffer();
+    strncpy(buf, e ? e : "", len - 1);
+    buf[len - 1] = 0;
+    vips_error_clear();
+}

@@ -1,0 +1,112 @@
+import CVips
+import ChatCore
+import Foundation
+
+/// Pixels ready for the terminal: 8-bit RGB, row by row.
+public struct RGBImage: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width; self.height = height; self.pixels = pixels
+    }
+
+    public func pixel(_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8) {
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+}
+
+/// Images through libvips: JPEG, PNG, GIF (first frame), WebP.
+public enum ImageCodec {
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    static func lastError(_ what: String) -> Failure {
+        var buf = [CChar](repeating: 0, count: 512)
+        tb_vips_error(&buf, buf.count)
+        let detail = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(separator: "\n").first.map(String.init) ?? ""
+        return Failure(description: detail.isEmpty ? what : "\(what): \(detail)")
+    }
+
+    /// Decodes, shrinking to fit `maxWidth`×`maxHeight` pixels (0 = no limit).
+    public static func decode(_ data: Data, maxWidth: Int = 0, maxHeight: Int = 0) throws -> RGBImage {
+        guard !data.isEmpty else { throw Failure(description: "empty image") }
+        var out = tb_rgb()
+        let r = data.withUnsafeBytes { raw in
+            tb_vips_decode_rgb(raw.baseAddress, raw.count, Int32(maxWidth), Int32(maxHeight), &out)
+        }
+        guard r == 0, let p = out.pixels else { throw lastError("not a readable image") }
+        defer { tb_vips_free(p) }
+        let count = Int(out.width) * Int(out.height) * 3
+        return RGBImage(width: Int(out.width), height: Int(out.height), pixels: Array(UnsafeBufferPointer(start: p, count: count)))
+    }
+
+    public static func size(_ data: Data) throws -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        let r = data.withUnsafeBytes { raw in tb_vips_size(raw.baseAddress, raw.count, &w, &h) }
+        guard r == 0 else { throw lastError("not a readable image") }
+        return (Int(w), Int(h))
+    }
+
+    /// JPEG at `quality` (1-100), longest side shrunk to `maxSide` (0 = keep).
+    public static func jpeg(_ data: Data, quality: Int, maxSide: Int = 0) throws -> (data: Data, width: Int, height: Int) {
+        var out: UnsafeMutableRawPointer?
+        var len = 0
+        var w: Int32 = 0, h: Int32 = 0
+        let r = data.withUnsafeBytes { raw in
+            tb_vips_jpeg(raw.baseAddress, raw.count, Int32(maxSide), Int32(quality), &out, &len, &w, &h)
+        }
+        guard r == 0, let out else { throw lastError("cannot encode JPEG") }
+        defer { tb_vips_free(out) }
+        return (Data(bytes: out, count: len), Int(w), Int(h))
+    }
+
+    /// Re-encodes into the format of `suffix` (".png", ".webp", ".gif", ".jpg").
+    public static func convert(_ data: Data, to suffix: String) throws -> Data {
+        var out: UnsafeMutableRawPointer?
+        var len = 0
+        let r = data.withUnsafeBytes { raw in tb_vips_convert(raw.baseAddress, raw.count, suffix, &out, &len) }
+        guard r == 0, let out else { throw lastError("cannot encode \(suffix)") }
+        defer { tb_vips_free(out) }
+        return Data(bytes: out, count: len)
+    }
+
+    /// What an image upload becomes (seed §六 `compressImage`): files up to
+    /// `limit` go as they are; larger ones are re-encoded as JPEG from
+    /// quality 0.8 down to 0.1, then shrunk until they fit. Aspect ratio kept.
+    public struct Prepared: Sendable, Equatable {
+        public var data: Data
+        public var contentType: String
+        public var width: Int
+        public var height: Int
+    }
+
+    public static let uploadLimit = 200 * 1024
+
+    public static func prepareForUpload(_ data: Data, limit: Int = uploadLimit) throws -> Prepared {
+        guard let probe = MediaProbe.probe(data), probe.kind == "chat_image" else {
+            throw Failure(description: "not a JPEG, PNG, GIF or WebP image")
+        }
+        let size = try self.size(data)
+        if data.count <= limit {
+            return Prepared(data: data, contentType: probe.contentType, width: size.width, height: size.height)
+        }
+        var quality = 80
+        var best = try jpeg(data, quality: quality)
+        while best.data.count > limit && quality > 10 {
+            quality -= 10
+            best = try jpeg(data, quality: quality)
+        }
+        var side = max(best.width, best.height)
+        while best.data.count > limit && side > 16 {
+            side = side * 3 / 4
+            best = try jpeg(data, quality: 70, maxSide: side)
+        }
+        guard best.data.count <= limit else { throw Failure(description: "cannot make the image small enough") }
+        return Prepared(data: best.data, contentType: "image/jpeg", width: best.width, height: best.height)
+    }
+}

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import ChatCore
+import ChatSync
+import Foundation
+import GRDB
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Issue 3's load benchmark: U WebSocket-connected users in pairs, each
+/// sending M texts to its partner over HTTP; sends/s, p50/p99 latency from
+/// the send request to the partner's `sync` notice, and the server's peak
+/// RSS. The same shape runs against ngircd (IRCBench) in the same run.
+struct ServerBench: Sendable {
+    var pairs = 100
+    var messages = 100
+
+    static func fromEnvironment(_ env: [String: String]) -> ServerBench {
+        var b = ServerBench()
+        if let p = env["TONGBAN_BENCH_PAIRS"].flatMap(Int.init) { b.pairs = p }
+        if let m = env["TONGBAN_BENCH_SENDS"].flatMap(Int.init) { b.messages = m }
+        return b
+    }
+
+    struct BenchError: Error, CustomStringConvertible { let description: String }
+
+    /// Shared mutable state for the client tasks.
+    final class Box<T: Sendable>: Sendable {
+        let value: Mutex<T>
+        init(_ v: T) { value = Mutex(v) }
+    }
+
+    /// Frames received by one user: cursor -> arrival (ns, monotonic).
+    final class Inbox: Sendable {
+        let frames = Mutex<[Int: UInt64]>([:])
+    }
+
+    func run() async throws -> [BenchRow] {
+        let ours = try await runTongban()
+        print("tongban-server: \(ours.messages) messages in \(fmt(ours.seconds)) s, p50 \(fmt(ours.p50ms)) ms, p99 \(fmt(ours.p99ms)) ms, RSS \(fmt(ours.serverRSSMiB)) MiB")
+        var irc: LoadResult?
+        do {
+            irc = try IRCBench.run(pairs: pairs, messages: messages)
+            if let irc { print("ngircd: \(irc.messages) messages in \(fmt(irc.seconds)) s, p50 \(fmt(irc.p50ms)) ms, p99 \(fmt(irc.p99ms)) ms, RSS \(fmt(irc.serverRSSMiB)) MiB \(irc.note)") }
+        } catch {
+            print("ngircd run failed: \(error)")
+        }
+        return [
+            BenchRow(figure: "sends/s (\(pairs * 2) users × \(messages))", ours: ours.sendsPerSecond, reference: irc?.sendsPerSecond,
+                     referenceName: "ngircd", goal: "≥ ngircd", met: irc.map { ours.sendsPerSecond >= $0.sendsPerSecond }),
+            BenchRow(figure: "p50 send→peer notified (ms)", ours: ours.p50ms, reference: irc?.p50ms, referenceName: "ngircd",
+                     goal: "", met: nil),
+            BenchRow(figure: "p99 send→peer notified (ms)", ours: ours.p99ms, reference: irc?.p99ms, referenceName: "ngircd",
+                     goal: "< 20 ms", met: ours.p99ms < 20),
+            BenchRow(figure: "server peak RSS (MiB)", ours: ours.serverRSSMiB, reference: irc?.serverRSSMiB, referenceName: "ngircd",
+                     goal: "", met: nil),
+        ]
+    }
+
+    func runTongban() async throws -> LoadResult {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-load-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = try freeLoopbackPort()
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tongban-server")
+        let server = Process()
+        server.executableURL = exe
+        server.arguments = ["--port", String(port), "--data-dir", dir.path, "--log-level", "error"]
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        let base = "http://127.0.0.1:\(port)"
+
+        var config = HTTPClient.Configuration()
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
+        do {
+            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http)
+            try? await http.shutdown()
+            return result
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient) async throws -> LoadResult {
+        // Wait for the server.
+        let probe = APIClient(baseURL: base, http: http)
+        var up = false
+        for _ in 0..<200 {
+            do {
+                _ = try await probe.login(account: "none", password: "none-none")
+            } catch let e as APIError {
+                if case .server = e { up = true; break }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard up else { throw BenchError(description: "tongban-server did not start on port \(port)") }
+
+        let users = pairs * 2
+        print("registering \(users) users…")
+        var auths = [AuthResponse?](repeating: nil, count: users)
+        try await withThrowingTaskGroup(of: (Int, AuthResponse).self) { group in
+            var next = 0
+            func add() {
+                let i = next
+                next += 1
+                group.addTask { (i, try await APIClient(baseURL: base, http: http).register(account: "load\(i)", password: "load-password-\(i)")) }
+            }
+            for _ in 0..<min(4, users) { add() }
+            while let (i, auth) = try await group.next() {
+                auths[i] = auth
+                if next < users { add() }
+            }
+        }
+        let accounts = auths.compactMap { $0 }
+        let inboxes = accounts.map { _ in Inbox() }
+
+        // Sockets.
+        var wsLogger = Logger(label: "bench-ws")
+        wsLogger.logLevel = .critical
+        let connected = Box(0)
+        var sockets: [Task<Void, any Error>] = []
+        for (i, a) in accounts.enumerated() {
+            let inbox = inboxes[i]
+            let url = "ws://127.0.0.1:\(port)/chat/ws?token=\(a.token)"
+            sockets.append(Task {
+                try await WebSocketClient.connect(url: url, logger: wsLogger) { inbound, _, _ in
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        let now = DispatchTime.now().uptimeNanoseconds
+                        guard case .text(let text) = message,
+                              let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
+                        switch frame {
+                        case .hello: connected.value.withLock { $0 += 1 }
+                        case .sync(let cursor): inbox.frames.withLock { $0[cursor] = now }
+                        default: break
+                        }
+                    }
+                }
+            })
+        }
+        defer { for s in sockets { s.cancel() } }
+        let connectDeadline = ContinuousClock.now + .seconds(60)
+        while connected.value.withLock({ $0 }) < users && ContinuousClock.now < connectDeadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard connected.value.withLock({ $0 }) == users else { throw BenchError(description: "only \(connected.value.withLock { $0 }) of \(users) sockets connected") }
+
+        print("sending \(users * messages) messages…")
+        let sentAt = Box<[String: UInt64]>([:])
+        let start = DispatchTime.now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, a) in accounts.enumerated() {
+                let partner = accounts[i ^ 1]
+                let conv = ConversationIDHelper.make(myUid: a.uid, targetUid: partner.uid)
+                group.addTask {
+                    let api = APIClient(baseURL: base, token: a.token, http: http)
+                    for n in 0..<messages {
+                        let id = "b\(i)-\(n)"
+                        let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
+                        sentAt.value.withLock { $0[id] = DispatchTime.now().uptimeNanoseconds }
+                        _ = try await api.send(SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: id))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let total = users * messages
+        // Wait for the last notices to land.
+        let settle = ContinuousClock.now + .seconds(10)
+        while inboxes.reduce(0, { $0 + $1.frames.withLock { $0.count } }) < total * 2 && ContinuousClock.now < settle {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        let rss = peakRSSMiB(pid: server.processIdentifier)
+
+        // Which event (cursor) told which user about which message: from the server's log.
+        let db = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {
+            var c = Configuration(); c.readonly = true; return c
+        }())
+        let uidIndex = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.uid, $0) })
+        let sent = sentAt.value.withLock { $0 }
+        var latencies: [Double] = try await db.read { db in
+            var latencies: [Double] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
+            while let row = try rows.next() {
+                let uid: Int = row["uid"], sender: Int = row["senderUid"]
+                guard uid != sender, let idx = uidIndex[uid], let t0 = sent[row["clientMsgID"] as String],
+                      let t1 = inboxes[idx].frames.withLock({ $0[row["cursor"] as Int] }) else { continue }
+                latencies.append(Double(Int64(t1) - Int64(t0)) / 1e6)
+            }
+            return latencies
+        }
+        latencies.sort()
+        return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
+                          p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), serverRSSMiB: rss,
+                          note: "\(latencies.count) of \(total) notices matched")
+    }
+}
+

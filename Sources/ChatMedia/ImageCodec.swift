@@ -87,6 +87,15 @@ public enum ImageCodec {
 
     public static let uploadLimit = 200 * 1024
 
+    /// Reads a local file (checked: exists, regular, at most 20 MiB, an
+    /// image by its bytes) and prepares it for upload.
+    public static func prepareFile(path: String) throws -> Prepared {
+        let probe = try MediaProbe.probe(path: path)
+        guard probe.kind == "chat_image" else { throw MediaProbe.Failure.unsupported(path) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw MediaProbe.Failure.unreadable(path) }
+        return try prepareForUpload(data)
+    }
+
     public static func prepareForUpload(_ data: Data, limit: Int = uploadLimit) throws -> Prepared {
         guard let probe = MediaProbe.probe(data), probe.kind == "chat_image" else {
             throw Failure(description: "not a JPEG, PNG, GIF or WebP image")

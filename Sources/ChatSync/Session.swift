@@ -34,8 +34,8 @@ public final class Session: Sendable {
         api = APIClient(baseURL: credentials.server, token: credentials.token)
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
         sync = SyncEngine(api: api, store: store, timing: timing)
-        repository = ChatRepository(api: api, store: store)
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
+        repository = ChatRepository(api: api, store: store, media: media)
     }
 
     static func credentialsURL(_ paths: StorePaths) -> URL {

@@ -15,6 +15,16 @@ public enum HalfBlock {
         }
     }
 
+    /// One cell row (`row` counts cell rows, two pixel rows each).
+    public static func drawRow(pixels: [UInt8], width: Int, height: Int, row: Int, into grid: inout Grid, x: Int, y: Int) {
+        guard width > 0, height > 0, row >= 0, row * 2 < height, pixels.count >= width * height * 3 else { return }
+        for col in 0..<width {
+            let top = color(pixels, (row * 2 * width + col) * 3)
+            let bottom = row * 2 + 1 < height ? color(pixels, ((row * 2 + 1) * width + col) * 3) : TermColor.default
+            grid.put("▀", x: x + col, y: y, style: Style(fg: top, bg: bottom))
+        }
+    }
+
     static func color(_ p: [UInt8], _ i: Int) -> TermColor { .index(xterm256(p[i], p[i + 1], p[i + 2])) }
 
     /// The nearest xterm-256 colour: the 6×6×6 cube or the 24-step grey ramp.

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import ChatStore
 import ChatSync
 import ChatViewModels
@@ -22,7 +23,8 @@ public final class ChatApp {
         case signals([SignalInboxItem], Int)
         case settings
         case help
-        case flash(ChatMessage, Date)
+        /// A flash image on screen: its pixels live only in memory.
+        case flash(ChatMessage, Date, RGBImage)
     }
 
     let session: Session
@@ -48,6 +50,11 @@ public final class ChatApp {
     public var setTitle: ((String) -> Void)?
     public var bellEnabled = true
     private var lastUnread = 0
+    var thumbnails: [String: RGBImage?] = [:]
+    var playing: Process?
+    var playingId: String?
+    var lastFrameWidth = 80
+    var lastFrameHeight = 24
 
     public init(session: Session, localizer: Localizer = .current) {
         self.session = session
@@ -105,7 +112,7 @@ public final class ChatApp {
             redraw(); return
         case .help:
             mode = .normal; redraw(); return
-        case .flash(let m, _):
+        case .flash(let m, _, _):
             await endFlash(m); return
         case .listSearch(let q):
             await handleListSearch(key, q); redraw(); return
@@ -225,8 +232,12 @@ public final class ChatApp {
             guard let m = selectedMessage else { return }
             if m.status == .failed { await chat.retry(messageId: m.id) }
             else if m.type == .flashImage, !m.isMe, !m.isDestroyed {
-                mode = .confirm(L.string("ui.confirm.flash")) { [weak self] in self?.mode = .flash(m, Date()) }
+                mode = .confirm(L.string("ui.confirm.flash")) { [weak self] in await self?.showFlash(m) }
+            } else if m.type == .voice {
+                await play(m)
             }
+        case .char("o"):
+            if let m = selectedMessage { await openExternally(m) }
         case .char("i"): focus = .input
         case .char(","): mode = .settings
         case .char("/"): mode = .messageSearch("", [], 0)
@@ -242,6 +253,107 @@ public final class ChatApp {
         return bubbles[s]
     }
 
+    /// Fetches the flash image into memory (never to disk) and shows it.
+    func showFlash(_ m: ChatMessage) async {
+        guard let key = m.objectKey else { return }
+        do {
+            let bytes = try await session.media.fetchUncached(objectKey: key)
+            let image = try ImageCodec.decode(bytes, maxWidth: max(8, lastSize.width), maxHeight: max(8, (lastSize.height - 3) * 2))
+            mode = .flash(m, Date(), image)
+        } catch {
+            status = "\(error)"
+        }
+        redraw()
+    }
+
+    /// The last size drawn, for sizing full-screen pictures.
+    var lastSize: (width: Int, height: Int) { (lastFrameWidth, lastFrameHeight) }
+
+    // MARK: - Media
+
+    /// Decoded thumbnails by objectKey (nil: not decodable).
+    func thumbnail(for key: String) -> RGBImage? {
+        if let hit = thumbnails[key] { return hit }
+        guard let url = session.media.localURL(for: key), let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let image = try? ImageCodec.decode(data, maxWidth: 16, maxHeight: 16)
+        thumbnails[key] = image
+        return image
+    }
+
+    /// The cached file of a message's media, fetching it first if needed.
+    func localFile(_ m: ChatMessage) async -> URL? {
+        guard let key = m.objectKey, !m.isFlash else { return nil }
+        if let url = session.media.localURL(for: key) { return url }
+        do {
+            _ = try await session.media.prefetch(url: m.imageUrl ?? "", expireAt: m.urlExpireAt ?? 0, objectKey: key)
+        } catch {
+            status = "\(error)"
+        }
+        return session.media.localURL(for: key)
+    }
+
+    /// Enter on a voice message: the first player found, started with an
+    /// argument list (never a shell).
+    func play(_ m: ChatMessage) async {
+        guard let file = await localFile(m) else { return }
+        let env = ProcessInfo.processInfo.environment
+        let candidates: [(String, [String])] = [
+            ("mpv", ["--no-video", "--really-quiet"]), ("ffplay", ["-nodisp", "-autoexit", "-loglevel", "quiet"]),
+            ("paplay", []), ("aplay", ["-q"]),
+        ]
+        let chosen = env["TONGBAN_AUDIO_PLAYER"].map { [($0, [String]())] } ?? candidates
+        guard let (exe, args) = chosen.lazy.compactMap({ c in Self.which(c.0).map { ($0, c.1) } }).first else {
+            status = L.string("ui.noPlayer")
+            return
+        }
+        playing?.terminate()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args + [file.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        p.terminationHandler = { [weak self] _ in
+            Task { @MainActor in
+                self?.playingId = nil
+                self?.redraw()
+            }
+        }
+        do {
+            try p.run()
+            playing = p
+            playingId = m.id
+        } catch {
+            status = "\(error)"
+        }
+    }
+
+    /// `o`: the picture in the system viewer (`TONGBAN_IMAGE_VIEWER`, else xdg-open).
+    func openExternally(_ m: ChatMessage) async {
+        guard m.type == .image || m.type == .voice, let file = await localFile(m) else { return }
+        let viewer = ProcessInfo.processInfo.environment["TONGBAN_IMAGE_VIEWER"] ?? "xdg-open"
+        guard let exe = Self.which(viewer) else {
+            status = L.string("ui.noViewer", ["name": viewer])
+            return
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = [file.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { status = "\(error)" }
+    }
+
+    /// The full path of an executable on PATH (or the path itself).
+    static func which(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
     /// The flash image was shown: destroy it on both sides.
     func endFlash(_ m: ChatMessage) async {
         mode = .normal
@@ -251,7 +363,7 @@ public final class ChatApp {
 
     /// Called by the run loop: a flash view ends after 10 seconds.
     public func tick() async {
-        if case .flash(let m, let since) = mode, Date().timeIntervalSince(since) >= 10 { await endFlash(m) }
+        if case .flash(let m, let since, _) = mode, Date().timeIntervalSince(since) >= 10 { await endFlash(m) }
     }
 
     func handleInput(_ key: Key) async {
@@ -279,19 +391,24 @@ public final class ChatApp {
             let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
             guard !paths.isEmpty else { status = "\(cmd) PATH"; return }
             do {
-                let probes = try paths.map { try MediaProbe.probe(path: $0) }
                 switch cmd {
                 case "/voice":
-                    guard probes[0].kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(paths[0]) }
-                    await chat.sendVoice(path: paths[0], contentType: probes[0].contentType, durationSec: probes[0].durationSec ?? 0)
+                    let probe = try MediaProbe.probe(path: paths[0])
+                    guard probe.kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(paths[0]) }
+                    await chat.sendVoice(path: paths[0], contentType: probe.contentType, durationSec: probe.durationSec ?? 0)
                 case "/multi":
-                    guard probes.allSatisfy({ $0.kind == "chat_image" }) else { throw MediaProbe.Failure.unsupported(paths.joined(separator: " ")) }
-                    await chat.sendMultiImage(paths: Array(zip(paths, probes.map(\.contentType)).prefix(9)))
+                    var files: [(path: String, contentType: String)] = []
+                    for path in paths.prefix(9) {
+                        let prepared = try ImageCodec.prepareFile(path: path)
+                        let file = try session.media.pendingUploadFile(prepared.data, ext: Self.ext(prepared.contentType))
+                        files.append((file.path, prepared.contentType))
+                    }
+                    await chat.sendMultiImage(paths: files)
                 default:
-                    guard probes[0].kind == "chat_image" else { throw MediaProbe.Failure.unsupported(paths[0]) }
-                    await chat.sendImage(path: paths[0], contentType: probes[0].contentType,
-                                         width: probes[0].width.map(Double.init), height: probes[0].height.map(Double.init),
-                                         isFlash: cmd == "/flash")
+                    let prepared = try ImageCodec.prepareFile(path: paths[0])
+                    let file = try session.media.pendingUploadFile(prepared.data, ext: Self.ext(prepared.contentType))
+                    await chat.sendImage(path: file.path, contentType: prepared.contentType, width: Double(prepared.width),
+                                         height: Double(prepared.height), isFlash: cmd == "/flash")
                 }
             } catch {
                 status = "\(error)"
@@ -380,6 +497,10 @@ public final class ChatApp {
             if let fresh = try? session.store.conversation(id: c.id, localizer: L) { await open(fresh) }
         default: break
         }
+    }
+
+    static func ext(_ contentType: String) -> String {
+        ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"][contentType] ?? "bin"
     }
 
     /// How far the message pane can scroll (set while drawing).

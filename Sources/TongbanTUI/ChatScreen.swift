@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import ChatStore
 import ChatSync
 import ChatViewModels
@@ -27,6 +28,8 @@ extension ChatApp {
     }
 
     public func frame(width: Int, height: Int) -> Grid {
+        lastFrameWidth = width
+        lastFrameHeight = height
         var g = Grid(width: max(1, width), height: max(1, height))
         guard width >= Self.minWidth, height >= Self.minHeight else {
             let note = L.string("ui.tooSmall")
@@ -138,6 +141,9 @@ extension ChatApp {
         var style: Style
         var align: Align
         var messageIndex: Int?
+        /// A row of a thumbnail: the picture and which cell row of it.
+        var picture: RGBImage?
+        var pictureRow = 0
         enum Align { case left, right, center }
     }
 
@@ -216,6 +222,12 @@ extension ChatApp {
         let offset = areaHeight - (end - start)
         for (index, line) in lines[start..<end].enumerated() {
             let row = index + offset
+            if let picture = line.picture {
+                let px = line.align == .right ? x + max(1, w - picture.width - 1) : x + 1
+                HalfBlock.drawRow(pixels: picture.pixels, width: picture.width, height: picture.height, row: line.pictureRow,
+                                  into: &g, x: px, y: areaTop + row)
+                continue
+            }
             let lw = DisplayWidth.of(line.text)
             let lx: Int
             switch line.align {
@@ -256,6 +268,9 @@ extension ChatApp {
                 ?? L.string("ui.imageNoSize")
             if m.isURLExpired && session.media.localURL(for: p.objectKey) == nil { s += " " + L.string("ui.imageExpired") }
             out = wrap(s, base)
+            if let thumb = thumbnail(for: p.objectKey) {
+                for r in 0..<((thumb.height + 1) / 2) { out.append(Line(text: "", style: base, align: align, picture: thumb, pictureRow: r)) }
+            }
         case .flashImage:
             let key: String
             if m.isMe { key = m.isDestroyed ? "ui.flash.viewedBySender" : "ui.flash.sender" } else {
@@ -265,7 +280,8 @@ extension ChatApp {
         case .multiImage(let p):
             out = wrap(L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base)
         case .audio(let p):
-            out = wrap(L.string("ui.voice", ["s": String(p.durationSec)]), base)
+            let playingNow = playingId == m.id
+            out = wrap((playingNow ? "■ " : "") + L.string("ui.voice", ["s": String(p.durationSec)]) + (playingNow ? " " + L.string("ui.playing") : ""), base)
         case .signalQuote(let p):
             let inner = max(4, width - 4)
             var box = [Line(text: "┌ " + L.string("ui.signalQuote"), style: Theme.dim, align: align)]
@@ -373,13 +389,14 @@ extension ChatApp {
                 (L.string("ui.settings.peer", ["name": Self.oneLine(c.nickname), "uid": String(c.targetUid)]), Style()),
                 ("", Style()), ("c  " + L.string("ui.settings.clear"), Theme.error),
             ], width: width, height: height)
-        case .flash(let m, let since):
+        case .flash(_, let since, let image):
             let left = max(0, 10 - Int(Date().timeIntervalSince(since)))
-            var lines: [(String, Style)] = [(L.string("ui.flashShown", ["s": String(left)]), Theme.prompt), ("", Style())]
-            if case .flashImage(let p) = m.content {
-                lines.append(("⚡ " + TerminalSanitizer.sanitize(p.objectKey), Theme.dim))
-            }
-            drawBox(&g, title: L.string("ui.flash.sender"), lines: lines, width: width, height: height)
+            g.fill(x: 0, y: 0, w: width, h: height, style: Style())
+            let caption = L.string("ui.flashShown", ["s": String(left)])
+            g.put(caption, x: max(0, (width - DisplayWidth.of(caption)) / 2), y: 0, style: Theme.prompt)
+            let cellsHigh = (image.height + 1) / 2
+            HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g,
+                           x: max(0, (width - image.width) / 2), y: 1 + max(0, (height - 1 - cellsHigh) / 2))
         case .normal, .confirm, .listSearch:
             break
         }

@@ -50,6 +50,10 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
     return false
 }
 
+enum MediaKeyName {
+    static func of(_ key: String) -> String { key.replacingOccurrences(of: "/", with: "_") }
+}
+
 @MainActor @Suite(.serialized) struct ChatAppScreenTests {
     @Test func listPaneShowsTheDemoConversations() async throws {
         let (server, session) = try await demoSession()
@@ -81,6 +85,8 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
         #expect(g.find("[图片] 96×64") != nil, "image bubble with its size")
         #expect(g.text().contains("— "), "time separators")
         #expect(g.find("> ") != nil, "input bar")
+        // The image was prefetched into the cache and shows as a half-block thumbnail.
+        #expect(g.text().contains("▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"), "a 16-cell thumbnail row")
     }
 
     @Test func typeSendAndGetTheDemoReply() async throws {
@@ -162,8 +168,18 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("查看后将销毁，确定查看？(y/N)"))
         await app.handle(.char("y"))
         #expect(app.frame(width: 120, height: 40).find("秒后销毁") != nil)
+        #expect(app.frame(width: 120, height: 40).text().contains("▀▀▀▀▀▀▀▀"), "the picture itself, in half blocks")
         await app.handle(.char(" "))
         #expect(await waitFor(app, "闪照已查看"))
+        // Never written anywhere under the user's folders.
+        let files = FileManager.default.enumerator(atPath: session.paths.cacheDirectory.path)?.allObjects as? [String] ?? []
+        let bobId = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" }).id
+        let keys = try session.store.newestPage(conversationId: bobId).messages.compactMap { r -> String? in
+            if case .flashImage(let p) = r.chatMessage(myImUid: session.credentials.imUid).content { return p.objectKey }
+            return nil
+        }
+        let flashKey = try #require(keys.first)
+        #expect(!files.contains { $0.contains(MediaKeyName.of(flashKey)) }, "the flash image never touched the disk")
         _ = await session.repository.drain()
         let bob = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" })
         let history = try await session.api.history(conversationId: bob.id)

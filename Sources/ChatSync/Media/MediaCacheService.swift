@@ -53,6 +53,26 @@ public final class MediaCacheService: Sendable {
         return url
     }
 
+    /// A private file for bytes waiting to be uploaded (kept across restarts
+    /// because the outbox points at it).
+    public func pendingUploadFile(_ data: Data, ext: String) throws -> URL {
+        let dir = directory.appendingPathComponent("pending", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let url = dir.appendingPathComponent(UUID().uuidString.lowercased() + "." + TerminalSanitizer.safeBaseName(ext))
+        let old = umask(0o077)
+        defer { umask(old) }
+        try data.write(to: url, options: .atomic)
+        return url
+    }
+
+    /// Bytes of a signed URL, in memory only (flash images).
+    public func fetchUncached(objectKey: String) async throws -> Data {
+        guard let url = try await api.sign([objectKey]).urls[objectKey] else {
+            throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: "media is gone", retryAfter: nil)
+        }
+        return try await api.download(url)
+    }
+
     /// Downloads and caches; re-signs first when `url` is empty or expired.
     /// Returns the fresh URL for the caller to write back into the bubble.
     @discardableResult

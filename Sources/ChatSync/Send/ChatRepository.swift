@@ -31,6 +31,7 @@ public actor ChatRepository {
 
     let api: APIClient
     let store: ChatStore
+    let media: MediaCacheService?
     let policy: Policy
     let logger: Logger
     private var worker: Task<Void, Never>?
@@ -39,8 +40,9 @@ public actor ChatRepository {
     public private(set) var progress: [String: Double] = [:]
     private var progressObservers: [@Sendable (String, Double) -> Void] = []
 
-    public init(api: APIClient, store: ChatStore, policy: Policy = Policy(), logger: Logger = Logger(label: "tongban.send")) {
-        self.api = api; self.store = store; self.policy = policy; self.logger = logger
+    public init(api: APIClient, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
+                logger: Logger = Logger(label: "tongban.send")) {
+        self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
     }
 
     public func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) { progressObservers.append(handler) }
@@ -179,9 +181,16 @@ public actor ChatRepository {
                     }
                     let key = try await api.upload(data, contentType: u.contentType, kind: u.kind).objectKey
                     content = content.replacingOccurrences(of: u.placeholder, with: key)
+                    // Our own upload goes into the conversation's cache folder (seed §三),
+                    // except flash images, which are never kept.
+                    if !content.contains("\"flash_image\"") {
+                        _ = try? media?.save(data, for: key, conversationId: row.conversationId)
+                    }
                     report(row.clientMsgID, Double(i + 1) / Double(uploads.count))
                 }
                 try store.updatePendingContent(clientMsgID: row.clientMsgID, content: content)
+                // Files we made for the upload are no longer needed.
+                for u in uploads where u.path.contains("/pending/") { try? FileManager.default.removeItem(atPath: u.path) }
             }
             let request = SendMessageRequest(recvID: row.conversationId, content: content, contentType: row.contentType,
                                              clientMsgId: row.clientMsgID,

@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI",
+                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "ChatMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

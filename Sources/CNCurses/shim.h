@@ -1,29 +1,125 @@
+// CNCurses: the slice of ncursesw (and libc) that TerminalUI uses, made
+// visible to Swift 6.
+//
+// Why a shim and not the plain header:
+// - the wide-character API (cchar_t, wget_wch, setcchar, mvwadd_wch) is only
+//   declared when _XOPEN_SOURCE_EXTENDED / NCURSES_WIDECHAR are set before the
+//   include (do not use `pkgConfig:` in Package.swift, its -D flags are refused);
+// - Swift 6 rejects C globals (`stdscr`, `COLS`, `LINES`, `COLORS`, `stdout`)
+//   as not concurrency safe, and cannot import macro expressions (`A_BOLD`,
+//   `COLOR_PAIR(n)`), so each is wrapped in a `static inline` function;
+// - `wcwidth` is hidden behind _XOPEN_SOURCE in glibc's already-built module,
+//   so it is declared here.
+// Every function here that touches ncurses must be called on the Terminal's
+// own thread (see Terminal.swift).
 #ifndef TONGBAN_CNCURSES_SHIM_H
 #define TONGBAN_CNCURSES_SHIM_H
 
+#ifndef _XOPEN_SOURCE_EXTENDED
 #define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#ifndef NCURSES_WIDECHAR
 #define NCURSES_WIDECHAR 1
-#include <locale.h>
-#include <langinfo.h>
-#include <wchar.h>
-#include <stdio.h>
-#include <string.h>
-#include <ncursesw/ncurses.h>
+#endif
 
-// Swift 6 cannot use C globals or macro expressions: wrap them.
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <wchar.h>
+#if defined(__has_include)
+#if __has_include(<ncursesw/ncurses.h>)
+#include <ncursesw/ncurses.h>
+#else
+#include <ncurses.h>
+#endif
+#else
+#include <ncursesw/ncurses.h>
+#endif
+
+extern int wcwidth(wchar_t c);
+
+// MARK: - Result codes
+
+static inline int tb_ok(void) { return OK; }
+static inline int tb_err(void) { return ERR; }
+static inline int tb_key_code_yes(void) { return KEY_CODE_YES; }
+
+// MARK: - Screen globals
+
 static inline WINDOW *tb_stdscr(void) { return stdscr; }
 static inline int tb_cols(void) { return COLS; }
 static inline int tb_lines(void) { return LINES; }
 static inline int tb_colors(void) { return COLORS; }
 static inline int tb_color_pairs(void) { return COLOR_PAIRS; }
-static inline int tb_err(void) { return ERR; }
-static inline int tb_key_code_yes(void) { return KEY_CODE_YES; }
 
+/// newterm(NULL, stdout, stdin): like initscr() but returns NULL instead of
+/// exiting the process when the terminal cannot be set up.
+static inline SCREEN *tb_newterm(void) { return newterm(NULL, stdout, stdin); }
+
+/// Both stdin and stdout are terminals.
+static inline int tb_stdio_is_tty(void) { return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO); }
+
+/// Writes raw bytes to the terminal (stdout), bypassing ncurses' screen model.
+/// Only for sequences that do not move the cursor (OSC title, DECSET 2004).
+static inline void tb_write_raw(const char *s) {
+    size_t left = strlen(s);
+    while (left > 0) {
+        ssize_t n = write(STDOUT_FILENO, s, left);
+        if (n <= 0) return;
+        s += n;
+        left -= (size_t)n;
+    }
+}
+
+// MARK: - Signals
+
+static inline int tb_sigint(void) { return SIGINT; }
+static inline int tb_sigterm(void) { return SIGTERM; }
+
+/// Whether `sig` still has its default disposition (nobody handles it).
+static inline int tb_signal_is_default(int sig) {
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) != 0) return 0;
+    return !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL;
+}
+
+/// What ncurses' own SIGINT/SIGTERM handler does (endwin, best effort from
+/// a signal handler), plus turning bracketed paste off, then dying of the
+/// signal as the default disposition would.
+static inline void tb_fatal_signal_cleanup(int sig) {
+    static const char paste_off[] = "\033[?2004l";
+    endwin();
+    if (write(STDOUT_FILENO, paste_off, sizeof paste_off - 1) < 0) { /* nothing to do */ }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static inline void tb_install_fatal_signal_cleanup(int sig) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tb_fatal_signal_cleanup;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
+static inline void tb_reset_signal(int sig) { signal(sig, SIG_DFL); }
+
+// MARK: - Attributes and colours
+
+static inline attr_t tb_a_normal(void) { return A_NORMAL; }
 static inline attr_t tb_a_bold(void) { return A_BOLD; }
 static inline attr_t tb_a_reverse(void) { return A_REVERSE; }
 static inline attr_t tb_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t tb_a_dim(void) { return A_DIM; }
-static inline attr_t tb_a_normal(void) { return A_NORMAL; }
+static inline attr_t tb_color_pair(int n) { return (attr_t)COLOR_PAIR(n); }
+
+// MARK: - Keys
 
 static inline int tb_key_resize(void) { return KEY_RESIZE; }
 static inline int tb_key_up(void) { return KEY_UP; }
@@ -38,37 +134,70 @@ static inline int tb_key_backspace(void) { return KEY_BACKSPACE; }
 static inline int tb_key_dc(void) { return KEY_DC; }
 static inline int tb_key_btab(void) { return KEY_BTAB; }
 static inline int tb_key_enter(void) { return KEY_ENTER; }
+static inline int tb_key_find(void) { return KEY_FIND; }
+static inline int tb_key_select(void) { return KEY_SELECT; }
 
-int wcwidth(wchar_t c);
-
-/// Draws one grapheme (up to 8 code points) at y, x with attributes and a colour pair.
-static inline int tb_put_cell(int y, int x, const wchar_t *text, attr_t attrs, short pair) {
-    cchar_t cc;
-    wchar_t buf[9];
-    int n = 0;
-    while (n < 8 && text[n] != 0) { buf[n] = text[n]; n++; }
-    buf[n] = 0;
-    if (setcchar(&cc, buf, attrs, pair, NULL) == ERR) return ERR;
-    return mvadd_wch(y, x, &cc);
-}
-
-/// Reads one key: returns the wget_wch status; *out receives the code.
-static inline int tb_get_wch(WINDOW *w, unsigned int *out) {
-    wint_t ch = 0;
-    int r = wget_wch(w, &ch);
-    *out = (unsigned int)ch;
+/// wget_wch on stdscr. Returns OK (a character in *out), KEY_CODE_YES (a key
+/// code in *out) or ERR (timeout).
+static inline int tb_get_wch(uint32_t *out) {
+    wint_t w = 0;
+    int r = wget_wch(stdscr, &w);
+    *out = (uint32_t)w;
     return r;
 }
 
-/// Whether the current locale's codeset is UTF-8.
-static inline int tb_locale_is_utf8(void) {
-    const char *cs = nl_langinfo(CODESET);
-    return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+// MARK: - Drawing
+
+/// Draws one ncurses cell at (y, x): `cps[0]` is a spacing character, the rest
+/// (at most CCHARW_MAX - 1 are kept) are zero-width marks drawn on top of it.
+/// A double-width spacing character also covers x + 1.
+static inline int tb_put_cell(int y, int x, const uint32_t *cps, int n, attr_t attrs, short pair) {
+    wchar_t buf[CCHARW_MAX + 1];
+    cchar_t cell;
+    int i;
+    if (n < 1) return ERR;
+    if (n > CCHARW_MAX) n = CCHARW_MAX;
+    for (i = 0; i < n; i++) buf[i] = (wchar_t)cps[i];
+    buf[n] = 0;
+    if (setcchar(&cell, buf, attrs, pair, NULL) == ERR) return ERR;
+    return mvwadd_wch(stdscr, y, x, &cell);
 }
 
-static inline void tb_setlocale_all(const char *name) { setlocale(LC_ALL, name); }
+// MARK: - Locale and widths
 
-/// Writes raw bytes to the terminal (title, bracketed paste mode).
-static inline void tb_write_raw(const char *s) { fputs(s, stdout); fflush(stdout); }
+static inline int tb_lc_all(void) { return LC_ALL; }
+
+/// setlocale(LC_ALL, name); returns 1 on success.
+static inline int tb_setlocale_all(const char *name) { return setlocale(LC_ALL, name) != NULL; }
+
+/// The global locale's LC_CTYPE codeset is UTF-8.
+static inline int tb_codeset_is_utf8(void) {
+    const char *cs = nl_langinfo(CODESET);
+    return cs != NULL && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "UTF8") == 0);
+}
+
+/// A private UTF-8 LC_CTYPE locale for measuring widths without touching the
+/// process' global locale. NULL if none of the usual names exists.
+static inline locale_t tb_new_utf8_ctype_locale(void) {
+    static const char *const names[] = { "C.UTF-8", "C.utf8", "en_US.UTF-8", "en_US.utf8" };
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        locale_t l = newlocale(LC_CTYPE_MASK, names[i], (locale_t)0);
+        if (l != (locale_t)0) return l;
+    }
+    return (locale_t)0;
+}
+
+/// glibc's wcwidth for one code point, evaluated in `loc` (this thread only,
+/// the previous thread locale is restored); in the global locale if loc is NULL.
+static inline int tb_wcwidth_in(locale_t loc, uint32_t cp) {
+    locale_t old;
+    int w;
+    if (loc == (locale_t)0) return wcwidth((wchar_t)cp);
+    old = uselocale(loc);
+    w = wcwidth((wchar_t)cp);
+    uselocale(old);
+    return w;
+}
 
 #endif

@@ -1,179 +1,274 @@
-import CNCurses
 import Foundation
-import Synchronization
 
-/// The real terminal through ncursesw. Every ncurses call runs on one
-/// dedicated thread (ARCHITECTURE.md: a blocking read on a pool thread
-/// starves a 2-core machine); other threads hand it frames through a
-/// latest-frame slot and receive keys through `keys`.
-public final class Terminal: Sendable {
-    struct Shared {
-        var frame: Grid?
-        var title: String?
-        var bell = false
-        var running = false
-        var size = (width: 80, height: 24)
+/// The real terminal, through ncursesw: blits `Grid`s and reads `Key`s.
+///
+/// All ncurses calls happen on one dedicated thread that this object owns
+/// (ncurses is not thread safe, and a blocking read on a concurrency-pool
+/// thread would starve a small machine). That thread loops: run the queued
+/// requests (latest frame, bell, title), then poll `wget_wch` for up to
+/// `pollMilliseconds`, decode (`KeyDecoder`) and yield keys to `keys`. So a
+/// `render` from any thread is on screen within about one poll interval.
+///
+/// `@unchecked Sendable` because the compiler cannot see that confinement:
+/// the ncurses state (`NCursesScreen`) is created, used and destroyed on the
+/// terminal thread only and never escapes it, and everything other threads
+/// touch (size, frame slot, request queue, lifecycle state) is guarded by
+/// `lock`.
+///
+/// Typical use:
+/// ```swift
+/// let terminal = Terminal()
+/// try terminal.start()
+/// defer { terminal.stop() }
+/// terminal.render(frame(terminal.size))
+/// for await key in terminal.keys { ... }
+/// ```
+/// While it runs ncurses owns stdout: log to a file, never print.
+/// The terminal runs in raw mode: Ctrl-C arrives as `.ctrl("c")` instead of
+/// killing the process, so the app must bind a quit key.
+public final class Terminal: @unchecked Sendable {
+    /// Why `start()` failed.
+    public enum StartError: Error, Equatable, CustomStringConvertible {
+        /// stdin or stdout is not a terminal (piped, or no tty).
+        case notATerminal
+        /// Neither the user's locale nor C.UTF-8 is a UTF-8 locale.
+        case noUTF8Locale
+        /// ncurses does not know the terminal type.
+        case cannotInitialize(term: String)
+        /// `start()` was already called on this terminal.
+        case alreadyStarted
+
+        public var description: String {
+            switch self {
+            case .notATerminal:
+                return "standard input and output must be a terminal for the full-screen interface"
+            case .noUTF8Locale:
+                return "no UTF-8 locale available (tried the environment's and C.UTF-8)"
+            case .cannotInitialize(let term):
+                return "cannot initialise the terminal (TERM=\(term.isEmpty ? "unset" : term)); try TERM=xterm-256color"
+            case .alreadyStarted:
+                return "the terminal was already started"
+            }
+        }
     }
 
-    private let shared = Mutex(Shared())
-    private let stream: AsyncStream<Key>
+    /// Keys, pastes and resizes, in order. Finishes after `stop()`.
+    public let keys: AsyncStream<Key>
+
     private let continuation: AsyncStream<Key>.Continuation
+    private let pollMilliseconds: Int32
+    private let environment: [String: String]
+    private let lock = NSLock()
+
+    private enum Phase {
+        case idle, starting, running, stopping, stopped
+    }
+
+    private enum Request {
+        case bell
+        case title(String)
+        case invalidate
+    }
+
+    private struct Frame {
+        var grid: Grid
+        var cursor: (x: Int, y: Int)?
+    }
+
+    // Guarded by `lock`.
+    private var phase = Phase.idle
+    private var currentSize = (width: 80, height: 24)
+    private var pendingFrame: Frame?
+    private var requests: [Request] = []
+    private var startResult: Result<Void, StartError>?
+    // Signalled by the terminal thread.
     private let started = DispatchSemaphore(value: 0)
+    /// Bench mode (`TONGBAN_BENCH_LOG`): frame timings are appended here.
+    private let benchLog: String?
+    private let launchedAt: UInt64
     private let finished = DispatchSemaphore(value: 0)
 
-    public init() {
-        (stream, continuation) = AsyncStream<Key>.makeStream(bufferingPolicy: .unbounded)
+    /// `pollMilliseconds`: how long the terminal thread waits for input before
+    /// it looks at the request queue again (the render latency bound).
+    ///
+    /// `benchLog` (bench mode, `TONGBAN_BENCH_LOG`): a file that gets
+    /// `first_frame_ms N` (from `launchedAt`, monotonic ns) and
+    /// `key_to_frame_ms N` (key read to the next frame drawn) lines.
+    public init(pollMilliseconds: Int = 30, environment: [String: String] = ProcessInfo.processInfo.environment,
+                benchLog: String? = nil, launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+        (keys, continuation) = AsyncStream.makeStream(of: Key.self, bufferingPolicy: .unbounded)
+        self.pollMilliseconds = Int32(max(1, min(pollMilliseconds, 1000)))
+        self.environment = environment
+        self.benchLog = benchLog
+        self.launchedAt = launchedAt
     }
 
-    public var keys: AsyncStream<Key> { stream }
-
-    public var size: (width: Int, height: Int) { shared.withLock { $0.size } }
-
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    /// Takes over the screen; returns once it is ready.
-    public func start() throws {
-        guard isatty(0) != 0, isatty(1) != 0 else {
-            throw StartError(description: "tongban needs a terminal (stdin and stdout must be a TTY)")
+    private func bench(_ line: String) {
+        guard let benchLog else { return }
+        if !FileManager.default.fileExists(atPath: benchLog) {
+            _ = FileManager.default.createFile(atPath: benchLog, contents: nil, attributes: [.posixPermissions: 0o600])
         }
-        shared.withLock { $0.running = true }
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "tongban.ncurses"
+        guard let h = FileHandle(forWritingAtPath: benchLog) else { return }
+        _ = try? h.seekToEnd()
+        try? h.write(contentsOf: Data((line + "\n").utf8))
+        try? h.close()
+    }
+
+    /// Takes over the terminal (alternate screen, raw mode, no cursor,
+    /// bracketed paste) and starts the terminal thread. Returns once ncurses
+    /// is set up and `size` is valid.
+    public func start() throws(StartError) {
+        let canStart = lock.withLock {
+            guard phase == .idle else { return false }
+            phase = .starting
+            return true
+        }
+        guard canStart else { throw .alreadyStarted }
+        let thread = Thread { [self] in
+            self.threadMain()
+        }
+        thread.name = "tongban.terminal"
         thread.start()
         started.wait()
-    }
-
-    /// Gives the screen back.
-    public func stop() {
-        let wasRunning = shared.withLock { s -> Bool in defer { s.running = false }; return s.running }
-        if wasRunning { finished.wait() }
-    }
-
-    public func render(_ grid: Grid) { shared.withLock { $0.frame = grid } }
-    public func bell() { shared.withLock { $0.bell = true } }
-
-    public func setTitle(_ title: String) {
-        let clean = String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
-            .map(Character.init))
-        shared.withLock { $0.title = clean }
-    }
-
-    // MARK: - The ncurses thread
-
-    private func loop() {
-        tb_setlocale_all("")
-        if tb_locale_is_utf8() == 0 { tb_setlocale_all("C.UTF-8") }
-        initscr()
-        raw()
-        noecho()
-        nonl()
-        keypad(tb_stdscr(), true)
-        set_escdelay(25)
-        curs_set(0)
-        if has_colors() {
-            start_color()
-            use_default_colors()
+        let result = lock.withLock { startResult }
+        if case .failure(let error) = result {
+            continuation.finish()
+            throw error
         }
-        wtimeout(tb_stdscr(), 30)
-        tb_write_raw("\u{1B}[?2004h")
-        let titleAllowed = ["xterm", "tmux", "screen", "rxvt", "alacritty", "kitty", "foot", "wezterm"]
-            .contains { (ProcessInfo.processInfo.environment["TERM"] ?? "").contains($0) }
-        var painter = Painter()
-        updateSize()
+    }
+
+    /// Gives the terminal back (endwin, bracketed paste off, cursor and title
+    /// restored) after running requests queued so far, and finishes `keys`.
+    /// Blocks for up to one poll interval. Safe to call more than once.
+    public func stop() {
+        let wasRunning = lock.withLock {
+            guard phase == .running else { return false }
+            phase = .stopping
+            return true
+        }
+        guard wasRunning else { return }
+        finished.wait()
+        continuation.finish()
+    }
+
+    /// Columns and rows. Updated before `.resize` is delivered; 80×24 until
+    /// `start()`.
+    public var size: (width: Int, height: Int) {
+        lock.withLock { currentSize }
+    }
+
+    /// Shows `grid` (top-left aligned; cells beyond the screen are not drawn,
+    /// screen beyond the grid is blank). Only the newest frame is kept: a
+    /// frame replaced before the terminal thread got to it is never drawn.
+    ///
+    /// `cursor`: where to show the terminal's own cursor (column, row), e.g.
+    /// the input caret, so that input methods place their candidate window
+    /// there; nil hides it.
+    public func render(_ grid: Grid, cursor: (x: Int, y: Int)? = nil) {
+        lock.withLock { pendingFrame = Frame(grid: grid, cursor: cursor) }
+    }
+
+    /// Clears the terminal and repaints the last frame in full (for Ctrl-L,
+    /// or after something else wrote to the terminal).
+    public func invalidate() {
+        lock.withLock { requests.append(.invalidate) }
+    }
+
+    /// Rings the terminal bell.
+    public func bell() {
+        lock.withLock { requests.append(.bell) }
+    }
+
+    /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks
+    /// like xterm, tmux, screen or another terminal known to support it.
+    /// Control characters are stripped. The previous title is restored by
+    /// `stop()` where the terminal keeps a title stack.
+    public func setTitle(_ title: String) {
+        lock.withLock { requests.append(.title(title)) }
+    }
+
+    // MARK: - Terminal thread
+
+    private func threadMain() {
+        let screen: NCursesScreen
+        do {
+            screen = try NCursesScreen(environment: environment)
+        } catch {
+            lock.withLock {
+                startResult = .failure(error)
+                phase = .stopped
+            }
+            started.signal()
+            return
+        }
+        lock.withLock {
+            currentSize = screen.size
+            startResult = .success(())
+            phase = .running
+        }
         started.signal()
 
-        var decoder = KeyDecoder(codes: .init(
-            up: tb_key_up(), down: tb_key_down(), left: tb_key_left(), right: tb_key_right(), home: tb_key_home(),
-            end: tb_key_end(), pageUp: tb_key_ppage(), pageDown: tb_key_npage(), backspace: tb_key_backspace(),
-            delete: tb_key_dc(), backTab: tb_key_btab(), enter: tb_key_enter(), resize: tb_key_resize()))
-        var escapeWaiting = false
-        while shared.withLock({ $0.running }) {
-            var code: UInt32 = 0
-            let r = tb_get_wch(tb_stdscr(), &code)
-            var raw: RawInput?
-            if r == tb_key_code_yes() {
-                raw = .function(Int32(bitPattern: code))
-                if Int32(bitPattern: code) == tb_key_resize() { updateSize(); painter.invalidate() }
-            } else if r != tb_err() {
-                raw = .char(code)
-            } else if escapeWaiting {
-                raw = .timeout
+        var decoder = KeyDecoder()
+        var keys: [Key] = []
+        var firstFrameDrawn = false
+        var keyReadAt: UInt64?
+        while true {
+            let (frame, work, stopping) = lock.withLock {
+                let taken = (pendingFrame, requests, phase == .stopping)
+                pendingFrame = nil
+                requests.removeAll()
+                return taken
             }
-            if let raw {
-                let keys = decoder.feed(raw)
-                escapeWaiting = { if case .char(27) = raw { return true } else { return false } }() || (escapeWaiting && keys.isEmpty && raw != .timeout)
-                for k in keys { continuation.yield(k) }
+            for request in work {
+                switch request {
+                case .bell: screen.bell()
+                case .title(let title): screen.setTitle(title)
+                case .invalidate: screen.invalidate()
+                }
             }
-            let (frame, title, ring) = shared.withLock { s -> (Grid?, String?, Bool) in
-                defer { s.frame = nil; s.title = nil; s.bell = false }
-                return (s.frame, s.title, s.bell)
+            if let frame {
+                screen.draw(frame.grid, cursor: frame.cursor)
+                if benchLog != nil {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if !firstFrameDrawn {
+                        bench("first_frame_ms \(Double(now - launchedAt) / 1e6)")
+                    } else if let k = keyReadAt {
+                        bench("key_to_frame_ms \(Double(now - k) / 1e6)")
+                    }
+                    firstFrameDrawn = true
+                    keyReadAt = nil
+                }
             }
-            if let frame { painter.paint(frame) }
-            if let title, titleAllowed { tb_write_raw("\u{1B}]0;\(title)\u{07}") }
-            if ring { beep() }
+            if stopping { break }
+
+            keys.removeAll(keepingCapacity: true)
+            let first = screen.read(timeout: pollMilliseconds)
+            if first == .timeout {
+                keys += decoder.feed(.timeout)
+            } else {
+                var input = first
+                var count = 0
+                // Drain what is already there (a paste, an IME commit) so a
+                // grapheme split over several code points is joined.
+                while input != .timeout && count < 65_536 {
+                    if input == .keyCode(KeyDecoder.Code.resize) {
+                        // Before `.resize` is seen, `size` must be the new one.
+                        let newSize = screen.size
+                        lock.withLock { currentSize = newSize }
+                    }
+                    keys += decoder.feed(input)
+                    input = screen.read(timeout: 0)
+                    count += 1
+                }
+                keys += decoder.endOfBatch()
+            }
+            if !keys.isEmpty && keyReadAt == nil { keyReadAt = DispatchTime.now().uptimeNanoseconds }
+            for key in keys {
+                continuation.yield(key)
+            }
         }
-        tb_write_raw("\u{1B}[?2004l")
-        endwin()
-        continuation.finish()
+        screen.close()
+        lock.withLock { phase = .stopped }
         finished.signal()
-    }
-
-    private func updateSize() {
-        let w = Int(tb_cols()), h = Int(tb_lines())
-        shared.withLock { $0.size = (max(1, w), max(1, h)) }
-    }
-}
-
-/// Writes only the cells that changed since the last frame; colour pairs
-/// are allocated on first use.
-struct Painter {
-    var last: Grid?
-    var pairs: [Pair: Int16] = [:]
-    var nextPair: Int16 = 1
-
-    struct Pair: Hashable { var fg: TermColor; var bg: TermColor }
-
-    mutating func invalidate() {
-        last = nil
-        clear()
-    }
-
-    mutating func paint(_ grid: Grid) {
-        let changed = grid.changes(from: last)
-        if last == nil || last!.width != grid.width || last!.height != grid.height { erase() }
-        for (x, y) in changed {
-            let cell = grid[x, y]
-            if cell.text.isEmpty { continue }  // right half of a wide character
-            var attrs = tb_a_normal()
-            if cell.style.bold { attrs |= tb_a_bold() }
-            if cell.style.reverse { attrs |= tb_a_reverse() }
-            if cell.style.underline { attrs |= tb_a_underline() }
-            if cell.style.dim { attrs |= tb_a_dim() }
-            let pair = pairNumber(cell.style)
-            var scalars = Array(cell.text.unicodeScalars.prefix(8)).map { wchar_t(bitPattern: $0.value) }
-            scalars.append(0)
-            _ = tb_put_cell(Int32(y), Int32(x), scalars, attrs, pair)
-        }
-        last = grid
-        refresh()
-    }
-
-    mutating func pairNumber(_ style: Style) -> Int16 {
-        if style.fg == .default && style.bg == .default { return 0 }
-        let key = Pair(fg: style.fg, bg: style.bg)
-        if let p = pairs[key] { return p }
-        guard Int32(nextPair) < tb_color_pairs() else { return 0 }
-        func number(_ c: TermColor) -> Int16 {
-            switch c {
-            case .default: return -1
-            case .index(let i): return tb_colors() >= 256 ? Int16(i) : Int16(i % 8)
-            }
-        }
-        init_pair(nextPair, number(style.fg), number(style.bg))
-        pairs[key] = nextPair
-        nextPair += 1
-        return pairs[key]!
     }
 }

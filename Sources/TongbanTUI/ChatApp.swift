@@ -103,6 +103,8 @@ public final class ChatApp {
 
     public func handle(_ key: Key) async {
         status = nil
+        // Raw mode: Ctrl-C arrives as a key, and means quit everywhere.
+        if key == .ctrl("c") { wantsQuit = true; return }
         switch mode {
         case .normal: break
         case .confirm(_, let action):

@@ -6,8 +6,9 @@ import TerminalUI
 /// Runs the full-screen client on the real terminal until the user quits.
 @MainActor
 public enum TUIRunner {
-    public static func run(session: Session, localizer: Localizer = .current) async throws {
-        let terminal = Terminal()
+    public static func run(session: Session, localizer: Localizer = .current,
+                           launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) async throws {
+        let terminal = Terminal(benchLog: ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
         try terminal.start()
         defer { terminal.stop() }
         let app = ChatApp(session: session, localizer: localizer)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatCore
+import ChatMedia
 import ChatServer
 import ChatStore
 import ChatSync
@@ -18,6 +19,7 @@ struct Tongban: AsyncParsableCommand {
 
     /// A closed pipe (`tongban ls | head`) must end the output, not the process.
     static func main() async {
+        _ = launchedAt
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
@@ -33,6 +35,8 @@ struct Tongban: AsyncParsableCommand {
 }
 
 let L = Localizer.current
+/// Process start, for the bench's exec-to-first-frame figure.
+let launchedAt = DispatchTime.now().uptimeNanoseconds
 
 /// Options every command shares.
 struct Common: ParsableArguments {
@@ -113,7 +117,7 @@ struct Start: AsyncParsableCommand {
             return
         }
         let session = try common.session()
-        try await TUIRunner.run(session: session, localizer: L)
+        try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt)
     }
 
     /// `make run`: the demo server in-process, logged in as `me`, with its
@@ -218,17 +222,25 @@ struct List: AsyncParsableCommand {
 }
 
 struct Send: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a text message.")
+    static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images or a voice message.")
     @OptionGroup var common: Common
     @Option(help: "Account (display name) or uid of the peer.") var to: String
-    @Argument(help: "The text; read from standard input when omitted.") var text: [String] = []
+    @Option(help: "An image file (JPEG, PNG, GIF, WebP); over 200 KB it is re-encoded as JPEG.") var image: String?
+    @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
+    @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
+    @Option(help: "A voice file (WAV, MP3, OGG, M4A).") var voice: String?
+    @Argument(help: "The text; read from standard input when omitted and no media is given.") var text: [String] = []
 
     func run() async throws {
         let session = try common.session()
-        let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
         let conv = try await conversationId(session, with: to)
-        guard let record = try await session.repository.sendText(body, to: conv) else {
-            throw CLIError("nothing to send: the text is empty")
+        let record: MessageRecord
+        do {
+            record = try await enqueue(session, conv)
+        } catch let e as MediaProbe.Failure {
+            throw CLIError(e.description)
+        } catch let e as ImageCodec.Failure {
+            throw CLIError(e.description)
         }
         switch await session.repository.drain(retryTransient: false) {
         case .empty:
@@ -240,6 +252,43 @@ struct Send: AsyncParsableCommand {
         case .waiting(let why):
             out(L.string("cli.queued", ["reason": why]))
         }
+    }
+
+    func prepared(_ session: Session, _ path: String) throws -> (ChatRepository.PendingUpload, ImageCodec.Prepared) {
+        let p = try ImageCodec.prepareFile(path: path)
+        let ext = ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"][p.contentType] ?? "bin"
+        let file = try session.media.pendingUploadFile(p.data, ext: ext)
+        return (ChatRepository.PendingUpload(path: file.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload0"), p)
+    }
+
+    func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {
+        let repo = session.repository
+        if let path = image ?? flash {
+            let (upload, p) = try prepared(session, path)
+            let content: MessageContent = image != nil
+                ? .image(ImagePayload(objectKey: "@upload0", w: Double(p.width), h: Double(p.height)))
+                : .flashImage(FlashImagePayload(objectKey: "@upload0"))
+            return try await repo.enqueue(content, to: conv, uploads: [upload])
+        }
+        if !multi.isEmpty {
+            guard multi.count <= 9 else { throw CLIError("--multi takes at most 9 images") }
+            var uploads: [ChatRepository.PendingUpload] = []
+            for (i, path) in multi.enumerated() {
+                var (u, _) = try prepared(session, path)
+                u.placeholder = "@upload\(i)"
+                uploads.append(u)
+            }
+            return try await repo.enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), to: conv, uploads: uploads)
+        }
+        if let voice {
+            let probe = try MediaProbe.probe(path: voice)
+            guard probe.kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(voice) }
+            return try await repo.enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: probe.durationSec ?? 0)), to: conv,
+                                          uploads: [.init(path: voice, contentType: probe.contentType, kind: "chat_audio", placeholder: "@upload0")])
+        }
+        let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
+        guard let record = try await repo.sendText(body, to: conv) else { throw CLIError("nothing to send: the text is empty") }
+        return record
     }
 }
 
@@ -253,6 +302,8 @@ struct HistoryLine: Encodable {
     var sendTime: Int
     var status: String
     var objectKey: String?
+    var objectKeys: [String]?
+    var size: String?
     var durationSec: Int?
 }
 
@@ -277,7 +328,8 @@ struct History: AsyncParsableCommand {
             let m = r.chatMessage(myImUid: me)
             return HistoryLine(clientMsgID: r.clientMsgID, seq: r.seq, from: r.sendID, isMe: m.isMe, kind: m.type.rawValue,
                                text: m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L)),
-                               sendTime: r.sendTime, status: r.status, objectKey: m.objectKey, durationSec: m.durationSec)
+                               sendTime: r.sendTime, status: r.status, objectKey: m.objectKey, objectKeys: m.multiObjectKeys,
+                               size: m.width.flatMap { w in m.height.map { h in "\(Int(w))x\(Int(h))" } }, durationSec: m.durationSec)
         }
         if json {
             let enc = JSONEncoder()

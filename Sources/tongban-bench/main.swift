@@ -28,6 +28,16 @@ func printTable(_ title: String, _ rows: [BenchRow]) {
 }
 
 let env = ProcessInfo.processInfo.environment
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let tool = arguments.first, tool == "flood" || tool == "mkstore" {
+    do {
+        if tool == "flood" { try await ClientTools.flood(arguments) } else { try await ClientTools.mkstore(arguments) }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(tool) failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let what = CommandLine.arguments.dropFirst().first ?? "all"
 let cores = ProcessInfo.processInfo.activeProcessorCount
 print("# tongban bench — \(Date()) — \(cores) cores, \(ProcessInfo.processInfo.physicalMemory / 1_048_576) MiB")

@@ -1,0 +1,106 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// Helpers for the client benchmarks (Tests/bench/clients.sh): a peer that
+/// floods, and a user store filled with history.
+enum ClientTools {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static func option(_ args: [String], _ name: String) -> String? {
+        guard let i = args.firstIndex(of: "--" + name), i + 1 < args.count else { return nil }
+        return args[i + 1]
+    }
+
+    static func require(_ args: [String], _ name: String) throws -> String {
+        guard let v = option(args, name) else { throw Failure(description: "missing --\(name)") }
+        return v
+    }
+
+    /// `flood --server URL --account A --password P --to B --count N --marker END`:
+    /// sends N texts (half Chinese, half ASCII) one after another, as fast as
+    /// the server acknowledges them; the last one carries `MARKER-(N-1)`.
+    static func flood(_ args: [String]) async throws {
+        let server = try require(args, "server")
+        let api = APIClient(baseURL: server)
+        let auth = try await api.login(account: try require(args, "account"), password: try require(args, "password"))
+        api.token = auth.token
+        let to = try require(args, "to")
+        let found = try await api.searchUsers(to)
+        guard let peer = found.first(where: { $0.username == to }) ?? found.first else {
+            throw Failure(description: "no user \(to)")
+        }
+        let conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: peer.uid)
+        let count = Int(option(args, "count") ?? "") ?? 10_000
+        let marker = option(args, "marker") ?? "END"
+        let start = DispatchTime.now()
+        for n in 0..<count {
+            var text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
+            if n == count - 1 { text = "\(marker)-\(n)" }
+            _ = try await api.send(SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: "flood-\(start.uptimeNanoseconds)-\(n)"))
+        }
+        print("sent \(count) in \(String(format: "%.2f", seconds(since: start))) s")
+    }
+
+    /// `mkstore --data-dir D --server URL --account A [--password P]
+    /// --conversations C --messages N [--local]`: logs A in under D, then
+    /// either has C peers really send N messages in all (default), or with
+    /// `--local` writes N synthetic messages over C conversations straight
+    /// into A's store (for the million-message startup figure).
+    static func mkstore(_ args: [String]) async throws {
+        let server = try require(args, "server")
+        let dataDir = try require(args, "data-dir")
+        let account = try require(args, "account")
+        let password = option(args, "password") ?? "tongban-demo"
+        let conversations = max(1, Int(option(args, "conversations") ?? "") ?? 50)
+        let messages = max(conversations, Int(option(args, "messages") ?? "") ?? 5000)
+        let paths = StorePaths.resolve(explicitDataDir: dataDir, environment: ProcessInfo.processInfo.environment)
+        let creds = try await Session.login(server: server, account: account, password: password, paths: paths)
+        let session = try Session(credentials: creds, paths: paths)
+        let perConv = messages / conversations
+        let start = DispatchTime.now()
+        if args.contains("--local") {
+            var profiles: [UserBasicInfo] = []
+            var batch: [SyncEvent] = []
+            for c in 0..<conversations {
+                let peerUid = 1_000_000 + c
+                profiles.append(UserBasicInfo(uid: peerUid, username: "bench peer \(c)"))
+                let conv = ConversationIDHelper.make(myUid: creds.uid, targetUid: peerUid)
+                for s in 1...perConv {
+                    let fromMe = s % 3 == 0
+                    let text = s % 2 == 0 ? "第\(s)条消息，今天天气不错" : "message number \(s) hello"
+                    batch.append(.message(WireMessage(
+                        serverMsgID: "bench-\(c)-\(s)", clientMsgID: "bench-\(c)-\(s)", conversationId: conv, seq: s,
+                        sendID: fromMe ? creds.imUid : ConversationIDHelper.imUid(peerUid),
+                        recvID: fromMe ? ConversationIDHelper.imUid(peerUid) : creds.imUid, contentType: 101, content: text,
+                        sendTime: 1_763_000_000_000 + c * 1000 + s)))
+                    if batch.count == 2000 {
+                        try session.store.apply(events: batch, cursor: 0)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            try session.store.apply(events: batch, cursor: 0)
+            try session.store.saveProfiles(profiles)
+        } else {
+            for c in 0..<conversations {
+                let name = "benchpeer\(c)"
+                let peerAPI = APIClient(baseURL: server)
+                let auth: AuthResponse
+                do { auth = try await peerAPI.register(account: name, password: "bench-password") } catch {
+                    auth = try await peerAPI.login(account: name, password: "bench-password")
+                }
+                peerAPI.token = auth.token
+                let conv = ConversationIDHelper.make(myUid: creds.uid, targetUid: auth.uid)
+                for s in 0..<perConv {
+                    _ = try await peerAPI.send(SendMessageRequest(recvID: conv, content: s % 2 == 0 ? "你好 \(s)" : "hello \(s)",
+                                                                  contentType: 101, clientMsgId: "mk-\(c)-\(s)"))
+                }
+            }
+            try session.store.saveSummaries(try await session.api.conversations())
+            try await session.sync.pull()
+        }
+        print("store ready: \(conversations) conversations, \(perConv * conversations) messages in \(String(format: "%.1f", seconds(since: start))) s")
+    }
+}

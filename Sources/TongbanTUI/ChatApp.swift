@@ -49,6 +49,8 @@ public final class ChatApp {
     public var ring: (() -> Void)?
     public var setTitle: ((String) -> Void)?
     public var bellEnabled = true
+    /// `NO_COLOR`: draw without colours.
+    public var monochrome = false
     private var lastUnread = 0
     var thumbnails: [String: RGBImage?] = [:]
     var playing: Process?

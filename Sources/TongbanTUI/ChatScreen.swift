@@ -54,7 +54,21 @@ extension ChatApp {
         }
         drawStatus(&g, y: height - 1, w: width)
         drawOverlay(&g, width: width, height: bodyHeight)
+        if monochrome { Self.stripColours(&g) }
         return g
+    }
+
+    /// `NO_COLOR`: attributes only (bold, reverse, underline) and no colours.
+    static func stripColours(_ g: inout Grid) {
+        for y in 0..<g.height {
+            for x in 0..<g.width {
+                var cell = g[x, y]
+                guard !cell.isContinuation, cell.style.fg != .default || cell.style.bg != .default else { continue }
+                cell.style.fg = .default
+                cell.style.bg = .default
+                g[x, y] = cell
+            }
+        }
     }
 
     // MARK: - List pane

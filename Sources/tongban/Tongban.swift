@@ -45,9 +45,13 @@ struct Common: ParsableArguments {
 
     var paths: StorePaths { StorePaths.resolve(explicitDataDir: dataDir, environment: ProcessInfo.processInfo.environment) }
 
-    func session() throws -> Session {
+    /// The saved session; whatever an earlier `send --queue` left in the
+    /// outbox is sent first (quietly: offline it simply stays queued).
+    func session() async throws -> Session {
         guard let creds = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
-        return try Session(credentials: creds, paths: paths)
+        let session = try Session(credentials: creds, paths: paths)
+        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain(retryTransient: false) }
+        return session
     }
 }
 
@@ -110,13 +114,24 @@ struct Start: AsyncParsableCommand {
         commandName: "start", abstract: "The full-screen client (the default command).")
     @OptionGroup var common: Common
     @Flag(help: "Start the demo server in this process on a free port and log in as me.") var demo = false
+    @Option(help: "Log into this server first (asks for the account and password).") var server: String?
 
     func run() async throws {
         if demo {
             try await runDemo()
             return
         }
-        let session = try common.session()
+        if let server, (try Session.saved(paths: common.paths))?.server != APIClient(baseURL: server).baseURL {
+            FileHandle.standardOutput.write(Data("account: ".utf8))
+            guard let account = readLine(strippingNewline: true), !account.isEmpty else { throw CLIError("no account given") }
+            let password = String(cString: getpass("password: "))
+            do {
+                _ = try await Session.login(server: server, account: account, password: password, paths: common.paths)
+            } catch let e as APIError {
+                throw CLIError(e.description)
+            }
+        }
+        let session = try await common.session()
         try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt)
     }
 
@@ -182,14 +197,20 @@ struct Logout: AsyncParsableCommand {
     }
 }
 
+/// `tongban ls --json`: the fields of seed §一 `Conversation`.
 struct ConversationRow: Encodable {
-    var conversationId: String
-    var name: String
-    var isPinned: Bool
-    var unreadCount: Int
-    var preview: String
-    var lastMessageTime: Int
+    var id: String
+    var targetUid: Int
+    var nickname: String
+    var avatar: String
     var isOnline: Bool
+    var isPinned: Bool
+    var draftText: String?
+    var unreadCount: Int
+    var lastMessagePreview: String
+    var lastMessageTime: Int
+    var fromSignal: Bool
+    var isImOpened: Bool
 }
 
 struct List: AsyncParsableCommand {
@@ -199,13 +220,14 @@ struct List: AsyncParsableCommand {
     @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
 
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         if !offline { _ = try await syncNow(session) }
         let list = try session.store.conversationList(localizer: L)
         if json {
-            let rows = list.map { ConversationRow(conversationId: $0.id, name: $0.nickname, isPinned: $0.isPinned, unreadCount: $0.unreadCount,
-                                                  preview: $0.draftText.map { L.string("summary.draft", ["text": $0]) } ?? $0.lastMessagePreview,
-                                                  lastMessageTime: $0.lastMessageTime, isOnline: $0.isOnline) }
+            let rows = list.map { ConversationRow(id: $0.id, targetUid: $0.targetUid, nickname: $0.nickname, avatar: $0.avatar,
+                                                  isOnline: $0.isOnline, isPinned: $0.isPinned, draftText: $0.draftText,
+                                                  unreadCount: $0.unreadCount, lastMessagePreview: $0.lastMessagePreview,
+                                                  lastMessageTime: $0.lastMessageTime, fromSignal: $0.fromSignal, isImOpened: $0.isImOpened) }
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try? FileHandle.standardOutput.write(contentsOf: try enc.encode(rows) + Data("\n".utf8))
@@ -229,10 +251,12 @@ struct Send: AsyncParsableCommand {
     @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
     @Option(help: "A voice file (WAV, MP3, OGG, M4A).") var voice: String?
+    @Flag(help: "When the server cannot be reached, leave the message in the outbox (exit 0); the next tongban command sends it.")
+    var queue = false
     @Argument(help: "The text; read from standard input when omitted and no media is given.") var text: [String] = []
 
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         let conv = try await conversationId(session, with: to)
         let record: MessageRecord
         do {
@@ -250,7 +274,12 @@ struct Send: AsyncParsableCommand {
             }
             out(L.string("cli.sent", ["seq": String(m?.seq ?? 0)]))
         case .waiting(let why):
-            out(L.string("cli.queued", ["reason": why]))
+            if queue {
+                out(L.string("cli.queued", ["reason": why]))
+            } else {
+                try session.store.markFailed(clientMsgID: record.clientMsgID, reason: why)
+                throw CLIError(L.string("cli.failed", ["reason": why]))
+            }
         }
     }
 
@@ -292,18 +321,27 @@ struct Send: AsyncParsableCommand {
     }
 }
 
+/// `tongban history --json`: the fields of seed §一 `ChatMessage`.
 struct HistoryLine: Encodable {
-    var clientMsgID: String
+    var id: String
+    var serverId: String?
+    var conversationId: String
     var seq: Int?
-    var from: String
+    var senderId: String
+    var receiverId: String
     var isMe: Bool
-    var kind: String
-    var text: String
-    var sendTime: Int
+    var type: String
+    var content: String
+    var createTime: Int
     var status: String
+    var errorReason: String?
+    var isRecalled: Bool
+    var isFlash: Bool
+    var isDestroyed: Bool
     var objectKey: String?
-    var objectKeys: [String]?
-    var size: String?
+    var multiObjectKeys: [String]?
+    var width: Double?
+    var height: Double?
     var durationSec: Int?
 }
 
@@ -316,7 +354,7 @@ struct History: AsyncParsableCommand {
     @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
 
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         let conv = try await conversationId(session, with: with)
         if !offline {
             _ = try await syncNow(session)
@@ -326,10 +364,12 @@ struct History: AsyncParsableCommand {
         let me = session.credentials.imUid
         let lines = page.messages.map { r -> HistoryLine in
             let m = r.chatMessage(myImUid: me)
-            return HistoryLine(clientMsgID: r.clientMsgID, seq: r.seq, from: r.sendID, isMe: m.isMe, kind: m.type.rawValue,
-                               text: m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L)),
-                               sendTime: r.sendTime, status: r.status, objectKey: m.objectKey, objectKeys: m.multiObjectKeys,
-                               size: m.width.flatMap { w in m.height.map { h in "\(Int(w))x\(Int(h))" } }, durationSec: m.durationSec)
+            let text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
+            return HistoryLine(id: m.id, serverId: m.serverId, conversationId: m.conversationId, seq: r.seq, senderId: m.senderId,
+                               receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
+                               status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
+                               isDestroyed: m.isDestroyed, objectKey: m.objectKey, multiObjectKeys: m.multiObjectKeys,
+                               width: m.width, height: m.height, durationSec: m.durationSec)
         }
         if json {
             let enc = JSONEncoder()
@@ -342,7 +382,7 @@ struct History: AsyncParsableCommand {
         for l in lines {
             let who = l.isMe ? session.credentials.username : name
             let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
-            out("[\(timeLabel(l.sendTime))] \(who): \(l.text)\(mark)")
+            out("[\(timeLabel(l.createTime))] \(who): \(l.content)\(mark)")
         }
     }
 
@@ -360,10 +400,17 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send the queued messages and pull what is new.")
     @OptionGroup var common: Common
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         let drained = await session.repository.drain(retryTransient: false)
         if case .waiting(let why) = drained { throw CLIError(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why])) }
         guard let changes = try await online(session, { try await session.sync.pull() }) else { throw ExitCode(2) }
+        for (conv, count) in changes.incoming.sorted(by: { $0.key < $1.key }) {
+            let name = try session.store.conversation(id: conv)?.nickname ?? conv
+            for r in try session.store.newestPage(conversationId: conv, limit: count).messages {
+                let m = r.chatMessage(myImUid: session.credentials.imUid)
+                out("\(name): \(m.text ?? MessageKinds.summary(of: m, localizer: L))")
+            }
+        }
         out(L.string("cli.synced", ["count": String(changes.conversationIds.count), "cursor": String(try session.store.syncCursor())]))
     }
 }
@@ -383,7 +430,7 @@ struct Unpin: AsyncParsableCommand {
 }
 
 func setPinned(_ common: Common, _ with: String, _ pinned: Bool) async throws {
-    let session = try common.session()
+    let session = try await common.session()
     let conv = try await conversationId(session, with: with)
     do {
         try session.store.saveSummaries([try await session.api.pin(conversationId: conv, isPinned: pinned)])
@@ -396,7 +443,7 @@ struct Delete: AsyncParsableCommand {
     @OptionGroup var common: Common
     @Option(help: "Account (display name) or uid of the peer.") var with: String
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         let conv = try await conversationId(session, with: with)
         do { try await session.api.deleteConversation(conv) } catch let e as APIError { throw CLIError(e.description) }
         try session.store.deleteConversation(id: conv)
@@ -408,9 +455,10 @@ struct Revoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Revoke one of your messages (within the server's window).")
     @OptionGroup var common: Common
     @Option(help: "Account (display name) or uid of the peer.") var with: String
-    @Option(help: "clientMsgID of the message (default: your newest).") var message: String?
+    @Option(help: "clientMsgID of the message.") var message: String?
+    @Flag(help: "Your newest message in the conversation (the default when --message is not given).") var last = false
     func run() async throws {
-        let session = try common.session()
+        let session = try await common.session()
         let conv = try await conversationId(session, with: with)
         _ = try await syncNow(session)
         let target = try message ?? session.store.newestPage(conversationId: conv, limit: 200).messages

@@ -27,7 +27,7 @@ public final class ChatService: Sendable {
         try StorePermissions.makePrivateDirectory(config.dataDir)
         var dbConfig = Configuration()
         dbConfig.busyMode = .timeout(10)
-        dbConfig.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        dbConfig.prepareDatabase { db in try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
         let old = umask(0o077)
         defer { umask(old) }
         db = try DatabasePool(path: config.databasePath, configuration: dbConfig)
@@ -56,15 +56,14 @@ public final class ChatService: Sendable {
         let hash = try Self.hashPassword(r.password, salt: salt, rounds: rounds)
         let token = Self.newToken()
         let uid: Int = try db.write { db in
-            if try Int.fetchOne(db, sql: "SELECT 1 FROM user WHERE account = ?", arguments: [r.account]) != nil {
+            if try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE account = ?"), arguments: [r.account]) != nil {
                 throw APIFailure(.conflict, "account \(r.account) is taken")
             }
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO user(account, username, avatar, pwSalt, pwHash, pwRounds, createdAt) VALUES (?, ?, '', ?, ?, ?, ?)
-                """, arguments: [r.account, username, salt, hash, rounds, Self.nowMs()])
+                """).execute(arguments: [r.account, username, salt, hash, rounds, Self.nowMs()])
             let uid = Int(db.lastInsertedRowID)
-            try db.execute(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)",
-                           arguments: [Self.tokenHash(token), uid, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), uid, Self.nowMs()])
             return uid
         }
         return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
@@ -72,7 +71,7 @@ public final class ChatService: Sendable {
 
     public func login(_ r: LoginRequest) throws -> AuthResponse {
         guard let user = try db.read({ db in
-            try UserRow.fetchOne(db, sql: "SELECT * FROM user WHERE account = ?", arguments: [r.account])
+            try UserRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE account = ?"), arguments: [r.account])
         }) else {
             // Same cost as a real check, so timing does not reveal accounts.
             _ = try? Self.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, 100_000))
@@ -82,15 +81,14 @@ public final class ChatService: Sendable {
         guard Self.constantTimeEqual(hash, user.pwHash) else { throw APIFailure(.unauthorized, "wrong account or password") }
         let token = Self.newToken()
         try db.write { db in
-            try db.execute(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)",
-                           arguments: [Self.tokenHash(token), user.uid, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), user.uid, Self.nowMs()])
         }
         return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
     }
 
     public func logout(token: String) throws {
         try db.write { db in
-            try db.execute(sql: "DELETE FROM token WHERE hash = ?", arguments: [Self.tokenHash(token)])
+            try db.cachedStatement(sql: "DELETE FROM token WHERE hash = ?").execute(arguments: [Self.tokenHash(token)])
         }
     }
 
@@ -98,7 +96,7 @@ public final class ChatService: Sendable {
     public func authenticate(token: String) throws -> Int? {
         guard !token.isEmpty, token.count <= 256 else { return nil }
         return try db.read { db in
-            try Int.fetchOne(db, sql: "SELECT uid FROM token WHERE hash = ?", arguments: [Self.tokenHash(token)])
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM token WHERE hash = ?"), arguments: [Self.tokenHash(token)])
         }
     }
 
@@ -149,7 +147,7 @@ public final class ChatService: Sendable {
     }
 
     static func userInfo(_ uid: Int, db: Database) throws -> UserBasicInfo? {
-        try Row.fetchOne(db, sql: "SELECT uid, username, avatar FROM user WHERE uid = ?", arguments: [uid]).map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT uid, username, avatar FROM user WHERE uid = ?"), arguments: [uid]).map {
             UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
         }
     }
@@ -161,11 +159,11 @@ public final class ChatService: Sendable {
         let escaped = q.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         return try db.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT uid, username, avatar FROM user
                 WHERE uid <> ? AND (account LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')
                 ORDER BY account LIMIT 20
-                """, arguments: [caller, escaped, escaped]).map {
+                """), arguments: [caller, escaped, escaped]).map {
                 UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
             }
         }
@@ -191,21 +189,21 @@ public final class ChatService: Sendable {
 
     /// Creates the conversation and both member rows if missing.
     func ensureConversation(_ id: String, caller: Int, peer: Int, db: Database) throws {
+        if try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [id]) != nil { return }
         guard try Self.userInfo(peer, db: db) != nil else { throw APIFailure.notFound("no such user") }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO conversation(id, uidLow, uidHigh, maxSeq, createdAt) VALUES (?, ?, ?, 0, ?)
             ON CONFLICT(id) DO NOTHING
-            """, arguments: [id, min(caller, peer), max(caller, peer), Self.nowMs()])
+            """).execute(arguments: [id, min(caller, peer), max(caller, peer), Self.nowMs()])
         for (uid, hidden) in [(caller, false), (peer, true)] {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO member(conversationId, uid, hidden) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
-                """, arguments: [id, uid, hidden])
+                """).execute(arguments: [id, uid, hidden])
         }
     }
 
     func member(_ id: String, uid: Int, db: Database) throws -> MemberRow {
-        guard let m = try MemberRow.fetchOne(db, sql: "SELECT * FROM member WHERE conversationId = ? AND uid = ?",
-                                             arguments: [id, uid]) else {
+        guard let m = try MemberRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM member WHERE conversationId = ? AND uid = ?"), arguments: [id, uid]) else {
             throw APIFailure.notFound("no such conversation")
         }
         return m
@@ -215,14 +213,14 @@ public final class ChatService: Sendable {
         let m = try member(id, uid: uid, db: db)
         let peer = ConversationIDHelper.peerUid(in: id, myUid: uid) ?? 0
         let info = try Self.userInfo(peer, db: db)
-        let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [id]) ?? 0
-        let last = try MessageRow.fetchOne(db, sql: """
+        let maxSeq = try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [id]) ?? 0
+        let last = try MessageRow.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0 ORDER BY seq DESC LIMIT 1
-            """, arguments: [id, m.clearedSeq])
-        let unread = try Int.fetchOne(db, sql: """
+            """), arguments: [id, m.clearedSeq])
+        let unread = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND senderUid <> ? AND isControl = 0
-            """, arguments: [id, max(m.readSeq, m.clearedSeq), uid]) ?? 0
-        let created = try Int.fetchOne(db, sql: "SELECT createdAt FROM conversation WHERE id = ?", arguments: [id]) ?? 0
+            """), arguments: [id, max(m.readSeq, m.clearedSeq), uid]) ?? 0
+        let created = try Int.fetchOne(db.cachedStatement(sql: "SELECT createdAt FROM conversation WHERE id = ?"), arguments: [id]) ?? 0
         return ConversationSummary(
             conversationId: id, userId: ConversationIDHelper.imUid(peer), showName: info?.username ?? "",
             faceURL: info?.avatar ?? "", isPinned: m.isPinned, unreadCount: unread, lastMessage: last.map(Self.wire),
@@ -232,8 +230,7 @@ public final class ChatService: Sendable {
 
     public func conversations(caller: Int) throws -> [ConversationSummary] {
         try db.read { db in
-            let ids = try String.fetchAll(db, sql: "SELECT conversationId FROM member WHERE uid = ? AND hidden = 0",
-                                          arguments: [caller])
+            let ids = try String.fetchAll(db.cachedStatement(sql: "SELECT conversationId FROM member WHERE uid = ? AND hidden = 0"), arguments: [caller])
             return try ids.map { try self.summary($0, for: caller, db: db) }
                 .sorted { ($0.isPinned ? 1 : 0, $0.lastMessageTime) > ($1.isPinned ? 1 : 0, $1.lastMessageTime) }
         }
@@ -245,7 +242,7 @@ public final class ChatService: Sendable {
         let id = ConversationIDHelper.make(myUid: caller, targetUid: userId)
         let (summary, cursor) = try db.write { db -> (ConversationSummary, Int) in
             try self.ensureConversation(id, caller: caller, peer: userId, db: db)
-            try db.execute(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND uid = ?", arguments: [id, caller])
+            try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND uid = ?").execute(arguments: [id, caller])
             let s = try self.summary(id, for: caller, db: db)
             return (s, try self.log(.conversation(s), to: caller, db: db))
         }
@@ -275,14 +272,14 @@ public final class ChatService: Sendable {
     public func markRead(caller: Int, conversationId: String, seq: Int) throws -> ConversationSummary {
         guard seq >= 0 else { throw APIFailure.invalid("seq must not be negative") }
         return try updateMember(caller: caller, conversationId: conversationId) { m, db in
-            let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [m.conversationId]) ?? 0
+            let maxSeq = try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [m.conversationId]) ?? 0
             m.readSeq = max(m.readSeq, min(seq, maxSeq))
         }
     }
 
     public func clear(caller: Int, conversationId: String, hide: Bool) throws {
         _ = try updateMember(caller: caller, conversationId: conversationId, deleted: hide ? true : nil) { m, db in
-            let maxSeq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [m.conversationId]) ?? 0
+            let maxSeq = try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [m.conversationId]) ?? 0
             m.clearedSeq = maxSeq
             m.readSeq = max(m.readSeq, maxSeq)
             if hide { m.hidden = true }
@@ -300,35 +297,38 @@ public final class ChatService: Sendable {
     /// Appends an event to a user's log; returns its cursor.
     @discardableResult
     func log(_ event: SyncEvent, to uid: Int, messageId: Int64? = nil, db: Database) throws -> Int {
-        let body = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
-        try db.execute(sql: "INSERT INTO event(uid, messageId, body, createdAt) VALUES (?, ?, ?, ?)",
-                       arguments: [uid, messageId, body, Self.nowMs()])
+        try log(body: String(decoding: try JSONEncoder().encode(event), as: UTF8.self), to: uid, messageId: messageId, db: db)
+    }
+
+    /// Appends an already encoded event (one encoding serves both members).
+    func log(body: String, to uid: Int, messageId: Int64?, db: Database) throws -> Int {
+        try db.cachedStatement(sql: "INSERT INTO event(uid, messageId, body, createdAt) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [uid, messageId, body, Self.nowMs()])
         return Int(db.lastInsertedRowID)
     }
 
     /// Inserts a message with the next seq; logs it to both members.
     func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
                 isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil) throws -> MessageRow {
-        try db.execute(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ?", arguments: [conversationId])
-        let seq = try Int.fetchOne(db, sql: "SELECT maxSeq FROM conversation WHERE id = ?", arguments: [conversationId]) ?? 1
+        try db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ?").execute(arguments: [conversationId])
+        let seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [conversationId]) ?? 1
         let now = sendTime ?? Self.nowMs()
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
                                 content, sendTime, isControl)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
+            """).execute(arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
                              ConversationIDHelper.imUid(sender), ConversationIDHelper.imUid(peer), contentType, content,
                              now, isControl])
-        let row = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [db.lastInsertedRowID])!
+        let row = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [db.lastInsertedRowID])!
         // A new message shows a deleted conversation again; sending reads what came before.
-        try db.execute(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND clearedSeq < ?",
-                       arguments: [conversationId, seq])
+        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND clearedSeq < ?").execute(arguments: [conversationId, seq])
         if !isControl {
-            try db.execute(sql: "UPDATE member SET readSeq = MAX(readSeq, ?) WHERE conversationId = ? AND uid = ?",
-                           arguments: [seq, conversationId, sender])
+            try db.cachedStatement(sql: "UPDATE member SET readSeq = MAX(readSeq, ?) WHERE conversationId = ? AND uid = ?").execute(arguments: [seq, conversationId, sender])
         }
+        let body = String(decoding: try JSONEncoder().encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
         for uid in [sender, peer] {
-            cursors[uid] = try log(.message(Self.wire(row)), to: uid, messageId: row.id, db: db)
+            cursors[uid] = try log(body: body, to: uid, messageId: row.id, db: db)
         }
         return row
     }
@@ -336,26 +336,26 @@ public final class ChatService: Sendable {
     /// Replaces every logged copy of a message with its current state, so a
     /// revoked text is not kept in anyone's sync log.
     func scrubLog(messageId: Int64, db: Database) throws {
-        guard let row = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [messageId]) else { return }
+        guard let row = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [messageId]) else { return }
         let encoder = JSONEncoder()
         let asMessage = String(decoding: try encoder.encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
         let asUpdate = String(decoding: try encoder.encode(SyncEvent.messageUpdate(Self.wire(row))), as: UTF8.self)
         // Inside a JSON string a quote is escaped, so this pattern only matches the event's own key.
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE event SET body = CASE WHEN body LIKE '%"kind":"message_update"%' THEN ? ELSE ? END
             WHERE messageId = ?
-            """, arguments: [asUpdate, asMessage, messageId])
+            """).execute(arguments: [asUpdate, asMessage, messageId])
         // Conversation summaries logged earlier may carry it as lastMessage.
         let needle = "\"clientMsgID\":" + String(decoding: try encoder.encode(row.clientMsgID), as: UTF8.self)
-        let summaries = try Row.fetchAll(db, sql: """
+        let summaries = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT cursor, body FROM event WHERE messageId IS NULL AND instr(body, ?) > 0
-            """, arguments: [needle])
+            """), arguments: [needle])
         for s in summaries {
             guard case .conversation(var summary)? = try? JSONDecoder().decode(SyncEvent.self, from: Data((s["body"] as String).utf8)),
                   summary.lastMessage?.clientMsgID == row.clientMsgID, summary.conversationId == row.conversationId else { continue }
             summary.lastMessage = Self.wire(row)
             let body = String(decoding: try encoder.encode(SyncEvent.conversation(summary)), as: UTF8.self)
-            try db.execute(sql: "UPDATE event SET body = ? WHERE cursor = ?", arguments: [body, s["cursor"] as Int])
+            try db.cachedStatement(sql: "UPDATE event SET body = ? WHERE cursor = ?").execute(arguments: [body, s["cursor"] as Int])
         }
     }
 
@@ -371,8 +371,7 @@ public final class ChatService: Sendable {
         }
         var destroyedKey: String?
         let (row, cursors, isNew) = try db.write { db -> (MessageRow, [Int: Int], Bool) in
-            if let existing = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?",
-                                                      arguments: [caller, r.clientMsgId]) {
+            if let existing = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?"), arguments: [caller, r.clientMsgId]) {
                 return (existing, [:], false)
             }
             try self.ensureConversation(conversationId, caller: caller, peer: peer, db: db)
@@ -380,9 +379,9 @@ public final class ChatService: Sendable {
             var isControl = false
             var flashTarget: MessageRow?
             if case .flashViewed(let targetId) = payload {
-                guard let target = try MessageRow.fetchOne(db, sql: """
+                guard let target = try MessageRow.fetchOne(db.cachedStatement(sql: """
                     SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
-                    """, arguments: [conversationId, targetId]),
+                    """), arguments: [conversationId, targetId]),
                     case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
                 else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
                 guard target.senderUid != caller else {
@@ -399,16 +398,15 @@ public final class ChatService: Sendable {
                                       contentType: r.contentType, content: r.content, isControl: isControl,
                                       db: db, cursors: &cursors)
             for key in keys {
-                try db.execute(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)",
-                               arguments: [key, conversationId, row.id])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)").execute(arguments: [key, conversationId, row.id])
             }
             if let target = flashTarget, !target.flashViewed {
-                try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?", arguments: [target.id])
+                try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [target.id])
                 if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
-                    try db.execute(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?", arguments: [p.objectKey])
+                    try db.cachedStatement(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?").execute(arguments: [p.objectKey])
                     destroyedKey = p.objectKey
                 }
-                let updated = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [target.id])!
+                let updated = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [target.id])!
                 try self.scrubLog(messageId: target.id, db: db)
                 for uid in [caller, peer] {
                     cursors[uid] = try self.log(.messageUpdate(Self.wire(updated)), to: uid, messageId: target.id, db: db)
@@ -465,10 +463,10 @@ public final class ChatService: Sendable {
     func checkReceiveId(_ receiveId: String, between a: Int, and b: Int) throws {
         guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }
         let ok = try db.read { db in
-            try Int.fetchOne(db, sql: """
+            try Int.fetchOne(db.cachedStatement(sql: """
                 SELECT 1 FROM signal_reply r JOIN signal s ON s.id = r.signalId
                 WHERE r.id = ? AND ((s.ownerUid = ? AND r.fromUid = ?) OR (s.ownerUid = ? AND r.fromUid = ?))
-                """, arguments: [id, a, b, b, a]) != nil
+                """), arguments: [id, a, b, b, a]) != nil
         }
         guard ok else { throw APIFailure.forbidden("receive_id \(receiveId) is not a reply between you two") }
     }
@@ -477,9 +475,9 @@ public final class ChatService: Sendable {
         let peer = try peer(of: conversationId, caller: caller)
         let (seq, cursors) = try db.write { db -> (Int, [Int: Int]) in
             _ = try self.member(conversationId, uid: caller, db: db)
-            guard let msg = try MessageRow.fetchOne(db, sql: """
+            guard let msg = try MessageRow.fetchOne(db.cachedStatement(sql: """
                 SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
-                """, arguments: [conversationId, clientMsgID]) else {
+                """), arguments: [conversationId, clientMsgID]) else {
                 throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
             }
             guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can revoke a message") }
@@ -493,12 +491,11 @@ public final class ChatService: Sendable {
                 conversationId: conversationId, sender: caller, peer: peer, clientMsgID: "revoke:" + msg.clientMsgID,
                 contentType: ContentType.revokeNotice, content: Self.json(["clientMsgID": msg.clientMsgID]),
                 isControl: true, db: db, cursors: &cursors)
-            try db.execute(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?",
-                           arguments: [notice.seq, msg.id])
+            try db.cachedStatement(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?").execute(arguments: [notice.seq, msg.id])
             // Only the uploader can still read what was in a revoked message.
-            try db.execute(sql: "DELETE FROM media_grant WHERE messageId = ?", arguments: [msg.id])
+            try db.cachedStatement(sql: "DELETE FROM media_grant WHERE messageId = ?").execute(arguments: [msg.id])
             try self.scrubLog(messageId: msg.id, db: db)
-            let updated = try MessageRow.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [msg.id])!
+            let updated = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [msg.id])!
             for uid in [caller, peer] {
                 cursors[uid] = try self.log(.messageUpdate(Self.wire(updated)), to: uid, messageId: msg.id, db: db)
             }
@@ -519,14 +516,14 @@ public final class ChatService: Sendable {
             let m = try self.member(conversationId, uid: caller, db: db)
             let floor = m.clearedSeq
             if let after = afterSeq {
-                let rows = try MessageRow.fetchAll(db, sql: """
+                let rows = try MessageRow.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM message WHERE conversationId = ? AND seq > ? ORDER BY seq ASC LIMIT ?
-                    """, arguments: [conversationId, max(after, floor), limit + 1])
+                    """), arguments: [conversationId, max(after, floor), limit + 1])
                 return HistoryResponse(messages: rows.prefix(limit).map(Self.wire), hasMore: rows.count > limit)
             }
-            let rows = try MessageRow.fetchAll(db, sql: """
+            let rows = try MessageRow.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?
-                """, arguments: [conversationId, floor, beforeSeq ?? Int.max, limit + 1])
+                """), arguments: [conversationId, floor, beforeSeq ?? Int.max, limit + 1])
             return HistoryResponse(messages: rows.prefix(limit).reversed().map(Self.wire), hasMore: rows.count > limit)
         }
     }
@@ -535,7 +532,7 @@ public final class ChatService: Sendable {
 
     public func currentCursor(uid: Int) throws -> Int {
         try db.read { db in
-            try Int.fetchOne(db, sql: "SELECT MAX(cursor) FROM event WHERE uid = ?", arguments: [uid]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(cursor) FROM event WHERE uid = ?"), arguments: [uid]) ?? 0
         }
     }
 
@@ -543,13 +540,13 @@ public final class ChatService: Sendable {
         guard since >= 0 else { throw APIFailure.invalid("since must not be negative") }
         guard (1...1000).contains(limit) else { throw APIFailure.invalid("limit must be 1-1000") }
         return try db.read { db in
-            let floor = try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'event_floor'") ?? 0
+            let floor = try Int.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'event_floor'")) ?? 0
             if since > 0 && since < floor {
                 throw APIFailure(.cursorExpired, "cursor \(since) is older than the kept log; reload conversations")
             }
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT cursor, body FROM event WHERE uid = ? AND cursor > ? ORDER BY cursor LIMIT ?
-                """, arguments: [caller, since, limit + 1])
+                """), arguments: [caller, since, limit + 1])
             let page = rows.prefix(limit)
             let decoder = JSONDecoder()
             let events = page.compactMap { try? decoder.decode(SyncEvent.self, from: Data(($0["body"] as String).utf8)) }
@@ -563,31 +560,29 @@ public final class ChatService: Sendable {
     public func pruneSyncLog(olderThanMs cutoff: Int? = nil) throws {
         let limit = cutoff ?? (Self.nowMs() - config.syncRetentionSeconds * 1000)
         try db.write { db in
-            guard let newest = try Int.fetchOne(db, sql: "SELECT MAX(cursor) FROM event WHERE createdAt < ?",
-                                                arguments: [limit]) else { return }
-            try db.execute(sql: "DELETE FROM event WHERE cursor <= ?", arguments: [newest])
-            try db.execute(sql: """
+            guard let newest = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(cursor) FROM event WHERE createdAt < ?"), arguments: [limit]) else { return }
+            try db.cachedStatement(sql: "DELETE FROM event WHERE cursor <= ?").execute(arguments: [newest])
+            try db.cachedStatement(sql: """
                 INSERT INTO meta(key, value) VALUES ('event_floor', ?)
                 ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
-                """, arguments: [newest + 1])
+                """).execute(arguments: [newest + 1])
         }
     }
 
     // MARK: - Media
 
     func mayRead(key: String, uid: Int, db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: """
+        try Int.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ? OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversationId = g.conversationId
                 WHERE g.objectKey = m.objectKey AND mb.uid = ?))
-            """, arguments: [key, uid, uid]) != nil
+            """), arguments: [key, uid, uid]) != nil
     }
 
     public func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
         let key = try media.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
         try db.write { db in
-            try db.execute(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [key, caller, declaredType, bytes.count, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, Self.nowMs()])
         }
         return UploadResponse(objectKey: key, size: bytes.count)
     }
@@ -609,7 +604,7 @@ public final class ChatService: Sendable {
         }
         guard expValue >= Self.nowS() else { throw APIFailure.forbidden("the link has expired") }
         guard let type = try db.read({ db in
-            try String.fetchOne(db, sql: "SELECT contentType FROM media WHERE objectKey = ? AND destroyed = 0", arguments: [key])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT contentType FROM media WHERE objectKey = ? AND destroyed = 0"), arguments: [key])
         }), let data = media.read(key: key) else { throw APIFailure.notFound("no such object") }
         return (data, type)
     }
@@ -621,8 +616,7 @@ public final class ChatService: Sendable {
         guard !text.isEmpty else { throw APIFailure.invalid("content must not be empty") }
         guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "signal is too long") }
         return try db.write { db in
-            try db.execute(sql: "INSERT INTO signal(ownerUid, content, createdAt) VALUES (?, ?, ?)",
-                           arguments: [caller, content, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO signal(ownerUid, content, createdAt) VALUES (?, ?, ?)").execute(arguments: [caller, content, Self.nowMs()])
             return Int(db.lastInsertedRowID)
         }
     }
@@ -633,23 +627,22 @@ public final class ChatService: Sendable {
         }
         guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "reply is too long") }
         return try db.write { db in
-            guard let owner = try Int.fetchOne(db, sql: "SELECT ownerUid FROM signal WHERE id = ?", arguments: [signalId]) else {
+            guard let owner = try Int.fetchOne(db.cachedStatement(sql: "SELECT ownerUid FROM signal WHERE id = ?"), arguments: [signalId]) else {
                 throw APIFailure.notFound("no such signal")
             }
             guard owner != caller else { throw APIFailure.forbidden("you cannot reply to your own signal") }
-            try db.execute(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)",
-                           arguments: [signalId, caller, content, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)").execute(arguments: [signalId, caller, content, Self.nowMs()])
             return String(db.lastInsertedRowID)
         }
     }
 
     public func inbox(caller: Int) throws -> [SignalInboxItem] {
         try db.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT r.id, r.signalId, s.content AS signalContent, r.content AS replyContent, r.fromUid, r.isImOpened
                 FROM signal_reply r JOIN signal s ON s.id = r.signalId
                 WHERE s.ownerUid = ? ORDER BY r.id DESC LIMIT 200
-                """, arguments: [caller]).compactMap { row in
+                """), arguments: [caller]).compactMap { row in
                 guard let from = try Self.userInfo(row["fromUid"], db: db) else { return nil }
                 return SignalInboxItem(receiveId: String(row["id"] as Int), signalId: row["signalId"],
                                        signalContent: row["signalContent"], replyContent: row["replyContent"],
@@ -661,15 +654,15 @@ public final class ChatService: Sendable {
     public func openIM(caller: Int, receiveId: String) throws {
         guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }
         let cursor = try db.write { db -> Int? in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT r.fromUid, s.ownerUid FROM signal_reply r JOIN signal s ON s.id = r.signalId WHERE r.id = ?
-                """, arguments: [id]) else { throw APIFailure.notFound("no such signal reply") }
+                """), arguments: [id]) else { throw APIFailure.notFound("no such signal reply") }
             let owner: Int = row["ownerUid"], from: Int = row["fromUid"]
             guard owner == caller else { throw APIFailure.forbidden("that reply is not to your signal") }
-            try db.execute(sql: "UPDATE signal_reply SET isImOpened = 1 WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "UPDATE signal_reply SET isImOpened = 1 WHERE id = ?").execute(arguments: [id])
             let conv = ConversationIDHelper.make(myUid: owner, targetUid: from)
             try self.ensureConversation(conv, caller: owner, peer: from, db: db)
-            try db.execute(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?", arguments: [conv])
+            try db.cachedStatement(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?").execute(arguments: [conv])
             return try self.log(.conversation(try self.summary(conv, for: caller, db: db)), to: caller, db: db)
         }
         if let cursor { hub.notify([caller: cursor]) }
@@ -680,9 +673,9 @@ public final class ChatService: Sendable {
     /// Users who share a conversation with `uid` (they see its presence).
     func contacts(of uid: Int) -> [Int] {
         (try? db.read { db in
-            try Int.fetchAll(db, sql: """
+            try Int.fetchAll(db.cachedStatement(sql: """
                 SELECT CASE WHEN uidLow = ? THEN uidHigh ELSE uidLow END FROM conversation WHERE uidLow = ? OR uidHigh = ?
-                """, arguments: [uid, uid, uid])
+                """), arguments: [uid, uid, uid])
         }) ?? []
     }
 }

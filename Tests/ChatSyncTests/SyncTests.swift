@@ -84,6 +84,16 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         try await a.sync.pull()
         #expect(try texts(a, conv) == ["你好，Bert", "你好 Anna 😀"])
         #expect(try b.store.conversation(id: conv)?.unreadCount == 0, "replying reads what came before")
+
+        // 100 rapid sends keep their order on both sides.
+        for i in 1...100 { try await a.repository.sendText("快速 \(i)", to: conv) }
+        #expect(await a.repository.drain() == .empty)
+        try await b.sync.pull()
+        try await a.sync.pull()
+        let rapid = (1...100).map { "快速 \($0)" }
+        #expect(Array(try texts(b, conv).suffix(100)) == rapid)
+        #expect(Array(try texts(a, conv).suffix(100)) == rapid, "no duplicates from the echoes")
+        #expect(try texts(a, conv).count == 102)
     }
 
     @Test func pushWakesThePeer() async throws {
@@ -114,25 +124,25 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         await first.stop()
 
         try await a!.repository.sendText("一", to: conv, clientMsgID: "m1")
-        try await a!.repository.sendText("二", to: conv, clientMsgID: "m2")
-        try await a!.repository.sendText("三", to: conv, clientMsgID: "m3")
+        for i in 2...50 { try await a!.repository.sendText("第 \(i) 条", to: conv, clientMsgID: "m\(i)") }
         guard case .waiting = await a!.repository.drain(retryTransient: false) else {
             Issue.record("the server is down: the queue must wait"); return
         }
-        #expect(try a!.store.outbox().map(\.clientMsgID) == ["m1", "m2", "m3"])
+        #expect(try a!.store.outbox().map(\.clientMsgID) == (1...50).map { "m\($0)" })
 
         // Restart the client (new objects, same folder) and the server.
         a = nil
         let server = try await startServer(dir: dir, port: port)
         defer { Task { await server.stop() } }
         let again = try await makeSession(server.baseURL, "queuer", root: root)
-        #expect(try again.store.outbox().count == 3, "the outbox survived the restart")
+        #expect(try again.store.outbox().count == 50, "the outbox survived the restart")
         #expect(await again.repository.drain() == .empty)
-        let history = try await b.api.history(conversationId: conv)
-        #expect(history.messages.map(\.content) == ["一", "二", "三"], "in order, and m1 only once")
-        #expect(history.messages.map(\.seq) == [1, 2, 3])
+        let history = try await b.api.history(conversationId: conv, limit: 100)
+        let expected = ["一"] + (2...50).map { "第 \($0) 条" }
+        #expect(history.messages.map(\.content) == expected, "all 50, in order, and m1 only once")
+        #expect(history.messages.map(\.seq) == Array(1...50))
         try await again.sync.pull()
-        #expect(try texts(again, conv) == ["一", "二", "三"])
+        #expect(try texts(again, conv) == expected)
     }
 
     @Test func permanentErrorFailsAndRetryUsesTheSameId() async throws {

@@ -108,6 +108,30 @@ enum MediaKeyName {
         #expect(await waitFor(app, "收到：终端里的你好👋"), "the demo peer answers")
     }
 
+    @Test func escapeSequencesNeverReachTheScreen() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let alice = APIClient(baseURL: server.baseURL)
+        let auth = try await alice.login(account: "alice", password: "tongban-demo")
+        alice.token = auth.token
+        let conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: session.credentials.uid)
+        let evil = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31m红色警告\u{1B}[0m\u{9B}6n\u{202E}abc"
+        _ = try await alice.send(SendMessageRequest(recvID: conv, content: evil, contentType: 101, clientMsgId: "evil"))
+        try await session.sync.pull()
+        let app = await app(session)
+        await app.handle(.enter)
+        #expect(await waitFor(app, "红色警告"))
+        let g = app.frame(width: 120, height: 40)
+        for y in 0..<g.height {
+            for x in 0..<g.width {
+                let scalars = g[x, y].text.unicodeScalars
+                #expect(!scalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E },
+                        "cell \(x),\(y) holds a control character")
+            }
+        }
+        #expect(!g.text().contains("pwned"), "an OSC title is dropped whole")
+    }
+
     @Test func narrowAndTooSmall() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

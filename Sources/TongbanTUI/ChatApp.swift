@@ -49,6 +49,8 @@ public final class ChatApp {
     public var ring: (() -> Void)?
     public var setTitle: ((String) -> Void)?
     public var bellEnabled = true
+    /// Key bindings (defaults, overridden by keys.json).
+    public var keyMap = KeyMap()
     /// `NO_COLOR`: draw without colours.
     public var monochrome = false
     private var lastUnread = 0
@@ -76,6 +78,12 @@ public final class ChatApp {
     }
 
     func redraw() { onRedraw?() }
+
+    /// A transient message on the status line.
+    public func showStatus(_ text: String) {
+        status = text
+        redraw()
+    }
 
     var titleText: String { list.totalUnread > 0 ? "(\(list.totalUnread)) Tongban" : "Tongban" }
 
@@ -135,8 +143,8 @@ public final class ChatApp {
         if key == .resize { redraw(); return }
         if key == .tab || key == .backTab { cycleFocus(forward: key == .tab); redraw(); return }
         switch focus {
-        case .list: await handleList(key)
-        case .messages: await handleMessages(key); list.loadFromStore()
+        case .list: await handleList(keyMap.canonical(key, in: .list))
+        case .messages: await handleMessages(keyMap.canonical(key, in: .messages)); list.loadFromStore()
         case .input: await handleInput(key); if key == .enter { list.loadFromStore() }
         }
         if let e = chat?.errorMessage { status = e; chat?.errorMessage = nil }

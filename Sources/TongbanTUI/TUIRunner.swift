@@ -14,6 +14,11 @@ public enum TUIRunner {
         let app = ChatApp(session: session, localizer: localizer)
         app.bellEnabled = ProcessInfo.processInfo.environment["TONGBAN_NO_BELL"] == nil
             && ProcessInfo.processInfo.environment["NO_BELL"] == nil
+        do {
+            app.keyMap = try KeyMap.load(from: session.paths.configDirectory.appendingPathComponent("keys.json"))
+        } catch {
+            app.showStatus("\(error)")
+        }
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         app.onRedraw = { [weak app] in
             guard let app else { return }

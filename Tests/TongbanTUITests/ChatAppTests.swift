@@ -210,3 +210,22 @@ enum MediaKeyName {
         #expect(history.messages.contains { $0.flashViewed }, "destroyed on the server too")
     }
 }
+
+@Suite struct KeyMapTests {
+    @Test func rebindingAndErrors() throws {
+        let dir = tmpDir("keys")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("keys.json")
+        try Data(#"{"list.pin": "P", "quit": "Ctrl-Q", "messages.revoke": "x"}"#.utf8).write(to: file)
+        let map = try KeyMap.load(from: file)
+        #expect(map.canonical(.char("P"), in: .list) == .char("p"))
+        #expect(map.canonical(.ctrl("q"), in: .messages) == .char("q"))
+        #expect(map.canonical(.char("x"), in: .messages) == .char("R"))
+        #expect(map.canonical(.char("x"), in: .list) == .char("x"), "per scope")
+        #expect(try KeyMap.load(from: dir.appendingPathComponent("none.json")) == KeyMap())
+        try Data(#"{"list.fly": "f"}"#.utf8).write(to: file)
+        #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }
+        try Data("not json".utf8).write(to: file)
+        #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }
+    }
+}

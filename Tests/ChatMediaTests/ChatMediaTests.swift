@@ -70,6 +70,26 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(probe.durationSec == Int(seconds))
     }
 
+    @Test func mp3M4aAndOggDurations() throws {
+        // MPEG-1 Layer III, 128 kbit/s, 44.1 kHz: 417-byte frames of 1152 samples.
+        let frame: [UInt8] = [0xFF, 0xFB, 0x90, 0x00] + Array(repeating: 0, count: 413)
+        let mp3 = Data(Array(Array(repeating: frame, count: 383).joined()))   // 383 × 1152 / 44100 ≈ 10.0 s
+        #expect(MediaProbe.probe(mp3)?.durationSec == 10)
+        // MP4: ftyp + moov/mvhd with timescale 1000 and duration 7,400 ms.
+        var m4a: [UInt8] = [0, 0, 0, 16] + Array("ftypM4A ".utf8) + [0, 0, 0, 0]
+        let mvhd: [UInt8] = Array("mvhd".utf8) + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0x03, 0xE8] + [0, 0, 0x1C, 0xE8]
+        m4a += [0, 0, 0, UInt8(8 + 4 + mvhd.count)] + Array("moov".utf8) + [0, 0, 0, UInt8(4 + mvhd.count)] + mvhd
+        #expect(MediaProbe.probe(Data(m4a))?.durationSec == 7)
+        #expect(MediaProbe.probe(Data(m4a))?.contentType == "audio/mp4")
+        // Ogg Vorbis: identification header at 16 kHz, last page granule 48,000 -> 3 s.
+        func page(granule: Int, body: [UInt8]) -> [UInt8] {
+            Array("OggS".utf8) + [0, 0] + (0..<8).map { UInt8((granule >> ($0 * 8)) & 0xFF) } + Array(repeating: 0, count: 12) + body
+        }
+        let ident: [UInt8] = [0x01] + Array("vorbis".utf8) + [0, 0, 0, 0, 1] + [0x80, 0x3E, 0, 0]
+        let ogg = Data(page(granule: 0, body: ident) + page(granule: 48_000, body: [1, 2, 3]))
+        #expect(MediaProbe.probe(ogg)?.durationSec == 3)
+    }
+
     @Test func missingAndNonMediaFilesAreRefused() throws {
         #expect(throws: MediaProbe.Failure.self) { try MediaProbe.probe(path: "/nonexistent/x.png") }
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-not-media-\(UUID()).txt")

@@ -111,6 +111,25 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(try await eventually { try texts(b, conv) == ["推送来了"] })
     }
 
+    @Test func pollingDeliversWhenTheSocketIsDown() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "pollsender")
+        let b = try await makeSession(server.baseURL, "pollreader")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        var timing = SyncEngine.Timing()
+        timing.pollOffline = .milliseconds(200)
+        timing.backoffBase = .milliseconds(100)
+        // The push socket points nowhere: only the poll timer can deliver.
+        let engine = SyncEngine(api: b.api, store: b.store, timing: timing, pushURL: "ws://127.0.0.1:1/chat/ws")
+        engine.start()
+        defer { engine.stop() }
+        #expect(await eventually { if case .offline = engine.state { true } else { false } }, "the status says offline")
+        try await a.repository.sendText("轮询送达", to: conv)
+        _ = await a.repository.drain()
+        #expect(try await eventually { try texts(b, conv) == ["轮询送达"] })
+    }
+
     @Test func offlineQueueSurvivesRestartAndIsSentInOrderOnce() async throws {
         let dir = tempURL("srv")
         let first = try await startServer(dir: dir)

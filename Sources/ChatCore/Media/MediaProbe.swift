@@ -88,11 +88,88 @@ public struct MediaProbe: Sendable, Equatable {
             let secs = byteRate > 0 ? Int((Double(dataSize) / Double(byteRate)).rounded()) : nil
             return MediaProbe(contentType: "audio/wav", kind: "chat_audio", durationSec: secs)
         }
-        if at(0, Array("OggS".utf8)) { return MediaProbe(contentType: "audio/ogg", kind: "chat_audio") }
-        if at(4, Array("ftyp".utf8)) { return MediaProbe(contentType: "audio/mp4", kind: "chat_audio") }
+        if at(0, Array("OggS".utf8)) {
+            return MediaProbe(contentType: "audio/ogg", kind: "chat_audio", durationSec: AudioDuration.ogg([UInt8](data)))
+        }
+        if at(4, Array("ftyp".utf8)) {
+            return MediaProbe(contentType: "audio/mp4", kind: "chat_audio", durationSec: AudioDuration.mp4([UInt8](data)))
+        }
         if at(0, Array("ID3".utf8)) || (b.count > 1 && b[0] == 0xFF && (b[1] & 0xE0) == 0xE0) {
-            return MediaProbe(contentType: "audio/mpeg", kind: "chat_audio")
+            return MediaProbe(contentType: "audio/mpeg", kind: "chat_audio", durationSec: AudioDuration.mp3([UInt8](data)))
         }
         return nil
+    }
+}
+
+/// Voice durations read from the file's own headers, rounded to seconds.
+enum AudioDuration {
+    static func be(_ b: [UInt8], _ o: Int, _ n: Int) -> Int {
+        guard o >= 0, o + n <= b.count else { return 0 }
+        return b[o..<o + n].reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    static func le(_ b: [UInt8], _ o: Int, _ n: Int) -> Int {
+        guard o >= 0, o + n <= b.count else { return 0 }
+        return b[o..<o + n].reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    static func find(_ b: [UInt8], _ pattern: [UInt8], from: Int = 0, backwards: Bool = false) -> Int? {
+        guard b.count >= pattern.count else { return nil }
+        let range = Array(from...(b.count - pattern.count))
+        for i in backwards ? range.reversed() : range where b[i] == pattern[0] && Array(b[i..<i + pattern.count]) == pattern {
+            return i
+        }
+        return nil
+    }
+
+    /// Ogg Vorbis or Opus: the last page's granule position over the rate.
+    static func ogg(_ b: [UInt8]) -> Int? {
+        guard let last = find(b, Array("OggS".utf8), backwards: true) else { return nil }
+        let granule = le(b, last + 6, 8)
+        if let v = find(b, [0x01] + Array("vorbis".utf8)) {
+            let rate = le(b, v + 12, 4)
+            return rate > 0 ? Int((Double(granule) / Double(rate)).rounded()) : nil
+        }
+        if let o = find(b, Array("OpusHead".utf8)) {
+            let preSkip = le(b, o + 10, 2)
+            return Int((Double(max(0, granule - preSkip)) / 48000).rounded())
+        }
+        return nil
+    }
+
+    /// MP4/M4A: `mvhd` duration over its timescale.
+    static func mp4(_ b: [UInt8]) -> Int? {
+        guard let m = find(b, Array("mvhd".utf8)) else { return nil }
+        let version = b.count > m + 4 ? b[m + 4] : 0
+        let (scale, duration) = version == 1 ? (be(b, m + 24, 4), be(b, m + 28, 8)) : (be(b, m + 16, 4), be(b, m + 20, 4))
+        return scale > 0 ? Int((Double(duration) / Double(scale)).rounded()) : nil
+    }
+
+    /// MP3: frames from a Xing/Info header, else the constant bit rate.
+    static func mp3(_ b: [UInt8]) -> Int? {
+        var i = 0
+        if b.count > 10, Array(b[0..<3]) == Array("ID3".utf8) {
+            i = 10 + (Int(b[6] & 0x7F) << 21 | Int(b[7] & 0x7F) << 14 | Int(b[8] & 0x7F) << 7 | Int(b[9] & 0x7F))
+        }
+        while i + 4 <= b.count && !(b[i] == 0xFF && (b[i + 1] & 0xE0) == 0xE0) { i += 1 }
+        guard i + 4 <= b.count else { return nil }
+        let version = (b[i + 1] >> 3) & 3   // 3 = MPEG1, 2 = MPEG2, 0 = MPEG2.5
+        let layer = (b[i + 1] >> 1) & 3     // 1 = Layer III
+        let bitrateIndex = Int(b[i + 2] >> 4), rateIndex = Int((b[i + 2] >> 2) & 3)
+        guard layer == 1, bitrateIndex > 0, bitrateIndex < 15, rateIndex < 3 else { return nil }
+        let mpeg1 = version == 3
+        let rates = mpeg1 ? [44100, 48000, 32000] : version == 2 ? [22050, 24000, 16000] : [11025, 12000, 8000]
+        let bitrates = mpeg1 ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+                             : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        let sampleRate = rates[rateIndex]
+        let samplesPerFrame = mpeg1 ? 1152 : 576
+        for tag in ["Xing", "Info"] {
+            if let x = find(Array(b[i..<min(b.count, i + 200)]), Array(tag.utf8)), be(b, i + x + 4, 4) & 1 == 1 {
+                let frames = be(b, i + x + 8, 4)
+                return Int((Double(frames * samplesPerFrame) / Double(sampleRate)).rounded())
+            }
+        }
+        let bitrate = bitrates[bitrateIndex] * 1000
+        return Int((Double(b.count - i) * 8 / Double(bitrate)).rounded())
     }
 }

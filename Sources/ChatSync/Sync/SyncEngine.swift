@@ -39,8 +39,12 @@ public final class SyncEngine: Sendable {
     /// Serialises pulls: one at a time, a request during a pull runs once after.
     private let pullGate = PullGate()
 
-    public init(api: APIClient, store: ChatStore, timing: Timing = Timing(), logger: Logger = Logger(label: "tongban.sync")) {
-        self.api = api; self.store = store; self.timing = timing; self.logger = logger
+    /// Where the push socket connects (default: the API's `/chat/ws`).
+    let pushURL: String?
+
+    public init(api: APIClient, store: ChatStore, timing: Timing = Timing(), pushURL: String? = nil,
+                logger: Logger = Logger(label: "tongban.sync")) {
+        self.api = api; self.store = store; self.timing = timing; self.pushURL = pushURL; self.logger = logger
     }
 
     public var state: ConnectionState { stateBox.withLock { $0 } }
@@ -161,7 +165,7 @@ public final class SyncEngine: Sendable {
         var wsLogger = logger
         wsLogger.logLevel = .critical
         do {
-            try await WebSocketClient.connect(url: api.pushURL, logger: wsLogger) { inbound, outbound, _ in
+            try await WebSocketClient.connect(url: pushURL ?? api.pushURL, logger: wsLogger) { inbound, outbound, _ in
                 let pinger = Task {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(25))

@@ -5,23 +5,30 @@ set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-e2e.XXXXXX)
 SESSION=tongban-e2e-$$
+PEER=tongban-e2e-peer-$$
 SERVER_PID=""
 cleanup() {
   tmux kill-session -t "$SESSION" 2>/dev/null || true
+  tmux kill-session -t "$PEER" 2>/dev/null || true
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-fail() { echo "e2e FAIL: $*"; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
+fail() { echo "e2e FAIL: $*"; cat "$WORK/tui.err" 2>/dev/null | tail -5; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
 
-# Waits until the pane shows $1 (up to 10 s).
+# Waits until the pane ($2, default me's) shows $1 (up to 10 s).
 expect_screen() {
+  local target=${2:-$SESSION}
   for _ in $(seq 1 100); do
-    if tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    if tmux capture-pane -p -t "$target" | grep -qF -- "$1"; then return 0; fi
     sleep 0.1
   done
+  echo "--- $target ---"; tmux capture-pane -p -t "$target" || true
   fail "screen never showed: $1"
 }
+
+# The first conversation row (row 3 of the list pane).
+first_row() { tmux capture-pane -p -t "$SESSION" | sed -n 3p; }
 
 # Port 0: the server picks a free one and says which in its first log line.
 "$BIN/tongban-server" --demo --port 0 --data-dir "$WORK/server" --log-level info 2>"$WORK/server.log" &
@@ -45,17 +52,62 @@ expect_screen "消息 (3)"
 expect_screen "Alice 爱丽丝"
 expect_screen "● 在线"
 
-# Open Alice's chat, send Chinese + emoji, see the demo peer's answer.
+# Pin moves a row to the top: unpin Alice (Bob's newer message wins), pin her again.
+first_row | grep -qF "Alice 爱丽丝" || fail "pinned Alice is not first"
+tmux send-keys -t "$SESSION" p
+for _ in $(seq 1 50); do first_row | grep -qF "Bob 鲍勃" && break; sleep 0.1; done
+first_row | grep -qF "Bob 鲍勃" || fail "unpinning did not move Bob to the top"
+tmux send-keys -t "$SESSION" j
+tmux send-keys -t "$SESSION" p
+for _ in $(seq 1 50); do first_row | grep -qF "📌Alice 爱丽丝" && break; sleep 0.1; done
+first_row | grep -qF "📌Alice 爱丽丝" || fail "pinning did not move Alice to the top"
+
+# Delete asks y/N and removes the row.
+tmux send-keys -t "$SESSION" j
+tmux send-keys -t "$SESSION" d
+expect_screen "(y/N)"
+tmux send-keys -t "$SESSION" y
+for _ in $(seq 1 50); do tmux capture-pane -p -t "$SESSION" | grep -qF "Bob 鲍勃" || break; sleep 0.1; done
+tmux capture-pane -p -t "$SESSION" | grep -qF "Bob 鲍勃" && fail "delete left Bob in the list"
+
+# Alice's own full-screen client in a second tmux session.
+tmux new-session -d -s "$PEER" -x 120 -y 40 \
+  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/alice 2>$WORK/peer.err"
+expect_screen "我" "$PEER"
+tmux send-keys -t "$PEER" Enter
+
+# Open Alice's chat, send Chinese + emoji, see the demo peer's answer; Alice sees it too.
+tmux send-keys -t "$SESSION" g
 tmux send-keys -t "$SESSION" Enter
 expect_screen "好的，发消息给我试试"
 tmux send-keys -t "$SESSION" "端到端测试 🚀"
 tmux send-keys -t "$SESSION" Enter
 expect_screen "收到：端到端测试 🚀"
+expect_screen "端到端测试 🚀" "$PEER"
 
-# Alice (scripting command) sees it, and her message reaches the open screen by push.
-"$BIN/tongban" history --data-dir "$WORK/alice" --with "我" --limit 5 | grep -qF "端到端测试 🚀" || fail "alice did not get the message"
+# Revoke: select my newest message, R, y; both screens show it revoked.
+tmux send-keys -t "$SESSION" Escape
+sleep 0.3
+tmux send-keys -t "$SESSION" k
+tmux send-keys -t "$SESSION" k
+tmux send-keys -t "$SESSION" R
+expect_screen "撤回这条消息？(y/N)"
+tmux send-keys -t "$SESSION" y
+expect_screen "你撤回了一条消息"
+expect_screen "消息已撤回" "$PEER"
+
+# Alice (scripting command) sees the conversation, and her message reaches the open screen by push.
+"$BIN/tongban" history --data-dir "$WORK/alice" --with "我" --limit 5 | grep -qF "收到：端到端测试 🚀" || fail "alice's history"
 "$BIN/tongban" send --data-dir "$WORK/alice" --to "我" "来自命令行的问候" >/dev/null
 expect_screen "来自命令行的问候"
+
+# Resize 120x40 -> 60x20 -> 120x40: the wide layout comes back clean.
+tmux resize-window -t "$SESSION" -x 60 -y 20
+sleep 0.5
+tmux resize-window -t "$SESSION" -x 120 -y 40
+sleep 0.8
+rows=$(tmux capture-pane -p -t "$SESSION" | head -39 | grep -c "│" || true)
+[ "$rows" -ge 38 ] || fail "after resizing back, the pane divider is broken ($rows rows)"
 
 # Narrow terminal: one pane at a time, no garbage.
 tmux resize-window -t "$SESSION" -x 70 -y 30
@@ -63,11 +115,12 @@ sleep 0.5
 tmux send-keys -t "$SESSION" Escape
 sleep 0.3
 tmux send-keys -t "$SESSION" Escape
-expect_screen "Bob 鲍勃"
-tmux capture-pane -p -t "$SESSION" | grep -qF "Alice 爱丽丝" || fail "narrow list pane"
+expect_screen "Alice 爱丽丝"
 [ "$(tmux capture-pane -p -t "$SESSION" | head -1 | grep -c '│')" = "0" ] || fail "narrow terminal still shows two panes"
 
 # Quit cleanly.
+# A key right after Esc would read as Alt+key: give the escape delay time.
+sleep 0.5
 tmux send-keys -t "$SESSION" q
 for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
 tmux has-session -t "$SESSION" 2>/dev/null && fail "q did not quit"

@@ -23,6 +23,8 @@ public final class ChatApp {
         case signals([SignalInboxItem], Int)
         case settings
         case help
+        /// `/rec`: a recorder is running into a private file.
+        case recording(Process, URL)
         /// A flash image on screen: its pixels live only in memory.
         case flash(ChatMessage, Date, RGBImage)
     }
@@ -124,6 +126,10 @@ public final class ChatApp {
             redraw(); return
         case .help:
             mode = .normal; redraw(); return
+        case .recording(let p, let file):
+            if key == .enter { await finishRecording(p, file, send: true) }
+            else if key == .escape || key == .ctrl("c") { await finishRecording(p, file, send: false) }
+            redraw(); return
         case .flash(let m, _, _):
             await endFlash(m); return
         case .listSearch(let q):
@@ -141,6 +147,11 @@ public final class ChatApp {
             redraw(); return
         }
         if key == .resize { redraw(); return }
+        if key == .tab, focus == .input, let completed = PathCompletion.complete(input.text) {
+            input = InputLine(text: completed.text)
+            if completed.choices.count > 1 { status = completed.choices.prefix(8).joined(separator: "  ") }
+            redraw(); return
+        }
         if key == .tab || key == .backTab { cycleFocus(forward: key == .tab); redraw(); return }
         switch focus {
         case .list: await handleList(keyMap.canonical(key, in: .list))
@@ -340,6 +351,55 @@ public final class ChatApp {
         }
     }
 
+    /// `/rec`: records with `TONGBAN_RECORDER` (called with the output file),
+    /// else arecord, else ffmpeg; Enter stops and sends, Esc throws it away.
+    func startRecording() {
+        guard chat != nil else { return }
+        let env = ProcessInfo.processInfo.environment
+        let candidates: [(String, [String])] = [
+            ("arecord", ["-q", "-f", "S16_LE", "-r", "16000", "-c", "1", "-t", "wav"]),
+            ("ffmpeg", ["-loglevel", "quiet", "-f", "alsa", "-i", "default", "-ac", "1", "-ar", "16000", "-y"]),
+        ]
+        let chosen = env["TONGBAN_RECORDER"].map { [($0, [String]())] } ?? candidates
+        guard let (exe, args) = chosen.lazy.compactMap({ c in Self.which(c.0).map { ($0, c.1) } }).first else {
+            status = L.string("ui.noRecorder")
+            return
+        }
+        do {
+            let file = try session.media.pendingUploadFile(Data(), ext: "wav")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: exe)
+            p.arguments = args + [file.path]
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            mode = .recording(p, file)
+        } catch {
+            status = "\(error)"
+        }
+    }
+
+    func finishRecording(_ p: Process, _ file: URL, send: Bool) async {
+        mode = .normal
+        if p.isRunning { p.interrupt() }
+        // The recorder finishes the WAV header on SIGINT.
+        for _ in 0..<50 where p.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if p.isRunning { p.terminate() }
+        guard send else { try? FileManager.default.removeItem(at: file); return }
+        do {
+            let probe = try MediaProbe.probe(path: file.path)
+            guard probe.kind == "chat_audio", (probe.durationSec ?? 0) >= 1 else {
+                try? FileManager.default.removeItem(at: file)
+                status = L.string("ui.recordTooShort")
+                return
+            }
+            await chat?.sendVoice(path: file.path, contentType: probe.contentType, durationSec: probe.durationSec ?? 1)
+        } catch {
+            status = "\(error)"
+        }
+    }
+
     /// `o`: the picture in the system viewer (`TONGBAN_IMAGE_VIEWER`, else xdg-open).
     func openExternally(_ m: ChatMessage) async {
         guard m.type == .image || m.type == .voice, let file = await localFile(m) else { return }
@@ -399,6 +459,10 @@ public final class ChatApp {
         guard let chat else { return }
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        if parts == ["/rec"] {
+            startRecording()
+            return
+        }
         if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
             let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
             guard !paths.isEmpty else { status = "\(cmd) PATH"; return }

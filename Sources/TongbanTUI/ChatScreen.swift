@@ -335,7 +335,9 @@ extension ChatApp {
         var x = 1
         x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
         x += 2
-        if case .confirm(let prompt, _) = mode {
+        if case .recording = mode {
+            g.put("● " + L.string("ui.recording"), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
+        } else if case .confirm(let prompt, _) = mode {
             g.put(prompt, x: x, y: y, style: merge(Theme.status, Theme.prompt), maxWidth: w - x - 1)
         } else if let status {
             g.put(TerminalSanitizer.sanitize(status), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
@@ -411,7 +413,7 @@ extension ChatApp {
             let cellsHigh = (image.height + 1) / 2
             HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g,
                            x: max(0, (width - image.width) / 2), y: 1 + max(0, (height - 1 - cellsHigh) / 2))
-        case .normal, .confirm, .listSearch:
+        case .normal, .confirm, .listSearch, .recording:
             break
         }
     }

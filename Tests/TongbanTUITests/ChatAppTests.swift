@@ -132,6 +132,33 @@ enum MediaKeyName {
         #expect(!g.text().contains("pwned"), "an OSC title is dropped whole")
     }
 
+    @Test func recordAVoiceMessageAndSendIt() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        // A stand-in recorder: writes a 2-second WAV to its last argument, then waits for SIGINT.
+        let dir = tmpDir("rec")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let template = dir.appendingPathComponent("take.wav")
+        try SampleMedia.wav(seconds: 2).write(to: template)
+        let script = dir.appendingPathComponent("fake-recorder")
+        try Data("#!/bin/sh\ncp '\(template.path)' \"$1\"\nexec sleep 30\n".utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        setenv("TONGBAN_RECORDER", script.path, 1)
+        defer { unsetenv("TONGBAN_RECORDER") }
+        let app = await app(session)
+        await app.handle(.enter)
+        await type(app, "/rec")
+        await app.handle(.enter)
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("录音中"))
+        try await Task.sleep(for: .milliseconds(200))
+        await app.handle(.enter)
+        #expect(await waitFor(app, "▶ 2″"), "the voice bubble with its duration")
+        _ = await session.repository.drain()
+        let alice = try #require(try session.store.conversationList().first { $0.nickname == "Alice 爱丽丝" })
+        let sent = try await session.api.history(conversationId: alice.id).messages.last { $0.sendID == session.credentials.imUid }
+        #expect(sent?.content.contains("\"durationSec\":2") == true)
+    }
+
     @Test func narrowAndTooSmall() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }
@@ -227,5 +254,23 @@ enum MediaKeyName {
         #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }
         try Data("not json".utf8).write(to: file)
         #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }
+    }
+}
+
+@Suite struct PathCompletionTests {
+    @Test func completesFilesAndFolders() throws {
+        let dir = tmpDir("paths")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        for name in ["cat.png", "car.jpg", "photos/dog.webp"] {
+            try Data([0]).write(to: dir.appendingPathComponent(name))
+        }
+        let p = dir.path
+        #expect(PathCompletion.complete("/image \(p)/ph")?.text == "/image \(p)/photos/")
+        #expect(PathCompletion.complete("/image \(p)/photos/d")?.text == "/image \(p)/photos/dog.webp ")
+        let ambiguous = try #require(PathCompletion.complete("/image \(p)/ca"))
+        #expect(ambiguous.text == "/image \(p)/ca")
+        #expect(ambiguous.choices == ["car.jpg", "cat.png"])
+        #expect(PathCompletion.complete("/multi \(p)/cat.png \(p)/car")?.text == "/multi \(p)/cat.png \(p)/car.jpg ")
+        #expect(PathCompletion.complete("hello wor") == nil, "plain text is not completed")
     }
 }

@@ -24,6 +24,8 @@ public final class ChatStore: Sendable {
     public let myUid: Int
     public let myImUid: String
     public let path: String
+    /// Previews already computed for this store's conversation list.
+    let previews = PreviewMemo()
 
     /// Opens (creating and migrating if needed) the store at `path`. The
     /// folder is made 0700 and the database files 0600.

@@ -11,7 +11,7 @@ extension ChatStore {
                 ORDER BY isPinned DESC, lastMessageTime DESC, id ASC
                 """)
         }
-        return records.map { $0.conversation(myImUid: myImUid, localizer: localizer) }
+        return records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }
     }
 
     public func conversation(id: String, localizer: Localizer = .current) throws -> Conversation? {

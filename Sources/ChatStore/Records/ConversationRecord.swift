@@ -140,13 +140,15 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     }
 
     /// The preview line in `localizer`'s language.
-    public func preview(myImUid: String, localizer: Localizer) -> String {
+    public func preview(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> String {
         guard let type = lastContentType, let content = lastContent, let sender = lastSendID else { return "" }
-        let memoKey = PreviewMemo.Key(clientMsgID: lastClientMsgID ?? "", revoked: lastRevoked, content: content,
+        // A message's summary changes only when it is revoked (its text never
+        // changes; uploads only fill in object keys), so the id is the key.
+        let memoKey = PreviewMemo.Key(conversationId: id, clientMsgID: lastClientMsgID ?? "", revoked: lastRevoked, sender: sender == myImUid,
                                       language: localizer.language)
-        if let hit = PreviewMemo.shared.get(memoKey) { return hit }
+        if let hit = memo?.get(memoKey) { return hit }
         let text = computePreview(type: type, content: content, sender: sender, myImUid: myImUid, localizer: localizer)
-        PreviewMemo.shared.set(memoKey, text)
+        memo?.set(memoKey, text)
         return text
     }
 
@@ -158,12 +160,12 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
         return TerminalSanitizer.sanitize(MessageKinds.summary(of: msg, localizer: localizer))
     }
 
-    public func conversation(myImUid: String, localizer: Localizer) -> Conversation {
+    public func conversation(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> Conversation {
         Conversation(
             id: id, targetUid: targetUid, nickname: nickname, avatar: avatar, isOnline: isOnline,
             fromSignal: fromSignal, signalId: signalId, receiveId: receiveId, signalReply: signalReply,
             signalContent: signalContent, isImOpened: isImOpened, isPinned: isPinned, draftText: draftText,
-            unreadCount: unreadCount, lastMessagePreview: preview(myImUid: myImUid, localizer: localizer),
+            unreadCount: unreadCount, lastMessagePreview: preview(myImUid: myImUid, localizer: localizer, memo: memo),
             lastMessageTime: lastMessageTime, maxSeq: maxSeq, readSeq: readSeq, pinnedAt: pinnedAt
         )
     }
@@ -171,14 +173,15 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
 
 /// Previews already computed, so redrawing a list of a thousand
 /// conversations does not decode a thousand payloads again.
-final class PreviewMemo: Sendable {
+public final class PreviewMemo: Sendable {
     struct Key: Hashable, Sendable {
+        var conversationId: String
         var clientMsgID: String
         var revoked: Bool
-        var content: String
+        var sender: Bool
         var language: Language
     }
-    static let shared = PreviewMemo()
+    public init() {}
     private let table = Mutex<[Key: String]>([:])
 
     func get(_ key: Key) -> String? { table.withLock { $0[key] } }

@@ -1,6 +1,7 @@
 import ChatCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// Errors of the store, in words a user can act on.
 public enum StoreError: Error, CustomStringConvertible, Equatable {
@@ -26,6 +27,9 @@ public final class ChatStore: Sendable {
     public let path: String
     /// Previews already computed for this store's conversation list.
     let previews = PreviewMemo()
+    /// The last conversation list per language, dropped by any commit that
+    /// touches the conversation table (the UI asks for it after every key).
+    let listCache = ListCache()
 
     /// Opens (creating and migrating if needed) the store at `path`. The
     /// folder is made 0700 and the database files 0600.
@@ -45,6 +49,7 @@ public final class ChatStore: Sendable {
             }
             dbPool = try DatabasePool(path: path, configuration: config)
             try StoreMigrations.migrator.migrate(dbPool)
+            dbPool.add(transactionObserver: ConversationTableObserver(cache: listCache), extent: .databaseLifetime)
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "\(error)")
@@ -63,4 +68,46 @@ public final class ChatStore: Sendable {
     }
 
     static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
+}
+
+/// Cached conversation lists with a generation, so a list computed from a
+/// snapshot older than the latest commit is never kept.
+final class ListCache: Sendable {
+    private struct State {
+        var generation = 0
+        var lists: [Language: [Conversation]] = [:]
+    }
+    private let state = Mutex(State())
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    func get(_ language: Language) -> [Conversation]? { state.withLock { $0.lists[language] } }
+
+    func set(_ list: [Conversation], for language: Language, generation: Int) {
+        state.withLock { s in if s.generation == generation { s.lists[language] = list } }
+    }
+
+    func invalidate() {
+        state.withLock { s in
+            s.generation += 1
+            s.lists.removeAll()
+        }
+    }
+}
+
+/// Invalidates the list cache after each commit that changed `conversation`.
+final class ConversationTableObserver: TransactionObserver, @unchecked Sendable {
+    // Only touched on the writer's queue (GRDB calls observers there).
+    private var changed = false
+    let cache: ListCache
+
+    init(cache: ListCache) { self.cache = cache }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "conversation" }
+    func databaseDidChange(with event: DatabaseEvent) { changed = true }
+    func databaseDidCommit(_ db: Database) {
+        if changed { cache.invalidate() }
+        changed = false
+    }
+    func databaseDidRollback(_ db: Database) { changed = false }
 }

@@ -76,14 +76,16 @@ struct StoreBench {
 
         // Queries: median of repeated runs.
         let largest = conversationId(conversations - 1)
-        let listUs = try median(200) { _ = try store.conversationList() }
+        let listUs = try median(200) { _ = try store.conversationList(useCache: false) }
+        let cachedUs = try median(200) { _ = try store.conversationList() }
         let pageUs = try median(200) { _ = try store.newestPage(conversationId: largest, limit: 40) }
         let searchUs = try median(20) { _ = try store.search("天气不错", limit: 50) }
 
         return [
             BenchRow(figure: "ingest (msgs/s)", ours: ours, reference: reference, referenceName: "sqlite3 CLI, 1 txn",
                      goal: "≥ 50% of reference", met: ours >= 0.5 * reference),
-            BenchRow(figure: "conversation list (µs)", ours: listUs, goal: "< 2000 µs", met: listUs < 2000),
+            BenchRow(figure: "conversation list, from the database (µs)", ours: listUs, goal: "< 2000 µs", met: listUs < 2000),
+            BenchRow(figure: "conversation list, unchanged since last read (µs)", ours: cachedUs, goal: "< 2000 µs", met: cachedUs < 2000),
             BenchRow(figure: "newest 40 of largest (µs)", ours: pageUs, goal: "< 2000 µs", met: pageUs < 2000),
             BenchRow(figure: "FTS search, 50 hits (µs)", ours: searchUs, goal: "", met: nil),
         ]

@@ -176,6 +176,11 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
             summary("si_tb_1_tb_5", peer: 5, name: "E", time: 200),
         ])
         #expect(try store.conversationList().map(\.nickname) == ["D", "C", "E", "B"])
+        // The cached list follows every change.
+        try store.setPinned(id: "si_tb_1_tb_2", isPinned: true)
+        #expect(try store.conversationList().map(\.nickname) == ["B", "D", "C", "E"], "pinned by time, as the seed sorts")
+        try store.apply(events: [.message(msg(1, "新的"))], cursor: 1)
+        #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.nickname == "B" }?.lastMessagePreview == "新的")
     }
 
     @Test func deleteHidesUntilNewMessageAndClearedNeverReturns() throws {

@@ -4,14 +4,19 @@ import GRDB
 extension ChatStore {
     /// The visible conversations in the seed's order: pinned first, then the
     /// newest message first. Previews are in `localizer`'s language.
-    public func conversationList(localizer: Localizer = .current) throws -> [Conversation] {
+    /// `useCache: false` always reads the database (the benchmark's cold figure).
+    public func conversationList(localizer: Localizer = .current, useCache: Bool = true) throws -> [Conversation] {
+        if useCache, let cached = listCache.get(localizer.language) { return cached }
+        let generation = listCache.generation
         let records = try dbPool.read { db in
             try ConversationRecord.fetchAll(db, sql: """
                 SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
                 ORDER BY isPinned DESC, lastMessageTime DESC, id ASC
                 """)
         }
-        return records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }
+        let list = records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }
+        listCache.set(list, for: localizer.language, generation: generation)
+        return list
     }
 
     public func conversation(id: String, localizer: Localizer = .current) throws -> Conversation? {

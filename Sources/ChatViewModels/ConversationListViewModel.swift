@@ -96,7 +96,7 @@ public final class ConversationListViewModel {
         list.sorted {
             if $0.isPinned != $1.isPinned { return $0.isPinned }
             if $0.lastMessageTime != $1.lastMessageTime { return $0.lastMessageTime > $1.lastMessageTime }
-            return $0.id < $1.id
+            return $0.id > $1.id
         }
     }
 

@@ -27,6 +27,8 @@ public enum TUIRunner {
         }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
+        // The first frame already shows the stored list: no network before it.
+        app.list.loadFromStore()
         app.redraw()
         session.sync.start()
         await session.repository.start()

@@ -11,7 +11,7 @@ extension ChatStore {
         let records = try dbPool.read { db in
             try ConversationRecord.fetchAll(db, sql: """
                 SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
-                ORDER BY isPinned DESC, lastMessageTime DESC, id ASC
+                ORDER BY isPinned DESC, lastMessageTime DESC
                 """)
         }
         let list = records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }

@@ -211,6 +211,7 @@ public final class Terminal: @unchecked Sendable {
         var decoder = KeyDecoder()
         var keys: [Key] = []
         var firstFrameDrawn = false
+        var lastInputAt: UInt64 = 0
         var keyReadAt: UInt64?
         while true {
             let (frame, work, stopping) = lock.withLock {
@@ -242,7 +243,11 @@ public final class Terminal: @unchecked Sendable {
             if stopping { break }
 
             keys.removeAll(keepingCapacity: true)
-            let first = screen.read(timeout: pollMilliseconds)
+            // Right after a key the answer frame is due within milliseconds:
+            // poll fast for a moment so it is drawn as soon as it is queued,
+            // then fall back to the idle interval (idle CPU stays near zero).
+            let recentInput = DispatchTime.now().uptimeNanoseconds - lastInputAt < 300_000_000
+            let first = screen.read(timeout: recentInput ? 1 : pollMilliseconds)
             if first == .timeout {
                 keys += decoder.feed(.timeout)
             } else {
@@ -262,7 +267,10 @@ public final class Terminal: @unchecked Sendable {
                 }
                 keys += decoder.endOfBatch()
             }
-            if !keys.isEmpty && keyReadAt == nil { keyReadAt = DispatchTime.now().uptimeNanoseconds }
+            if !keys.isEmpty {
+                lastInputAt = DispatchTime.now().uptimeNanoseconds
+                if keyReadAt == nil { keyReadAt = lastInputAt }
+            }
             for key in keys {
                 continuation.yield(key)
             }

@@ -36,9 +36,9 @@ bench: deps
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
-	$(SWIFT) build -c release --product tongban-bench
-	$(SWIFT) build -c release --product tongban-server
+	$(SWIFT) build -c release
 	.build/release/tongban-bench all
+	BIN=.build/release bash Tests/bench/clients.sh
 
 clean:
 	$(SWIFT) package clean

@@ -27,6 +27,21 @@
 #   startup exec → first full frame (capture-pane polled every 10 ms for the
 #           client's status bar; ours also self-reports first_frame_ms), and
 #           exec → connected with all ROOMS joined (seen by the server side).
+# Reading the startup rows: "first frame" is the self-reported first_frame_ms
+# for ours (counted from the process's own launch timestamp, so dynamic loading
+# before main is not in it) and the tmux-polled time for the peers; the
+# "polled by tmux" row is the same yardstick for all four. "connected" is the
+# moment the server relayed the client's last autojoin (IRC, XMPP MUC) or, for
+# ours, the status line saying online. irssi's ~5 s there is irssi itself: its
+# own outgoing flood control (max_cmds_at_once 5, cmd_queue_speed 2200 ms) holds
+# back MODE +i and the JOIN after the six registration commands.
+# The flood sender for ours (tongban-bench flood) waits for each send's
+# acknowledgement and shares the two cores with client and server; the IRC and
+# XMPP senders are a `cat` of pre-built lines into a socket, done in
+# milliseconds. The "sender done" row shows which figures are sender-bound.
+# Bots and flooders are bash /dev/tcp clients (Debian's bash has network
+# redirections; no nc or python needed).
+#
 # The IRC peers use a channel (#bench) rather than a query: a channel window
 # is current as soon as the client is told to go there, a query window only
 # opens after the first message. XMPP uses a 1:1 chat (profanity opens it on

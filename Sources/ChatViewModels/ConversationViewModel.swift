@@ -182,9 +182,12 @@ public final class ConversationViewModel {
         guard case .applied(let changes) = update,
               changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
         let newCount = changes.incoming[id] ?? 0
-        if newCount > 0 {
+        // At the bottom the window slides (older rows drop out), so a flood
+        // keeps each reload the same size; scrolled up, it grows so what the
+        // user is reading stays in place.
+        if newCount > 0 && !isAtBottom {
             loadedCount += newCount
-            if !isAtBottom { newMessageBannerCount += newCount }
+            newMessageBannerCount += newCount
         }
         reload()
         if newCount > 0 && isAtBottom { markRead() }
@@ -239,7 +242,6 @@ public final class ConversationViewModel {
     }
 
     func afterSend() {
-        loadedCount += 1
         isAtBottom = true
         reload()
         changed()

@@ -5,6 +5,7 @@
 /// - 16 colours: indexes 16–255 go to the nearest of the 16 xterm colours.
 /// - 8 colours: as 16, then bright foregrounds 9–15 become 1–7 plus bold,
 ///   bright black (gray, 8) becomes white, bright backgrounds lose brightness.
+/// - `.rgb` is first reduced to its nearest xterm-256 index.
 /// - `.default` is -1 (the terminal's own colour) when the terminal has
 ///   default colours (`use_default_colors`), else white on black.
 struct ColorMapping: Hashable, Sendable {
@@ -25,7 +26,7 @@ struct ColorMapping: Hashable, Sendable {
     }
 
     private func map(_ color: TermColor, foreground: Bool) -> (number: Int16, bright: Bool) {
-        guard case .index(let raw) = color, colors >= 8 else {
+        guard let raw = color.paletteIndex, colors >= 8 else {
             if hasDefaultColors { return (-1, false) }
             return (foreground ? 7 : 0, false)
         }

@@ -9,6 +9,8 @@ final class NCursesScreen {
     private let colorMapping: ColorMapping?
     private let maxPair: Int
     private let titleAllowed: Bool
+    /// 24-bit colours are repainted exactly over ncurses' palette colours.
+    private let trueColor: Bool
     private var titlePushed = false
     private var last: Grid?
     private var needsFullRedraw = true
@@ -66,6 +68,7 @@ final class NCursesScreen {
             maxPair = 0
         }
         curs_set(0)
+        trueColor = colorMapping != nil && HalfBlock.trueColor(environment: environment)
         titleAllowed = Self.supportsTitle(term: environment["TERM"] ?? "")
         tb_write_raw("\u{1B}[?2004h")
     }
@@ -119,7 +122,8 @@ final class NCursesScreen {
         }
         let previous = full ? nil : last
         var repaintRows = Set<Int>()
-        for (x, y) in grid.changes(from: previous) where y < lines && x < cols {
+        let changed = grid.changes(from: previous)
+        for (x, y) in changed where y < lines && x < cols {
             let cell = grid[x, y]
             let span = grid.span(x: x, y: y).count
             if Self.hasRegionalIndicator(cell.text)
@@ -145,6 +149,16 @@ final class NCursesScreen {
         }
         wnoutrefresh(tb_stdscr())
         doupdate()
+        if trueColor {
+            // doupdate() has flushed ncurses' output: the overlay comes after it.
+            // Rows ncurses repainted whole (flags) lost their overlay too.
+            let repainted = repaintRows.sorted().flatMap { y in (0..<grid.width).map { (x: $0, y: y) } }
+            let overlay = TrueColorOverlay.escapes(for: grid, cells: changed + repainted, cols: cols, lines: lines)
+            if !overlay.isEmpty {
+                // The cursor is hidden while it jumps through the picture.
+                tb_write_raw(cursorVisible ? "\u{1B}[?25l" + overlay + "\u{1B}[?25h" : overlay)
+            }
+        }
         last = grid
         lastCursor = cursor
         needsFullRedraw = false

@@ -1,11 +1,25 @@
-/// A terminal colour: the terminal's own default, or an xterm palette index
-/// (0–7 basic, 8–15 bright, 16–231 6×6×6 cube, 232–255 greys).
+/// A terminal colour: the terminal's own default, an xterm palette index
+/// (0–7 basic, 8–15 bright, 16–231 6×6×6 cube, 232–255 greys), or a 24-bit
+/// colour.
 ///
 /// `Terminal` maps indexes down when the terminal has fewer colours (see
-/// `ColorMapping`).
+/// `ColorMapping`). A 24-bit colour is drawn as its nearest palette index
+/// by ncurses and, where the terminal says it has true colour (`COLORTERM`),
+/// repainted exactly on top (see `TrueColorOverlay`).
 public enum TermColor: Hashable, Sendable {
     case `default`
     case index(UInt8)
+    case rgb(UInt8, UInt8, UInt8)
+
+    /// The palette index ncurses draws: `.rgb` becomes its nearest xterm-256
+    /// colour, `.default` stays nil.
+    public var paletteIndex: UInt8? {
+        switch self {
+        case .default: return nil
+        case .index(let n): return n
+        case .rgb(let r, let g, let b): return HalfBlock.xterm256(r, g, b)
+        }
+    }
 
     public static let black = TermColor.index(0)
     public static let red = TermColor.index(1)

@@ -27,6 +27,8 @@ public final class ChatApp {
         case recording(Process, URL)
         /// A flash image on screen: its pixels live only in memory.
         case flash(ChatMessage, Date, RGBImage)
+        /// Enter on an image: picture `index` of the message, full screen.
+        case picture(ChatMessage, Int, RGBImage)
     }
 
     let session: Session
@@ -55,6 +57,9 @@ public final class ChatApp {
     public var keyMap = KeyMap()
     /// `NO_COLOR`: draw without colours.
     public var monochrome = false
+    /// `COLORTERM=truecolor`: pictures in 24-bit colour instead of the
+    /// 256-colour palette.
+    public var trueColor = false
     private var lastUnread = 0
     var thumbnails: [String: RGBImage?] = [:]
     var playing: Process?
@@ -132,6 +137,8 @@ public final class ChatApp {
             redraw(); return
         case .flash(let m, _, _):
             await endFlash(m); return
+        case .picture(let m, let index, _):
+            await handlePicture(key, m, index); redraw(); return
         case .listSearch(let q):
             await handleListSearch(key, q); redraw(); return
         case .messageSearch(let q, let hits, let i):
@@ -258,6 +265,8 @@ public final class ChatApp {
                 mode = .confirm(L.string("ui.confirm.flash")) { [weak self] in await self?.showFlash(m) }
             } else if m.type == .voice {
                 await play(m)
+            } else if (m.type == .image || m.type == .multiImage), !m.isRecalled {
+                await showPicture(m, index: 0)
             }
         case .char("o"):
             if let m = selectedMessage { await openExternally(m) }
@@ -289,6 +298,51 @@ public final class ChatApp {
         redraw()
     }
 
+    /// The image keys of a message with the URL each was sent with.
+    static func pictures(of m: ChatMessage) -> [(key: String, url: String)] {
+        if m.type == .multiImage {
+            let keys = m.multiObjectKeys ?? []
+            let urls = m.multiImageUrls ?? []
+            return keys.enumerated().map { (key: $0.element, url: $0.offset < urls.count ? urls[$0.offset] : "") }
+        }
+        guard m.type == .image, let key = m.objectKey else { return [] }
+        return [(key: key, url: m.imageUrl ?? "")]
+    }
+
+    /// Shows picture `index` of an image or multi-image message full screen,
+    /// from the cache, fetching it first when it is not there.
+    func showPicture(_ m: ChatMessage, index: Int) async {
+        let all = Self.pictures(of: m)
+        guard index >= 0, index < all.count else { return }
+        guard let file = await localFile(key: all[index].key, url: all[index].url, expireAt: m.urlExpireAt ?? 0) else { return }
+        do {
+            let data = try Data(contentsOf: file)
+            let image = try ImageCodec.decode(data, maxWidth: max(8, lastSize.width), maxHeight: max(8, (lastSize.height - 3) * 2))
+            mode = .picture(m, index, image)
+        } catch {
+            status = "\(error)"
+        }
+        redraw()
+    }
+
+    /// The full-screen picture: ←/→ (h/l) walk a multi-image message, `o`
+    /// opens the picture in the system viewer, any other key closes it.
+    func handlePicture(_ key: Key, _ m: ChatMessage, _ index: Int) async {
+        switch key {
+        case .left, .char("h"):
+            if index > 0 { await showPicture(m, index: index - 1) }
+        case .right, .char("l"):
+            if index + 1 < Self.pictures(of: m).count { await showPicture(m, index: index + 1) }
+        case .char("o"):
+            let all = Self.pictures(of: m)
+            if index < all.count, let file = await localFile(key: all[index].key, url: all[index].url, expireAt: m.urlExpireAt ?? 0) {
+                openInViewer(file)
+            }
+        default:
+            mode = .normal
+        }
+    }
+
     /// The last size drawn, for sizing full-screen pictures.
     var lastSize: (width: Int, height: Int) { (lastFrameWidth, lastFrameHeight) }
 
@@ -306,9 +360,15 @@ public final class ChatApp {
     /// The cached file of a message's media, fetching it first if needed.
     func localFile(_ m: ChatMessage) async -> URL? {
         guard let key = m.objectKey, !m.isFlash else { return nil }
-        if let url = session.media.localURL(for: key) { return url }
+        return await localFile(key: key, url: m.imageUrl ?? "", expireAt: m.urlExpireAt ?? 0)
+    }
+
+    /// The cached file of one object key, fetched (re-signed when expired)
+    /// first if needed; nil with the reason in the status line.
+    func localFile(key: String, url: String, expireAt: Int) async -> URL? {
+        if let cached = session.media.localURL(for: key) { return cached }
         do {
-            _ = try await session.media.prefetch(url: m.imageUrl ?? "", expireAt: m.urlExpireAt ?? 0, objectKey: key)
+            _ = try await session.media.prefetch(url: url, expireAt: expireAt, objectKey: key)
         } catch {
             status = "\(error)"
         }
@@ -402,7 +462,17 @@ public final class ChatApp {
 
     /// `o`: the picture in the system viewer (`TONGBAN_IMAGE_VIEWER`, else xdg-open).
     func openExternally(_ m: ChatMessage) async {
+        if m.type == .multiImage, let first = Self.pictures(of: m).first,
+           let file = await localFile(key: first.key, url: first.url, expireAt: m.urlExpireAt ?? 0) {
+            openInViewer(file)
+            return
+        }
         guard m.type == .image || m.type == .voice, let file = await localFile(m) else { return }
+        openInViewer(file)
+    }
+
+    /// Starts the image viewer on a cached file, with an argument list.
+    func openInViewer(_ file: URL) {
         let viewer = ProcessInfo.processInfo.environment["TONGBAN_IMAGE_VIEWER"] ?? "xdg-open"
         guard let exe = Self.which(viewer) else {
             status = L.string("ui.noViewer", ["name": viewer])

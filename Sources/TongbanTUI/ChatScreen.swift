@@ -239,7 +239,7 @@ extension ChatApp {
             if let picture = line.picture {
                 let px = line.align == .right ? x + max(1, w - picture.width - 1) : x + 1
                 HalfBlock.drawRow(pixels: picture.pixels, width: picture.width, height: picture.height, row: line.pictureRow,
-                                  into: &g, x: px, y: areaTop + row)
+                                  into: &g, x: px, y: areaTop + row, trueColor: trueColor)
                 continue
             }
             let lw = DisplayWidth.of(line.text)
@@ -412,7 +412,19 @@ extension ChatApp {
             g.put(caption, x: max(0, (width - DisplayWidth.of(caption)) / 2), y: 0, style: Theme.prompt)
             let cellsHigh = (image.height + 1) / 2
             HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g,
-                           x: max(0, (width - image.width) / 2), y: 1 + max(0, (height - 1 - cellsHigh) / 2))
+                           x: max(0, (width - image.width) / 2), y: 1 + max(0, (height - 1 - cellsHigh) / 2),
+                           trueColor: trueColor)
+        case .picture(let m, let index, let image):
+            g.fill(x: 0, y: 0, w: width, h: height, style: Style())
+            let count = ChatApp.pictures(of: m).count
+            let caption = Self.oneLine(count > 1
+                ? L.string("ui.picture.multi", ["i": String(index + 1), "n": String(count)])
+                : L.string("ui.picture"))
+            g.put(caption, x: max(0, (width - DisplayWidth.of(caption)) / 2), y: 0, style: Theme.prompt, maxWidth: width)
+            let cellsHigh = (image.height + 1) / 2
+            HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g,
+                           x: max(0, (width - image.width) / 2), y: 1 + max(0, (height - 1 - cellsHigh) / 2),
+                           trueColor: trueColor)
         case .normal, .confirm, .listSearch, .recording:
             break
         }

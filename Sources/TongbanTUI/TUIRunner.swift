@@ -20,6 +20,7 @@ public enum TUIRunner {
             app.showStatus("\(error)")
         }
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        app.trueColor = HalfBlock.trueColor(environment: ProcessInfo.processInfo.environment)
         app.onRedraw = { [weak app] in
             guard let app else { return }
             let size = terminal.size

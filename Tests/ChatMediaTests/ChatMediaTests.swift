@@ -41,6 +41,19 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(grid[3, 1] == Cell(text: "▀", style: Style(fg: .index(231), bg: .index(231))))
     }
 
+    @Test func trueColourHalfBlocksKeepExactColours() throws {
+        let image = try ImageCodec.decode(quarters)
+        var grid = Grid(width: 4, height: 2)
+        HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &grid, x: 0, y: 0, trueColor: true)
+        #expect(grid[0, 0] == Cell(text: "▀", style: Style(fg: .rgb(255, 0, 0), bg: .rgb(255, 0, 0))))
+        #expect(grid[3, 0] == Cell(text: "▀", style: Style(fg: .rgb(0, 255, 0), bg: .rgb(0, 255, 0))))
+        #expect(grid[0, 1] == Cell(text: "▀", style: Style(fg: .rgb(0, 0, 255), bg: .rgb(0, 0, 255))))
+        #expect(grid[3, 1] == Cell(text: "▀", style: Style(fg: .rgb(255, 255, 255), bg: .rgb(255, 255, 255))))
+        // What ncurses draws underneath: the same palette colours as before.
+        #expect(TermColor.rgb(255, 0, 0).paletteIndex == 196)
+        #expect(TermColor.rgb(255, 255, 255).paletteIndex == 231)
+    }
+
     @Test func compressionKeepsAspectAndEndsUnderTheLimit() throws {
         var rng = SystemRandomNumberGenerator()
         let noisy = SampleMedia.png(width: 1200, height: 800) { _, _ in

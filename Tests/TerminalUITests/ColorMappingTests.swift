@@ -43,3 +43,35 @@ import Testing
         #expect(!NCursesScreen.supportsTitle(term: ""))
     }
 }
+
+@Suite struct TrueColorTests {
+    @Test func rgbFallsBackToThePalette() {
+        let m = ColorMapping(colors: 256, hasDefaultColors: true)
+        #expect(m.resolve(fg: .rgb(255, 0, 0), bg: .rgb(8, 8, 8)) == .init(fg: 196, bg: 232, bold: false))
+        let m16 = ColorMapping(colors: 16, hasDefaultColors: true)
+        #expect(m16.resolve(fg: .rgb(255, 0, 0), bg: .default) == .init(fg: 9, bg: -1, bold: false))
+    }
+
+    @Test func colortermDecides() {
+        #expect(HalfBlock.trueColor(environment: ["COLORTERM": "truecolor"]))
+        #expect(HalfBlock.trueColor(environment: ["COLORTERM": "24bit"]))
+        #expect(!HalfBlock.trueColor(environment: ["COLORTERM": "truecolor", "NO_COLOR": "1"]))
+        #expect(!HalfBlock.trueColor(environment: ["TERM": "xterm-256color"]))
+        #expect(!HalfBlock.trueColor(environment: ["COLORTERM": "yes"]))
+    }
+
+    @Test func overlayRepaintsOnlyChangedRGBCells() {
+        var grid = Grid(width: 6, height: 2)
+        grid.put("ab", x: 0, y: 0, style: Style(fg: .red))
+        grid.put("▀", x: 2, y: 1, style: Style(fg: .rgb(1, 2, 3), bg: .rgb(250, 251, 252)))
+        grid.put("▀", x: 3, y: 1, style: Style(fg: .rgb(9, 9, 9)))
+        let all = grid.changes(from: nil)
+        #expect(TrueColorOverlay.escapes(for: grid, cells: all, cols: 6, lines: 2) ==
+            "\u{1B}7\u{1B}[2;3H\u{1B}[0;38;2;1;2;3;48;2;250;251;252m▀\u{1B}[2;4H\u{1B}[0;38;2;9;9;9m▀\u{1B}[0m\u{1B}8")
+        // Nothing with 24-bit colour changed: nothing is written.
+        #expect(TrueColorOverlay.escapes(for: grid, cells: [(x: 0, y: 0), (x: 1, y: 0)], cols: 6, lines: 2).isEmpty)
+        // Outside a terminal that shrank: left alone.
+        #expect(TrueColorOverlay.escapes(for: grid, cells: all, cols: 3, lines: 2).contains("[2;3H"))
+        #expect(!TrueColorOverlay.escapes(for: grid, cells: all, cols: 3, lines: 2).contains("[2;4H"))
+    }
+}

@@ -238,6 +238,41 @@ enum MediaKeyName {
     }
 }
 
+extension ChatAppScreenTests {
+    @Test func enterShowsAnImageFullScreenInTrueColour() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        app.trueColor = true
+        await app.handle(.enter)  // Alice, pinned on top
+        #expect(await waitFor(app, "好的，发消息给我试试"))
+        await app.handle(.escape)
+        for _ in 0..<10 where app.selectedMessage?.type != .image { await app.handle(.char("k")) }
+        #expect(app.selectedMessage?.type == .image)
+        await app.handle(.enter)
+        let frame = app.frame(width: 120, height: 40)
+        #expect(frame.find("图片（o：用查看器打开，其他键关闭）") != nil)
+        // The demo picture's top-left pixel is (40, 120, 200), in 24-bit colour.
+        var exact = 0
+        for y in 0..<frame.height {
+            for x in 0..<frame.width where frame[x, y].text == "▀" {
+                if case .rgb = frame[x, y].style.fg { exact += 1 }
+            }
+        }
+        #expect(exact >= 96 * 30, "a 96×64 picture is 96×32 cells of 24-bit half blocks, got \(exact)")
+        #expect((0..<frame.height).contains { y in (0..<frame.width).contains { frame[$0, y].style.fg == .rgb(40, 120, 200) } })
+        await app.handle(.char(" "))
+        #expect(app.frame(width: 120, height: 40).find("图片（o：") == nil, "any key closes it")
+        app.trueColor = false
+        await app.handle(.enter)
+        let palette = app.frame(width: 120, height: 40)
+        #expect(!(0..<palette.height).contains { y in (0..<palette.width).contains {
+            if case .rgb = palette[$0, y].style.fg { return true }
+            return false
+        } }, "without COLORTERM the palette is used")
+    }
+}
+
 @Suite struct KeyMapTests {
     @Test func rebindingAndErrors() throws {
         let dir = tmpDir("keys")

@@ -46,8 +46,9 @@ export TONGBAN_LANG=zh-Hans
 echo tongban-demo | "$BIN/tongban" login --data-dir "$WORK/me" --server "http://127.0.0.1:$PORT" --account me --password-stdin >/dev/null
 echo tongban-demo | "$BIN/tongban" login --data-dir "$WORK/alice" --server "http://127.0.0.1:$PORT" --account alice --password-stdin >/dev/null
 
+# me's terminal says it has 24-bit colour; Alice's does not.
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
-  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/me 2>$WORK/tui.err"
+  "COLORTERM=truecolor TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/me 2>$WORK/tui.err"
 expect_screen "消息 (3)"
 expect_screen "Alice 爱丽丝"
 expect_screen "● 在线"
@@ -80,6 +81,12 @@ tmux send-keys -t "$PEER" Enter
 tmux send-keys -t "$SESSION" g
 tmux send-keys -t "$SESSION" Enter
 expect_screen "好的，发消息给我试试"
+# The image thumbnail: exact 24-bit colours under COLORTERM=truecolor, the
+# 256-colour palette without it.
+for _ in $(seq 1 50); do tmux capture-pane -p -e -t "$SESSION" | grep -q '38;2;' && break; sleep 0.1; done
+tmux capture-pane -p -e -t "$SESSION" | grep -q '38;2;' || fail "no 24-bit colour in the thumbnail"
+tmux capture-pane -p -e -t "$PEER" | grep -q '38;5;' || fail "Alice's thumbnail is not in 256 colours"
+tmux capture-pane -p -e -t "$PEER" | grep -q '38;2;' && fail "24-bit colour without COLORTERM"
 tmux send-keys -t "$SESSION" "端到端测试 🚀"
 tmux send-keys -t "$SESSION" Enter
 expect_screen "收到：端到端测试 🚀"

@@ -19,6 +19,10 @@ public final class ChatService: Sendable {
     /// Called after a committed send (the demo peers listen here).
     let afterSend = Mutex<(@Sendable (WireMessage) -> Void)?>(nil)
     private let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
+    /// Sends from requests, group-committed.
+    let sendWriter: GroupCommitWriter<SendJob, SendWrite>
+    /// Token hash -> uid of tokens seen valid; a logout removes its entry.
+    private let tokenCache = Mutex<[String: Int]>([:])
 
     init(config: ServerConfig, hub: PushHub) throws {
         self.config = config
@@ -33,6 +37,9 @@ public final class ChatService: Sendable {
         db = try DatabasePool(path: config.databasePath, configuration: dbConfig)
         try ServerMigrations.migrator.migrate(db)
         media = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
+        sendWriter = GroupCommitWriter(db: db, label: "tongban.send-writer")
+        sendWriter.configure(body: { [unowned self] job, db in try self.writeSend(job, db: db) },
+                             finish: { [unowned self] writes in self.finishSends(writes) })
     }
 
     static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
@@ -87,17 +94,28 @@ public final class ChatService: Sendable {
     }
 
     public func logout(token: String) throws {
+        let hash = Self.tokenHash(token)
         try db.write { db in
-            try db.cachedStatement(sql: "DELETE FROM token WHERE hash = ?").execute(arguments: [Self.tokenHash(token)])
+            try db.cachedStatement(sql: "DELETE FROM token WHERE hash = ?").execute(arguments: [hash])
         }
+        tokenCache.withLock { _ = $0.removeValue(forKey: hash) }
     }
 
     /// The uid a bearer token belongs to.
     public func authenticate(token: String) throws -> Int? {
         guard !token.isEmpty, token.count <= 256 else { return nil }
-        return try db.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM token WHERE hash = ?"), arguments: [Self.tokenHash(token)])
+        let hash = Self.tokenHash(token)
+        if let uid = tokenCache.withLock({ $0[hash] }) { return uid }
+        let uid = try db.read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM token WHERE hash = ?"), arguments: [hash])
         }
+        if let uid {
+            tokenCache.withLock { cache in
+                if cache.count >= 100_000 { cache.removeAll(keepingCapacity: true) }
+                cache[hash] = uid
+            }
+        }
+        return uid
     }
 
     /// Fixed one-second window per user; `rate_limited` with Retry-After.
@@ -129,7 +147,14 @@ public final class ChatService: Sendable {
     }
 
     static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
@@ -359,7 +384,45 @@ public final class ChatService: Sendable {
         }
     }
 
+    /// A send that passed validation and waits for its write.
+    struct SendJob: Sendable {
+        let caller: Int
+        let peer: Int
+        let request: SendMessageRequest
+        let payload: MessageContent
+    }
+
+    /// What a committed send leaves to do after the commit.
+    struct SendWrite: Sendable {
+        let row: MessageRow
+        let cursors: [Int: Int]
+        let isNew: Bool
+        let destroyedKey: String?
+    }
+
+    /// Sends one message in its own transaction (the demo peers, tests).
     public func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
+        let job = try prepareSend(caller: caller, request: r)
+        let write = try db.write { db in try self.writeSend(job, db: db) }
+        finishSends([write])
+        return Self.response(write.row)
+    }
+
+    /// Sends one message through the group-commit writer: concurrent sends
+    /// share one transaction (each in its own savepoint, so one bad send
+    /// fails alone), and the request's task waits without holding a thread.
+    public func sendBatched(caller: Int, request r: SendMessageRequest) async throws -> SendMessageResponse {
+        let job = try prepareSend(caller: caller, request: r)
+        let write = try await sendWriter.submit(job)
+        return Self.response(write.row)
+    }
+
+    static func response(_ row: MessageRow) -> SendMessageResponse {
+        SendMessageResponse(serverMsgID: row.serverMsgID, clientMsgID: row.clientMsgID, sendTime: row.sendTime, seq: row.seq)
+    }
+
+    /// The checks that need no write: membership, content, signal reply.
+    func prepareSend(caller: Int, request r: SendMessageRequest) throws -> SendJob {
         let conversationId = r.recvID
         let peer = try peer(of: conversationId, caller: caller)
         guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else {
@@ -369,55 +432,69 @@ public final class ChatService: Sendable {
         if let receiveId = r.receiveId, !receiveId.isEmpty {
             try checkReceiveId(receiveId, between: caller, and: peer)
         }
-        var destroyedKey: String?
-        let (row, cursors, isNew) = try db.write { db -> (MessageRow, [Int: Int], Bool) in
-            if let existing = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?"), arguments: [caller, r.clientMsgId]) {
-                return (existing, [:], false)
-            }
-            try self.ensureConversation(conversationId, caller: caller, peer: peer, db: db)
-            var cursors: [Int: Int] = [:]
-            var isControl = false
-            var flashTarget: MessageRow?
-            if case .flashViewed(let targetId) = payload {
-                guard let target = try MessageRow.fetchOne(db.cachedStatement(sql: """
-                    SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
-                    """), arguments: [conversationId, targetId]),
-                    case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
-                else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
-                guard target.senderUid != caller else {
-                    throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
-                }
-                flashTarget = target
-                isControl = true
-            }
-            let keys = Self.objectKeys(in: payload)
-            for key in keys where !(try self.mayRead(key: key, uid: caller, db: db)) {
-                throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
-            }
-            let row = try self.append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
-                                      contentType: r.contentType, content: r.content, isControl: isControl,
-                                      db: db, cursors: &cursors)
-            for key in keys {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)").execute(arguments: [key, conversationId, row.id])
-            }
-            if let target = flashTarget, !target.flashViewed {
-                try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [target.id])
-                if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
-                    try db.cachedStatement(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?").execute(arguments: [p.objectKey])
-                    destroyedKey = p.objectKey
-                }
-                let updated = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [target.id])!
-                try self.scrubLog(messageId: target.id, db: db)
-                for uid in [caller, peer] {
-                    cursors[uid] = try self.log(.messageUpdate(Self.wire(updated)), to: uid, messageId: target.id, db: db)
-                }
-            }
-            return (row, cursors, true)
+        return SendJob(caller: caller, peer: peer, request: r, payload: payload)
+    }
+
+    /// The write of one send, inside the caller's transaction.
+    func writeSend(_ job: SendJob, db: Database) throws -> SendWrite {
+        let caller = job.caller, peer = job.peer, r = job.request, payload = job.payload
+        let conversationId = r.recvID
+        if let existing = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?"), arguments: [caller, r.clientMsgId]) {
+            return SendWrite(row: existing, cursors: [:], isNew: false, destroyedKey: nil)
         }
-        if let destroyedKey { media.delete(key: destroyedKey) }
+        try ensureConversation(conversationId, caller: caller, peer: peer, db: db)
+        var cursors: [Int: Int] = [:]
+        var isControl = false
+        var flashTarget: MessageRow?
+        var destroyedKey: String?
+        if case .flashViewed(let targetId) = payload {
+            guard let target = try MessageRow.fetchOne(db.cachedStatement(sql: """
+                SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
+                """), arguments: [conversationId, targetId]),
+                case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
+            else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
+            guard target.senderUid != caller else {
+                throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
+            }
+            flashTarget = target
+            isControl = true
+        }
+        let keys = Self.objectKeys(in: payload)
+        for key in keys where !(try mayRead(key: key, uid: caller, db: db)) {
+            throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
+        }
+        let row = try append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
+                             contentType: r.contentType, content: r.content, isControl: isControl,
+                             db: db, cursors: &cursors)
+        for key in keys {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)").execute(arguments: [key, conversationId, row.id])
+        }
+        if let target = flashTarget, !target.flashViewed {
+            try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [target.id])
+            if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
+                try db.cachedStatement(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?").execute(arguments: [p.objectKey])
+                destroyedKey = p.objectKey
+            }
+            let updated = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [target.id])!
+            try scrubLog(messageId: target.id, db: db)
+            for uid in [caller, peer] {
+                cursors[uid] = try log(.messageUpdate(Self.wire(updated)), to: uid, messageId: target.id, db: db)
+            }
+        }
+        return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
+    }
+
+    /// After the commit: destroyed files go, sockets hear of the new log
+    /// end (one notice per user for the whole batch), the demo peers react.
+    func finishSends(_ writes: [SendWrite]) {
+        var cursors: [Int: Int] = [:]
+        for w in writes {
+            if let key = w.destroyedKey { media.delete(key: key) }
+            cursors.merge(w.cursors, uniquingKeysWith: max)
+        }
         hub.notify(cursors)
-        if isNew, let hook = afterSend.withLock({ $0 }) { hook(Self.wire(row)) }
-        return SendMessageResponse(serverMsgID: row.serverMsgID, clientMsgID: row.clientMsgID, sendTime: row.sendTime, seq: row.seq)
+        guard let hook = afterSend.withLock({ $0 }) else { return }
+        for w in writes where w.isNew { hook(Self.wire(w.row)) }
     }
 
     /// Checks content against its type; returns the decoded payload.

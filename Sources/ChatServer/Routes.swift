@@ -34,7 +34,7 @@ struct Routes {
         }
 
         auth.post("/chat/message/send") { req, ctx in
-            json(try service.send(caller: ctx.uid, request: try await decode(SendMessageRequest.self, req)))
+            json(try await service.sendBatched(caller: ctx.uid, request: try await decode(SendMessageRequest.self, req)))
         }
         auth.post("/chat/message/revoke") { req, ctx in
             let r = try await decode(RevokeRequest.self, req)

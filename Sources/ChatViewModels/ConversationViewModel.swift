@@ -200,8 +200,28 @@ public final class ConversationViewModel {
         guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
               newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
         try? session.store.markRead(id: id, upTo: newest)
+        sendRead(newest)
+    }
+
+    /// The read position the server should hear of, and whether a request
+    /// is on its way: during a flood one request at a time carries the
+    /// newest seq instead of one request per incoming page.
+    private var readWanted = 0
+    private var readSending = false
+
+    func sendRead(_ seq: Int) {
+        readWanted = max(readWanted, seq)
+        guard !readSending else { return }
+        readSending = true
         let api = session.api, id = self.id
-        Task { _ = try? await api.markRead(conversationId: id, seq: newest) }
+        Task { @MainActor in
+            while true {
+                let seq = readWanted
+                _ = try? await api.markRead(conversationId: id, seq: seq)
+                if readWanted <= seq { break }
+            }
+            readSending = false
+        }
     }
 
     // MARK: - Sending

@@ -84,7 +84,18 @@ public final class ChatApp {
         redraw()
     }
 
-    func redraw() { onRedraw?() }
+    /// Asks for a frame. Requests made while one is pending share it: a
+    /// burst of sync updates draws once, right after the burst's handlers.
+    func redraw() {
+        guard !redrawPending else { return }
+        redrawPending = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            self.redrawPending = false
+            self.onRedraw?()
+        }
+    }
+    private var redrawPending = false
 
     /// A transient message on the status line.
     public func showStatus(_ text: String) {

@@ -18,9 +18,10 @@ enum ClientTools {
         return v
     }
 
-    /// `flood --server URL --account A --password P --to B --count N --marker END`:
-    /// sends N texts (half Chinese, half ASCII) one after another, as fast as
-    /// the server acknowledges them; the last one carries `MARKER-(N-1)`.
+    /// `flood --server URL --account A --password P --to B --count N --marker END [--window W]`:
+    /// sends N texts (half Chinese, half ASCII), W (default 32) in flight at
+    /// a time, as fast as the server acknowledges them; the last one, sent
+    /// alone after all others, carries `MARKER-(N-1)`.
     static func flood(_ args: [String]) async throws {
         let server = try require(args, "server")
         let api = APIClient(baseURL: server)
@@ -34,12 +35,33 @@ enum ClientTools {
         let conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: peer.uid)
         let count = Int(option(args, "count") ?? "") ?? 10_000
         let marker = option(args, "marker") ?? "END"
+        let window = max(1, Int(option(args, "window") ?? "") ?? 32)
         let start = DispatchTime.now()
-        for n in 0..<count {
+        let tag = start.uptimeNanoseconds
+        func request(_ n: Int) -> SendMessageRequest {
             var text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
             if n == count - 1 { text = "\(marker)-\(n)" }
-            _ = try await api.send(SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: "flood-\(start.uptimeNanoseconds)-\(n)"))
+            return SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: "flood-\(tag)-\(n)")
         }
+        // As fast as the server accepts them: `window` sends in flight (an
+        // IRC client does not wait for the server at all), then the marker
+        // alone, so it is the conversation's last message.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            while next < min(window, count - 1) {
+                let r = request(next)
+                group.addTask { _ = try await api.send(r) }
+                next += 1
+            }
+            while try await group.next() != nil {
+                if next < count - 1 {
+                    let r = request(next)
+                    group.addTask { _ = try await api.send(r) }
+                    next += 1
+                }
+            }
+        }
+        if count > 0 { _ = try await api.send(request(count - 1)) }
         print("sent \(count) in \(String(format: "%.2f", seconds(since: start))) s")
     }
 

@@ -74,7 +74,8 @@ struct ServerBench: Sendable {
         let base = "http://127.0.0.1:\(port)"
 
         var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // One connection per user, as real clients have.
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 2 * pairs
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
             let result = try await measure(base: base, port: port, dir: dir, server: server, http: http)
@@ -169,25 +170,50 @@ struct ServerBench: Sendable {
         let total = users * messages
         // Wait for the last notices to land.
         let settle = ContinuousClock.now + .seconds(10)
-        while inboxes.reduce(0, { $0 + $1.frames.withLock { $0.count } }) < total * 2 && ContinuousClock.now < settle {
-            try await Task.sleep(for: .milliseconds(20))
+        // Every send was acknowledged, so each user's log end is known:
+        // done when every user heard of it.
+        let logDB = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {
+            var c = Configuration(); c.readonly = true; return c
+        }())
+        let ends: [Int: Int] = try await logDB.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT uid, MAX(cursor) AS c FROM event GROUP BY uid").map { ($0["uid"], $0["c"]) })
+        }
+        while ContinuousClock.now < settle {
+            let heard = accounts.indices.allSatisfy { i in
+                (inboxes[i].frames.withLock { $0.keys.max() ?? 0 }) >= (ends[accounts[i].uid] ?? 0)
+            }
+            if heard { break }
+            try await Task.sleep(for: .milliseconds(5))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let rss = peakRSSMiB(pid: server.processIdentifier)
 
         // Which event (cursor) told which user about which message: from the server's log.
-        let db = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {
-            var c = Configuration(); c.readonly = true; return c
-        }())
+        let db = logDB
         let uidIndex = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.uid, $0) })
         let sent = sentAt.value.withLock { $0 }
+        // A `sync` notice says "your log reached cursor N": it announces every
+        // event up to N, so an event was notified by the first notice at or
+        // past its cursor (the server sends one notice per user per commit).
+        let notices: [[(cursor: Int, at: UInt64)]] = inboxes.map { inbox in
+            inbox.frames.withLock { $0.map { (cursor: $0.key, at: $0.value) } }.sorted { $0.cursor < $1.cursor }
+        }
+        @Sendable func notified(_ idx: Int, _ cursor: Int) -> UInt64? {
+            let list = notices[idx]
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if list[mid].cursor < cursor { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < list.count ? list[lo].at : nil
+        }
         var latencies: [Double] = try await db.read { db in
             var latencies: [Double] = []
             let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
             while let row = try rows.next() {
                 let uid: Int = row["uid"], sender: Int = row["senderUid"]
                 guard uid != sender, let idx = uidIndex[uid], let t0 = sent[row["clientMsgID"] as String],
-                      let t1 = inboxes[idx].frames.withLock({ $0[row["cursor"] as Int] }) else { continue }
+                      let t1 = notified(idx, row["cursor"] as Int) else { continue }
                 latencies.append(Double(Int64(t1) - Int64(t0)) / 1e6)
             }
             return latencies

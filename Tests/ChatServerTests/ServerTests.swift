@@ -158,6 +158,46 @@ import Testing
         #expect(stored == Array(1...200))
     }
 
+    @Test func aBadSendInAGroupCommitFailsAlone() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (_, ub) = try await server.user()
+        let (c, _) = try await server.user()
+        let conv = conversationId(ua, ub)
+        let png = SampleMedia.png(width: 4, height: 4) { _, _ in (0, 0, 255) }
+        let foreignKey = try await c.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        enum Outcome: Sendable { case sent(Int), refused(String), duplicate(SendMessageResponse) }
+        // Valid texts, sends of someone else's picture and ten copies of one
+        // clientMsgId, all at once: they share transactions.
+        let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for i in 0..<120 {
+                group.addTask {
+                    if i % 6 == 5 {
+                        let r = try await a.sendCustom(conv, ["type": "image", "objectKey": foreignKey, "url": "", "expireAt": 0, "w": 4, "h": 4])
+                        return .refused(r.errorCode ?? "sent")
+                    }
+                    return .sent(try await a.sendText(conv, "批量 \(i)", id: "g-\(i)").decode(SendMessageResponse.self).seq)
+                }
+            }
+            for _ in 0..<10 {
+                group.addTask { .duplicate(try await a.sendText(conv, "只存一次", id: "dup").decode(SendMessageResponse.self)) }
+            }
+            var all: [Outcome] = []
+            for try await o in group { all.append(o) }
+            return all
+        }
+        let refused = outcomes.compactMap { if case .refused(let code) = $0 { return code } else { return nil } }
+        #expect(refused.count == 20 && refused.allSatisfy { $0 == "forbidden" })
+        let dups = outcomes.compactMap { if case .duplicate(let r) = $0 { return r } else { return nil } }
+        #expect(Set(dups.map(\.seq)).count == 1 && Set(dups.map(\.serverMsgID)).count == 1, "one message for ten retries")
+        let seqs = outcomes.compactMap { if case .sent(let s) = $0 { return s } else { return nil } } + [dups[0].seq]
+        #expect(seqs.sorted() == Array(1...101), "refused sends took no seq: no holes")
+        let newer = try await a.history(conv, query: "&limit=100")
+        let older = try await a.history(conv, query: "&limit=100&before_seq=\(newer.messages.first?.seq ?? 0)")
+        #expect((older.messages + newer.messages).map(\.seq) == Array(1...101))
+    }
+
     @Test func badInputGetsTheProtocolBody() async throws {
         let server = try await TestServer.start { $0.maxTextCharacters = 4000 }
         defer { Task { await server.stop() } }

@@ -25,6 +25,9 @@ public final class SyncEngine: Sendable {
         public var pollOffline: Duration = .seconds(3)
         public var backoffBase: Duration = .milliseconds(500)
         public var backoffCap: Duration = .seconds(30)
+        /// Notices closer together than this share one pull: a flood of
+        /// messages is fetched in pages, not one request per message.
+        public var noticeGap: Duration = .milliseconds(25)
         public init() {}
     }
 
@@ -38,6 +41,9 @@ public final class SyncEngine: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// Serialises pulls: one at a time, a request during a pull runs once after.
     private let pullGate = PullGate()
+    /// Whether a notice-driven pull is already scheduled, and when the last
+    /// one started.
+    private let noticeState = Mutex<(scheduled: Bool, lastStart: ContinuousClock.Instant?)>((false, nil))
 
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
@@ -113,6 +119,29 @@ public final class SyncEngine: Sendable {
         return total
     }
 
+    /// A push notice: pull now, or — when the last notice-driven pull
+    /// started less than `noticeGap` ago — once that much time has passed,
+    /// for every notice arriving meanwhile together.
+    func noticeArrived() {
+        let gap = timing.noticeGap
+        let delay: Duration? = noticeState.withLock { s in
+            if s.scheduled { return nil }
+            s.scheduled = true
+            guard let last = s.lastStart else { return .zero }
+            let since = ContinuousClock.now - last
+            return since >= gap ? .zero : gap - since
+        }
+        guard let delay else { return }
+        Task {
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            self.noticeState.withLock { s in
+                s.scheduled = false
+                s.lastStart = .now
+            }
+            _ = try? await self.pull()
+        }
+    }
+
     /// 410: reload the conversation list (maxSeq from the server opens the
     /// gaps that `missingRanges` reports) and start the log over.
     func resync() async throws {
@@ -179,7 +208,7 @@ public final class SyncEngine: Sendable {
                     switch frame {
                     case .hello, .sync:
                         if case .hello = frame { self.setState(.online) }
-                        Task { try? await self.pull() }
+                        self.noticeArrived()
                     case .presence(let user, let online):
                         try? self.store.setOnline(imUid: user, online: online)
                         self.emit(.presence(userId: user, online: online))

@@ -1,0 +1,105 @@
+import Dispatch
+import GRDB
+import Synchronization
+
+/// Group commit: jobs submitted while a transaction is being written wait and
+/// then go together into the next one, each inside its own savepoint, so one
+/// failing job (a forbidden key, a constraint) rolls back alone while the
+/// others commit. Nobody is answered before the commit that holds their job
+/// returned, so an acknowledged job is on disk. Writes run on a queue of
+/// their own: waiting requests hold no thread of Swift's cooperative pool.
+final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
+    typealias Body = @Sendable (Job, Database) throws -> Output
+    typealias Finish = @Sendable ([Output]) -> Void
+
+    private struct Pending: Sendable {
+        let job: Job
+        let continuation: CheckedContinuation<Output, any Error>
+    }
+    private struct State: Sendable {
+        var pending: [Pending] = []
+        var running = false
+    }
+
+    private let state = Mutex(State())
+    private let db: DatabasePool
+    private let queue: DispatchQueue
+    private let maxBatch: Int
+    private let handlers = Mutex<(body: Body, finish: Finish)?>(nil)
+
+    init(db: DatabasePool, label: String, maxBatch: Int = 256) {
+        self.db = db
+        self.queue = DispatchQueue(label: label)
+        self.maxBatch = max(1, maxBatch)
+    }
+
+    /// What a job does inside the transaction, and what happens once a
+    /// batch committed (notifications), with the batch's outputs in order.
+    func configure(body: @escaping Body, finish: @escaping Finish) {
+        handlers.withLock { $0 = (body, finish) }
+    }
+
+    /// Runs `job` in the next group transaction; returns after its commit.
+    func submit(_ job: Job) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            let start = state.withLock { s -> Bool in
+                s.pending.append(Pending(job: job, continuation: continuation))
+                if s.running { return false }
+                s.running = true
+                return true
+            }
+            if start { queue.async { self.drain() } }
+        }
+    }
+
+    private func drain() {
+        while true {
+            let batch = state.withLock { s -> [Pending] in
+                guard !s.pending.isEmpty else {
+                    s.running = false
+                    return []
+                }
+                let n = min(maxBatch, s.pending.count)
+                let batch = Array(s.pending.prefix(n))
+                s.pending.removeFirst(n)
+                return batch
+            }
+            if batch.isEmpty { return }
+            run(batch)
+        }
+    }
+
+    private func run(_ batch: [Pending]) {
+        guard let (body, finish) = handlers.withLock({ $0 }) else {
+            for p in batch { p.continuation.resume(throwing: CancellationError()) }
+            return
+        }
+        var results: [Result<Output, any Error>] = []
+        results.reserveCapacity(batch.count)
+        do {
+            results = try db.write { db in
+                var results: [Result<Output, any Error>] = []
+                for p in batch {
+                    var output: Output?
+                    do {
+                        try db.inSavepoint {
+                            output = try body(p.job, db)
+                            return .commit
+                        }
+                        if let output { results.append(.success(output)) }
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
+            }
+        } catch {
+            // The commit itself failed (disk full, I/O): nothing of the batch
+            // is stored, and every sender hears so.
+            for p in batch { p.continuation.resume(throwing: error) }
+            return
+        }
+        finish(results.compactMap { try? $0.get() })
+        for (p, result) in zip(batch, results) { p.continuation.resume(with: result) }
+    }
+}

@@ -54,7 +54,8 @@ let package = Package(
         // libvips (decode, resize, JPEG) for pictures; see Sources/CVips/cvips.c.
         .target(
             name: "CVips",
-            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+            // libvips itself is dlopen'ed on first use (see cvips.c).
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(name: "ChatMedia", dependencies: ["CVips", "ChatCore"], swiftSettings: strict),
         // ncursesw through a shim (see ARCHITECTURE.md gotchas).

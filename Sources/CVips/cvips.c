@@ -1,41 +1,90 @@
-// libvips from Swift. SwiftPM rejects the -pthread and -D flags that
-// `pkg-config vips` adds (see ARCHITECTURE.md), so instead of including
-// <vips/vips.h> (which needs glib's include paths) this file declares the
-// few libvips entry points it calls, exactly as libvips 8.14 exports them.
+// libvips from Swift, loaded with dlopen on the first picture.
+//
+// SwiftPM rejects the -pthread and -D flags that `pkg-config vips` adds (see
+// ARCHITECTURE.md), so instead of including <vips/vips.h> (which needs glib's
+// include paths) this file declares the few libvips entry points it calls,
+// exactly as libvips 8.14 exports them. They are looked up at run time rather
+// than linked: libvips pulls in about a hundred libraries (librsvg, OpenEXR,
+// HDF5, GnuTLS, ...), which a client that shows no picture should neither
+// load at startup nor keep resident.
 #include "cvips.h"
+#include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 #include <pthread.h>
 
 typedef struct _VipsImage VipsImage;
-extern int vips_init(const char *argv0);
-extern VipsImage *vips_image_new_from_buffer(const void *buf, size_t len, const char *option_string, ...);
-extern int vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width, ...);
-extern int vips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, ...);
-extern int vips_image_get_width(const VipsImage *image);
-extern int vips_image_get_height(const VipsImage *image);
-extern int vips_image_get_bands(const VipsImage *image);
-extern int vips_image_hasalpha(VipsImage *image);
-extern void *vips_image_write_to_memory(VipsImage *in, size_t *size);
-extern int vips_colourspace(VipsImage *in, VipsImage **out, int space, ...);
-extern int vips_cast(VipsImage *in, VipsImage **out, int format, ...);
-extern int vips_flatten(VipsImage *in, VipsImage **out, ...);
-extern int vips_image_write_to_buffer(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
-extern const char *vips_error_buffer(void);
-extern void vips_error_clear(void);
-extern void g_object_unref(void *object);
-extern void g_free(void *mem);
+static struct {
+    int (*p_vips_init)(const char *argv0);
+    VipsImage *(*p_vips_image_new_from_buffer)(const void *buf, size_t len, const char *option_string, ...);
+    int (*p_vips_thumbnail_buffer)(void *buf, size_t len, VipsImage **out, int width, ...);
+    int (*p_vips_jpegsave_buffer)(VipsImage *in, void **buf, size_t *len, ...);
+    int (*p_vips_image_get_width)(const VipsImage *image);
+    int (*p_vips_image_get_height)(const VipsImage *image);
+    int (*p_vips_image_get_bands)(const VipsImage *image);
+    int (*p_vips_image_hasalpha)(VipsImage *image);
+    void *(*p_vips_image_write_to_memory)(VipsImage *in, size_t *size);
+    int (*p_vips_colourspace)(VipsImage *in, VipsImage **out, int space, ...);
+    int (*p_vips_cast)(VipsImage *in, VipsImage **out, int format, ...);
+    int (*p_vips_flatten)(VipsImage *in, VipsImage **out, ...);
+    int (*p_vips_image_write_to_buffer)(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
+    const char *(*p_vips_error_buffer)(void);
+    void (*p_vips_error_clear)(void);
+    void (*p_g_object_unref)(void *object);
+    void (*p_g_free)(void *mem);
+} V;
 
 enum { TB_INTERPRETATION_sRGB = 22, TB_FORMAT_UCHAR = 0, TB_SIZE_DOWN = 2 };
 static const int tb_huge = 10000000;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int start_result = -1;
-static void start(void) { start_result = vips_init("tongban"); }
+/// Why libvips could not be loaded (empty once it is).
+static char load_error[256] = "";
+
+static void start(void) {
+    void *h = dlopen("libvips.so.42", RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libvips.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(load_error, sizeof load_error, "libvips is not available (%s); install libvips42", e ? e : "libvips.so.42");
+        return;
+    }
+    // dlsym on the handle also searches libvips' own dependencies (GObject, GLib).
+#define TB_SYM(name) \
+    if (!(*(void **)&V.p_##name = dlsym(h, #name))) { \
+        snprintf(load_error, sizeof load_error, "libvips lacks %s", #name); \
+        return; \
+    }
+    TB_SYM(vips_init) TB_SYM(vips_image_new_from_buffer) TB_SYM(vips_thumbnail_buffer) TB_SYM(vips_jpegsave_buffer)
+    TB_SYM(vips_image_get_width) TB_SYM(vips_image_get_height) TB_SYM(vips_image_get_bands) TB_SYM(vips_image_hasalpha)
+    TB_SYM(vips_image_write_to_memory) TB_SYM(vips_colourspace) TB_SYM(vips_cast) TB_SYM(vips_flatten)
+    TB_SYM(vips_image_write_to_buffer) TB_SYM(vips_error_buffer) TB_SYM(vips_error_clear) TB_SYM(g_object_unref)
+    TB_SYM(g_free)
+#undef TB_SYM
+    start_result = V.p_vips_init("tongban");
+    if (start_result != 0) snprintf(load_error, sizeof load_error, "libvips did not start");
+}
 
 int tb_vips_start(void) {
     pthread_once(&once, start);
     return start_result;
 }
+
+#define vips_image_new_from_buffer V.p_vips_image_new_from_buffer
+#define vips_thumbnail_buffer V.p_vips_thumbnail_buffer
+#define vips_jpegsave_buffer V.p_vips_jpegsave_buffer
+#define vips_image_get_width V.p_vips_image_get_width
+#define vips_image_get_height V.p_vips_image_get_height
+#define vips_image_get_bands V.p_vips_image_get_bands
+#define vips_image_hasalpha V.p_vips_image_hasalpha
+#define vips_image_write_to_memory V.p_vips_image_write_to_memory
+#define vips_colourspace V.p_vips_colourspace
+#define vips_cast V.p_vips_cast
+#define vips_flatten V.p_vips_flatten
+#define vips_image_write_to_buffer V.p_vips_image_write_to_buffer
+#define g_object_unref V.p_g_object_unref
+#define g_free V.p_g_free
 
 static VipsImage *load(const void *buf, size_t len, int max_w, int max_h) {
     if (tb_vips_start() != 0) return NULL;
@@ -108,12 +157,17 @@ int tb_vips_convert(const void *buf, size_t len, const char *suffix, void **out,
     return r;
 }
 
-void tb_vips_free(void *p) { if (p) g_free(p); }
+void tb_vips_free(void *p) { if (p && V.p_g_free) V.p_g_free(p); }
 
 void tb_vips_error(char *buf, size_t len) {
     if (len == 0) return;
-    const char *e = vips_error_buffer();
+    if (start_result != 0) {
+        strncpy(buf, load_error, len - 1);
+        buf[len - 1] = 0;
+        return;
+    }
+    const char *e = V.p_vips_error_buffer();
     strncpy(buf, e ? e : "", len - 1);
     buf[len - 1] = 0;
-    vips_error_clear();
+    V.p_vips_error_clear();
 }

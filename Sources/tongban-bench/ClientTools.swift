@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ChatCore
 import ChatStore
 import ChatSync
@@ -24,7 +25,21 @@ enum ClientTools {
     /// alone after all others, carries `MARKER-(N-1)`.
     static func flood(_ args: [String]) async throws {
         let server = try require(args, "server")
-        let api = APIClient(baseURL: server)
+        let window = max(1, Int(option(args, "window") ?? "") ?? 32)
+        // One connection per send in flight (the shared client keeps 8).
+        var config = HTTPClient.Configuration()
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = window
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+        do {
+            try await flood(args, api: APIClient(baseURL: server, http: http), window: window)
+            try? await http.shutdown()
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    static func flood(_ args: [String], api: APIClient, window: Int) async throws {
         let auth = try await api.login(account: try require(args, "account"), password: try require(args, "password"))
         api.token = auth.token
         let to = try require(args, "to")
@@ -35,7 +50,6 @@ enum ClientTools {
         let conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: peer.uid)
         let count = Int(option(args, "count") ?? "") ?? 10_000
         let marker = option(args, "marker") ?? "END"
-        let window = max(1, Int(option(args, "window") ?? "") ?? 32)
         let start = DispatchTime.now()
         let tag = start.uptimeNanoseconds
         func request(_ n: Int) -> SendMessageRequest {

@@ -335,17 +335,21 @@ public final class ChatService: Sendable {
     /// Inserts a message with the next seq; logs it to both members.
     func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
                 isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil) throws -> MessageRow {
-        try db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ?").execute(arguments: [conversationId])
-        let seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [conversationId]) ?? 1
+        // One statement takes the next seq, one stores the row and hands it back (RETURNING, SQLite ≥ 3.35).
+        guard let seq = try Int.fetchOne(db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ? RETURNING maxSeq"),
+                                         arguments: [conversationId]) else {
+            throw APIFailure.notFound("no such conversation")
+        }
         let now = sendTime ?? Self.nowMs()
-        try db.cachedStatement(sql: """
+        guard let row = try MessageRow.fetchOne(db.cachedStatement(sql: """
             INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
                                 content, sendTime, isControl)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
+            """), arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
                              ConversationIDHelper.imUid(sender), ConversationIDHelper.imUid(peer), contentType, content,
-                             now, isControl])
-        let row = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [db.lastInsertedRowID])!
+                             now, isControl]) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "INSERT … RETURNING gave no row")
+        }
         // A new message shows a deleted conversation again; sending reads what came before.
         try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND clearedSeq < ?").execute(arguments: [conversationId, seq])
         if !isControl {

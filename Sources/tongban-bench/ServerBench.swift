@@ -39,7 +39,7 @@ struct ServerBench: Sendable {
 
     func run() async throws -> [BenchRow] {
         let ours = try await runTongban()
-        print("tongban-server: \(ours.messages) messages in \(fmt(ours.seconds)) s, p50 \(fmt(ours.p50ms)) ms, p99 \(fmt(ours.p99ms)) ms, RSS \(fmt(ours.serverRSSMiB)) MiB")
+        print("tongban-server: \(ours.messages) messages in \(fmt(ours.seconds)) s, p50 \(fmt(ours.p50ms)) ms, p99 \(fmt(ours.p99ms)) ms, RSS \(fmt(ours.serverRSSMiB)) MiB; \(ours.note)")
         var irc: LoadResult?
         do {
             irc = try IRCBench.run(pairs: pairs, messages: messages)
@@ -150,6 +150,8 @@ struct ServerBench: Sendable {
 
         print("sending \(users * messages) messages…")
         let sentAt = Box<[String: UInt64]>([:])
+        let cpuBefore = cpuSeconds(pid: server.processIdentifier)
+        let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (i, a) in accounts.enumerated() {
@@ -187,6 +189,8 @@ struct ServerBench: Sendable {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let rss = peakRSSMiB(pid: server.processIdentifier)
+        let serverCPU = cpuSeconds(pid: server.processIdentifier) - cpuBefore
+        let benchCPU = cpuSeconds(pid: getpid()) - benchCPUBefore
 
         // Which event (cursor) told which user about which message: from the server's log.
         let db = logDB
@@ -221,7 +225,7 @@ struct ServerBench: Sendable {
         latencies.sort()
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), serverRSSMiB: rss,
-                          note: "\(latencies.count) of \(total) notices matched")
+                          note: "\(latencies.count) of \(total) notices matched; CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
     }
 }
 

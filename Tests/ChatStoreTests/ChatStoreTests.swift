@@ -198,6 +198,28 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(try store.newestPage(conversationId: conv).messages.map(\.seq) == [3])
     }
 
+    @Test func previewIsThePendingSendThenTheHighestSeq() throws {
+        let store = try makeStore()
+        let zh = Localizer(language: .zhHans)
+        func preview() throws -> String? { try store.conversationList(localizer: zh).first?.lastMessagePreview }
+        // Out of order on the wire: the preview still follows seq, not arrival.
+        try store.apply(events: [.message(msg(2, "二")), .message(msg(1, "一"))], cursor: 2)
+        #expect(try preview() == "二")
+        var local = MessageRecord(wire: msg(0, "待发", from: "tb_1", client: "mine-1"))
+        local.seq = nil
+        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
+                                                           content: "待发", pushDesc: "待发", createdAt: 0))
+        // A message arriving while ours is still being sent does not hide it.
+        try store.apply(events: [.message(msg(3, "三"))], cursor: 3)
+        #expect(try preview() == "待发")
+        try store.apply(events: [.message(msg(4, "待发", from: "tb_1", client: "mine-1")), .message(msg(5, "五"))], cursor: 5)
+        #expect(try preview() == "五")
+        // Cleared history is not shown as the preview again.
+        try store.clearHistory(id: conv)
+        try store.apply(events: [.message(msg(3, "三"))], cursor: 6)
+        #expect(try preview() != "三")
+    }
+
     @Test func clearKeepsConversation() throws {
         let store = try makeStore()
         try store.apply(events: [.message(msg(1)), .message(msg(2))], cursor: 2)

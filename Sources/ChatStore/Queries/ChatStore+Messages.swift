@@ -326,9 +326,17 @@ extension ChatStore {
     /// Recomputes the conversation's preview from its newest visible message.
     func refreshLast(conversationId: String, db: Database) throws {
         guard var conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return }
+        // A message still being sent is the newest; otherwise the highest seq.
+        // Two queries, each a walk of message_conversation_seq from its end:
+        // one query with `seq IS NULL OR seq > ?` would sort the whole
+        // conversation on every incoming batch.
         let newest = try MessageRecord.fetchOne(db, sql: """
-            SELECT * FROM message WHERE conversationId = ? AND isControl = 0 AND (seq IS NULL OR seq > ?)
-            ORDER BY (seq IS NULL) DESC, seq DESC, id DESC LIMIT 1
+            SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0
+            ORDER BY id DESC LIMIT 1
+            """, arguments: [conversationId])
+            ?? MessageRecord.fetchOne(db, sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0
+            ORDER BY seq DESC LIMIT 1
             """, arguments: [conversationId, conv.clearedSeq])
         if let newest {
             conv.setLast(newest)

@@ -80,6 +80,9 @@ public final class ConversationViewModel {
     }
 
     func setProgress(_ msgId: String, _ value: Double) {
+        // Reports hop here through tasks: only growth is shown, 0 starts over.
+        let value = value == 0 ? 0 : max(progress[msgId] ?? 0, value)
+        guard progress[msgId] != value else { return }
         progress[msgId] = value
         reload()
         changed()

@@ -254,6 +254,12 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
     }
 }
 
+final class ProgressLog: Sendable {
+    private let box = Mutex<[Double]>([])
+    func append(_ v: Double) { box.withLock { $0.append(v) } }
+    var values: [Double] { box.withLock { $0 } }
+}
+
 final class ResyncFlag: Sendable {
     private let box = Mutex(false)
     func set() { box.withLock { $0 = true } }
@@ -267,6 +273,32 @@ import Synchronization
         #expect(MediaCacheService.fileName(for: "chat/image/2026/03/20/abc.jpg") == "chat_image_2026_03_20_abc.jpg")
         #expect(!MediaCacheService.fileName(for: "../../etc/passwd").contains("/"))
         #expect(MediaCacheService.fileName(for: "..") != "..")
+    }
+
+    @Test func uploadProgressCountsBytesUpTo100() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "uploader")
+        let b = try await makeSession(server.baseURL, "watcher")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        // ~300 KB (stored, uncompressed PNG): about ten chunks on the wire.
+        let png = SampleMedia.png(width: 320, height: 320) { x, y in (UInt8(x & 0xFF), UInt8(y & 0xFF), 7) }
+        #expect(png.count > 300_000)
+        let file = tempURL("big").appendingPathExtension("png")
+        try png.write(to: file)
+        let seen = ProgressLog()
+        await a.repository.onProgress { id, value in if id == "big1" { seen.append(value) } }
+        try await a.repository.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 320, h: 320)), to: conv,
+                                       uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
+                                       clientMsgID: "big1")
+        #expect(await a.repository.drain() == .empty)
+        try await Task.sleep(for: .milliseconds(50))  // late chunk reports hop through tasks
+        let values = seen.values
+        let between = Set(values.filter { $0 > 0 && $0 < 1 })
+        #expect(between.count >= 5, "progress moves with the bytes, not only 0 and 100%: \(values)")
+        #expect(values.last == 1.0)
+        #expect(await a.repository.progress["big1"] == 1.0)
+        #expect(try a.store.message(clientMsgID: "big1")?.status == "success")
     }
 
     @Test func resolveUsesCacheThenSignsExpiredInOneBatch() async throws {

@@ -31,14 +31,20 @@ public final class APIClient: Sendable {
 
     static let maxResponse = 32 * 1024 * 1024
 
+    /// `sent`, when given, hears how many bytes of `body` the connection has
+    /// taken so far (the body then goes out in chunks).
     func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
-              timeout: TimeAmount? = nil) async throws -> (Int, Data) {
+              timeout: TimeAmount? = nil, sent: (@Sendable (Int) -> Void)? = nil) async throws -> (Int, Data) {
         var req = HTTPClientRequest(url: baseURL + path)
         req.method = method
         if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
             req.headers.add(name: "Content-Type", value: contentType)
-            req.body = .bytes(ByteBuffer(bytes: body))
+            if let sent {
+                req.body = .stream(ChunkedBody(data: body, sent: sent), length: .known(Int64(body.count)))
+            } else {
+                req.body = .bytes(ByteBuffer(bytes: body))
+            }
         }
         do {
             let resp = try await http.execute(req, timeout: timeout ?? self.timeout)
@@ -163,9 +169,21 @@ public final class APIClient: Sendable {
 
     // MARK: - Media
 
-    public func upload(_ data: Data, contentType: String, kind: String) async throws -> UploadResponse {
+    /// Uploads a file. `progress` hears the fraction of its bytes the
+    /// connection has taken (0...1, once per whole percent); the upload is
+    /// done when this returns.
+    public func upload(_ data: Data, contentType: String, kind: String,
+                       progress: (@Sendable (Double) -> Void)? = nil) async throws -> UploadResponse {
+        let total = max(data.count, 1)
+        let gate = PercentGate()
+        var sent: (@Sendable (Int) -> Void)?
+        if let progress {
+            sent = { @Sendable (bytes: Int) in
+                if gate.advance(to: bytes * 100 / total) { progress(Double(bytes) / Double(total)) }
+            }
+        }
         let (_, reply) = try await call(.POST, "/media/upload?type=\(kind)", body: data, contentType: contentType,
-                                        timeout: .seconds(120))
+                                        timeout: .seconds(120), sent: sent)
         do { return try JSONDecoder().decode(UploadResponse.self, from: reply) } catch {
             throw APIError.badResponse("upload: \(error)")
         }
@@ -211,4 +229,44 @@ public final class APIClient: Sendable {
     public func openIM(receiveId: String) async throws {
         try await noContent(.POST, "/signal/open-im", body: OpenIMRequest(receiveId: receiveId))
     }
+}
+
+/// Lets a progress report through once per whole percent.
+final class PercentGate: Sendable {
+    private let last = Mutex(-1)
+
+    func advance(to percent: Int) -> Bool {
+        last.withLock { last in
+            guard percent > last else { return false }
+            last = percent
+            return true
+        }
+    }
+}
+
+/// A request body handed to the HTTP client a chunk at a time: the client
+/// asks for the next chunk when the connection can take it, so the bytes
+/// handed out so far are the upload's progress.
+struct ChunkedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    static let chunkSize = 32 * 1024
+    let data: Data
+    let sent: @Sendable (Int) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let body: ChunkedBody
+        var offset = 0
+
+        mutating func next() async -> ByteBuffer? {
+            let data = body.data
+            guard offset < data.count else { return nil }
+            let end = Swift.min(offset + ChunkedBody.chunkSize, data.count)
+            let chunk = ByteBuffer(bytes: data[(data.startIndex + offset)..<(data.startIndex + end)])
+            offset = end
+            body.sent(offset)
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
 }

@@ -48,6 +48,9 @@ public actor ChatRepository {
     public func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) { progressObservers.append(handler) }
 
     func report(_ id: String, _ value: Double) {
+        // Chunk reports come through tasks and may arrive late: progress
+        // only grows, except a 0 that starts an upload over.
+        let value = value == 0 ? 0 : max(progress[id] ?? 0, value)
         progress[id] = value
         for h in progressObservers { h(id, value) }
     }
@@ -174,12 +177,18 @@ public actor ChatRepository {
         var content = row.content
         do {
             if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {
+                let id = row.clientMsgID, count = Double(uploads.count)
+                report(id, 0)
                 for (i, u) in uploads.enumerated() {
                     guard let data = FileManager.default.contents(atPath: u.path) else {
                         try? store.markFailed(clientMsgID: row.clientMsgID, reason: "cannot read \(u.path)")
                         return .done
                     }
-                    let key = try await api.upload(data, contentType: u.contentType, kind: u.kind).objectKey
+                    // Bytes taken by the connection count up to 99% of this
+                    // file's share; the rest when the server has answered.
+                    let key = try await api.upload(data, contentType: u.contentType, kind: u.kind) { [weak self] fraction in
+                        Task { await self?.report(id, (Double(i) + fraction * 0.99) / count) }
+                    }.objectKey
                     content = content.replacingOccurrences(of: u.placeholder, with: key)
                     // Our own upload goes into the conversation's cache folder (seed §三),
                     // except flash images, which are never kept.

@@ -22,8 +22,10 @@
 #define NCURSES_WIDECHAR 1
 #endif
 
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,12 +67,21 @@ static inline SCREEN *tb_newterm(void) { return newterm(NULL, stdout, stdin); }
 /// Both stdin and stdout are terminals.
 static inline int tb_stdio_is_tty(void) { return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO); }
 
-/// Writes raw bytes to the terminal (stdout), bypassing ncurses' screen model.
-/// Only for sequences that do not move the cursor (OSC title, DECSET 2004).
+/// Writes raw bytes to the terminal (stdout), bypassing ncurses' screen model:
+/// sequences that leave the cursor where it was (OSC title, DECSET 2004, the
+/// true-colour overlay, which saves and restores it). A write interrupted by a
+/// signal (SIGWINCH) or refused for now (non-blocking tty) is resumed, so a
+/// sequence is never left half sent; a terminal that is gone ends it.
 static inline void tb_write_raw(const char *s) {
     size_t left = strlen(s);
     while (left > 0) {
         ssize_t n = write(STDOUT_FILENO, s, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT, .revents = 0 };
+            if (poll(&p, 1, 1000) <= 0) return;
+            continue;
+        }
         if (n <= 0) return;
         s += n;
         left -= (size_t)n;

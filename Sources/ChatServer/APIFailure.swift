@@ -59,3 +59,8 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// Why the server cannot start here (not a request's fault).
+public struct ServerSetupError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}

@@ -21,8 +21,14 @@ public final class ChatService: Sendable {
     private let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
     /// Sends from requests, group-committed.
     let sendWriter: GroupCommitWriter<SendJob, SendWrite>
-    /// Token hash -> uid of tokens seen valid; a logout removes its entry.
-    private let tokenCache = Mutex<[String: Int]>([:])
+    /// Token hash -> uid of tokens seen valid; a logout removes its entry
+    /// and moves `generation`, so a lookup that read the database before the
+    /// logout cannot put the token back.
+    private struct TokenCache {
+        var uids: [String: Int] = [:]
+        var generation = 0
+    }
+    private let tokenCache = Mutex(TokenCache())
 
     init(config: ServerConfig, hub: PushHub) throws {
         self.config = config
@@ -35,6 +41,12 @@ public final class ChatService: Sendable {
         let old = umask(0o077)
         defer { umask(old) }
         db = try DatabasePool(path: config.databasePath, configuration: dbConfig)
+        // Sends use RETURNING (SQLite 3.35, 2021): say so at start, not on the first send.
+        let version = try db.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? "0"
+        let parts = version.split(separator: ".").map { Int($0) ?? 0 } + [0, 0]
+        guard (parts[0], parts[1]) >= (3, 35) else {
+            throw ServerSetupError(description: "tongban-server needs SQLite 3.35 or newer (for RETURNING); this libsqlite3 is \(version)")
+        }
         try ServerMigrations.migrator.migrate(db)
         media = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
         sendWriter = GroupCommitWriter(db: db, label: "tongban.send-writer")
@@ -98,21 +110,26 @@ public final class ChatService: Sendable {
         try db.write { db in
             try db.cachedStatement(sql: "DELETE FROM token WHERE hash = ?").execute(arguments: [hash])
         }
-        tokenCache.withLock { _ = $0.removeValue(forKey: hash) }
+        tokenCache.withLock { cache in
+            cache.uids.removeValue(forKey: hash)
+            cache.generation += 1
+        }
     }
 
     /// The uid a bearer token belongs to.
     public func authenticate(token: String) throws -> Int? {
         guard !token.isEmpty, token.count <= 256 else { return nil }
         let hash = Self.tokenHash(token)
-        if let uid = tokenCache.withLock({ $0[hash] }) { return uid }
+        let (cached, generation) = tokenCache.withLock { ($0.uids[hash], $0.generation) }
+        if let cached { return cached }
         let uid = try db.read { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM token WHERE hash = ?"), arguments: [hash])
         }
         if let uid {
             tokenCache.withLock { cache in
-                if cache.count >= 100_000 { cache.removeAll(keepingCapacity: true) }
-                cache[hash] = uid
+                guard cache.generation == generation else { return }  // a logout happened meanwhile
+                if cache.uids.count >= 100_000 { cache.uids.removeAll(keepingCapacity: true) }
+                cache.uids[hash] = uid
             }
         }
         return uid

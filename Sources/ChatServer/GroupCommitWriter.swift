@@ -39,6 +39,9 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
         handlers.withLock { $0 = (body, finish) }
     }
 
+    /// Jobs waiting for the next transaction.
+    var waiting: Int { state.withLock { $0.pending.count } }
+
     /// Runs `job` in the next group transaction; returns after its commit.
     func submit(_ job: Job) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in

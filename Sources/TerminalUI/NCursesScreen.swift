@@ -149,11 +149,16 @@ final class NCursesScreen {
         }
         wnoutrefresh(tb_stdscr())
         doupdate()
-        if trueColor {
+        // doupdate() may have taken a pending resize: then the overlay would
+        // aim at the old size, and the resize event repaints everything anyway.
+        if trueColor, size.width == cols, size.height == lines {
             // doupdate() has flushed ncurses' output: the overlay comes after it.
-            // Rows ncurses repainted whole (flags) lost their overlay too.
-            let repainted = repaintRows.sorted().flatMap { y in (0..<grid.width).map { (x: $0, y: y) } }
-            let overlay = TrueColorOverlay.escapes(for: grid, cells: changed + repainted, cols: cols, lines: lines)
+            // ncurses rewrites short runs of unchanged cells between changed
+            // ones (cheaper than moving the cursor) and whole rows for flags,
+            // in palette colours: every row it touched gets its overlay again.
+            let rows = repaintRows.union(changed.map(\.y)).sorted()
+            let cells = rows.flatMap { y in (0..<grid.width).map { (x: $0, y: y) } }
+            let overlay = TrueColorOverlay.escapes(for: grid, cells: cells, cols: cols, lines: lines)
             if !overlay.isEmpty {
                 // The cursor is hidden while it jumps through the picture.
                 tb_write_raw(cursorVisible ? "\u{1B}[?25l" + overlay + "\u{1B}[?25h" : overlay)

@@ -66,6 +66,9 @@ public final class ChatApp {
     var playingId: String?
     var lastFrameWidth = 80
     var lastFrameHeight = 24
+    /// The terminal's size now (the runner sets it); before the next frame
+    /// it may differ from the last one drawn, e.g. right after a resize.
+    public var terminalSize: (() -> (width: Int, height: Int))?
 
     public init(session: Session, localizer: Localizer = .current) {
         self.session = session
@@ -133,6 +136,12 @@ public final class ChatApp {
         status = nil
         // Raw mode: Ctrl-C arrives as a key, and means quit everywhere.
         if key == .ctrl("c") { wantsQuit = true; return }
+        if key == .resize {
+            // A resize is not a key: it answers no prompt and closes no view;
+            // a full-screen picture is fitted to the new size.
+            if case .picture(let m, let index, _) = mode { await showPicture(m, index: index) }
+            redraw(); return
+        }
         switch mode {
         case .normal: break
         case .confirm(_, let action):
@@ -164,7 +173,6 @@ public final class ChatApp {
             } else { mode = .normal }
             redraw(); return
         }
-        if key == .resize { redraw(); return }
         if key == .tab, focus == .input, let completed = PathCompletion.complete(input.text) {
             input = InputLine(text: completed.text)
             if completed.choices.count > 1 { status = completed.choices.prefix(8).joined(separator: "  ") }
@@ -328,7 +336,8 @@ public final class ChatApp {
         guard let file = await localFile(key: all[index].key, url: all[index].url, expireAt: m.urlExpireAt ?? 0) else { return }
         do {
             let data = try Data(contentsOf: file)
-            let image = try ImageCodec.decode(data, maxWidth: max(8, lastSize.width), maxHeight: max(8, (lastSize.height - 3) * 2))
+            let size = terminalSize?() ?? lastSize
+            let image = try ImageCodec.decode(data, maxWidth: max(8, size.width), maxHeight: max(8, (size.height - 3) * 2))
             mode = .picture(m, index, image)
         } catch {
             status = "\(error)"

@@ -26,6 +26,7 @@ public enum TUIRunner {
             let size = terminal.size
             terminal.render(app.frame(width: size.width, height: size.height))
         }
+        app.terminalSize = { terminal.size }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
         // The first frame already shows the stored list: no network before it.

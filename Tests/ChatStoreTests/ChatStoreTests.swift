@@ -216,8 +216,12 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(try preview() == "五")
         // Cleared history is not shown as the preview again.
         try store.clearHistory(id: conv)
+        let cleared = try preview()
+        #expect(cleared != "五")
         try store.apply(events: [.message(msg(3, "三"))], cursor: 6)
-        #expect(try preview() != "三")
+        #expect(try preview() == cleared, "a replayed old message is not the preview")
+        try store.apply(events: [.message(msg(6, "六"))], cursor: 7)
+        #expect(try preview() == "六")
     }
 
     @Test func clearKeepsConversation() throws {

@@ -239,6 +239,20 @@ enum MediaKeyName {
 }
 
 extension ChatAppScreenTests {
+    @Test func aResizeAnswersNoPrompt() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("d"))
+        #expect(app.frame(width: 120, height: 40).find("(y/N)") != nil)
+        await app.handle(.resize)
+        #expect(app.frame(width: 100, height: 30).find("(y/N)") != nil, "the delete prompt is still asking")
+        let before = app.visibleConversations.count
+        await app.handle(.char("n"))
+        #expect(app.frame(width: 100, height: 30).find("(y/N)") == nil)
+        #expect(app.visibleConversations.count == before, "nothing deleted")
+    }
+
     @Test func enterShowsAnImageFullScreenInTrueColour() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }
@@ -261,11 +275,21 @@ extension ChatAppScreenTests {
         }
         #expect(exact >= 96 * 30, "a 96×64 picture is 96×32 cells of 24-bit half blocks, got \(exact)")
         #expect((0..<frame.height).contains { y in (0..<frame.width).contains { frame[$0, y].style.fg == .rgb(40, 120, 200) } })
+        // Shrinking the terminal keeps the picture open, fitted to the new size.
+        app.terminalSize = { (width: 40, height: 20) }
+        await app.handle(.resize)
+        guard case .picture(_, _, let fitted) = app.mode else {
+            Issue.record("a resize closed the picture")
+            return
+        }
+        #expect(fitted.width <= 40 && fitted.height <= 34 && fitted.width >= 30, "\(fitted.width)×\(fitted.height)")
+        app.terminalSize = nil
         await app.handle(.char(" "))
         #expect(app.frame(width: 120, height: 40).find("图片（o：") == nil, "any key closes it")
         app.trueColor = false
         await app.handle(.enter)
         let palette = app.frame(width: 120, height: 40)
+        await app.handle(.char(" "))
         #expect(!(0..<palette.height).contains { y in (0..<palette.width).contains {
             if case .rgb = palette[$0, y].style.fg { return true }
             return false

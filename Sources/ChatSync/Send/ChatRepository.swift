@@ -39,6 +39,9 @@ public actor ChatRepository {
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
     private var progressObservers: [@Sendable (String, Double) -> Void] = []
+    /// The upload attempt under way per clientMsgID: chunk reports of an
+    /// earlier attempt that arrive late are dropped.
+    private var uploadAttempt: [String: Int] = [:]
 
     public init(api: APIClient, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
                 logger: Logger = Logger(label: "tongban.send")) {
@@ -53,6 +56,11 @@ public actor ChatRepository {
         let value = value == 0 ? 0 : max(progress[id] ?? 0, value)
         progress[id] = value
         for h in progressObservers { h(id, value) }
+    }
+
+    func reportChunk(_ id: String, attempt: Int, _ value: Double) {
+        guard uploadAttempt[id] == attempt else { return }
+        report(id, value)
     }
 
     // MARK: - Enqueue
@@ -178,6 +186,8 @@ public actor ChatRepository {
         do {
             if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {
                 let id = row.clientMsgID, count = Double(uploads.count)
+                let attempt = (uploadAttempt[id] ?? 0) + 1
+                uploadAttempt[id] = attempt
                 report(id, 0)
                 for (i, u) in uploads.enumerated() {
                     guard let data = FileManager.default.contents(atPath: u.path) else {
@@ -187,7 +197,7 @@ public actor ChatRepository {
                     // Bytes taken by the connection count up to 99% of this
                     // file's share; the rest when the server has answered.
                     let key = try await api.upload(data, contentType: u.contentType, kind: u.kind) { [weak self] fraction in
-                        Task { await self?.report(id, (Double(i) + fraction * 0.99) / count) }
+                        Task { await self?.reportChunk(id, attempt: attempt, (Double(i) + fraction * 0.99) / count) }
                     }.objectKey
                     content = content.replacingOccurrences(of: u.placeholder, with: key)
                     // Our own upload goes into the conversation's cache folder (seed §三),
@@ -197,6 +207,7 @@ public actor ChatRepository {
                     }
                     report(row.clientMsgID, Double(i + 1) / Double(uploads.count))
                 }
+                uploadAttempt[id] = nil
                 try store.updatePendingContent(clientMsgID: row.clientMsgID, content: content)
                 // Files we made for the upload are no longer needed.
                 for u in uploads where u.path.contains("/pending/") { try? FileManager.default.removeItem(atPath: u.path) }

@@ -352,23 +352,24 @@ public final class ChatService: Sendable {
     /// Inserts a message with the next seq; logs it to both members.
     func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
                 isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil) throws -> MessageRow {
-        // One statement takes the next seq, one stores the row and hands it back (RETURNING, SQLite ≥ 3.35).
+        // One statement takes the next seq and hands it back (RETURNING, SQLite ≥ 3.35).
         guard let seq = try Int.fetchOne(db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ? RETURNING maxSeq"),
                                          arguments: [conversationId]) else {
             throw APIFailure.notFound("no such conversation")
         }
-        let now = sendTime ?? Self.nowMs()
-        guard let row = try MessageRow.fetchOne(db.cachedStatement(sql: """
+        var row = MessageRow(id: 0, serverMsgID: "m_" + UUID().uuidString.lowercased(), clientMsgID: clientMsgID,
+                             senderUid: sender, conversationId: conversationId, seq: seq,
+                             sendID: ConversationIDHelper.imUid(sender), recvID: ConversationIDHelper.imUid(peer),
+                             contentType: contentType, content: content, sendTime: sendTime ?? Self.nowMs(), isControl: isControl)
+        try db.cachedStatement(sql: """
             INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
                                 content, sendTime, isControl)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
-            """), arguments: ["m_" + UUID().uuidString.lowercased(), clientMsgID, sender, conversationId, seq,
-                             ConversationIDHelper.imUid(sender), ConversationIDHelper.imUid(peer), contentType, content,
-                             now, isControl]) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "INSERT … RETURNING gave no row")
-        }
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [row.serverMsgID, row.clientMsgID, row.senderUid, row.conversationId, row.seq,
+                                     row.sendID, row.recvID, row.contentType, row.content, row.sendTime, row.isControl])
+        row.id = db.lastInsertedRowID
         // A new message shows a deleted conversation again; sending reads what came before.
-        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND clearedSeq < ?").execute(arguments: [conversationId, seq])
+        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND hidden = 1 AND clearedSeq < ?").execute(arguments: [conversationId, seq])
         if !isControl {
             try db.cachedStatement(sql: "UPDATE member SET readSeq = MAX(readSeq, ?) WHERE conversationId = ? AND uid = ?").execute(arguments: [seq, conversationId, sender])
         }

@@ -88,16 +88,41 @@ public final class ChatService: Sendable {
         return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
     }
 
+    /// Failed logins per account name in the current minute: password
+    /// guessing (and the KDF's CPU) is capped at `maxLoginFailures` a minute.
+    private let loginFailures = Mutex<[String: (minute: Int, count: Int)]>([:])
+    static let maxLoginFailures = 10
+
     public func login(_ r: LoginRequest) throws -> AuthResponse {
+        let account = String(r.account.prefix(64))
+        let minute = Self.nowS() / 60
+        let blocked = loginFailures.withLock { table in
+            if let e = table[account], e.minute == minute, e.count >= Self.maxLoginFailures { return true }
+            return false
+        }
+        if blocked {
+            throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
+                             retryAfter: 60 - Self.nowS() % 60)
+        }
+        func failed() -> APIFailure {
+            loginFailures.withLock { table in
+                var e = table[account] ?? (minute, 0)
+                if e.minute != minute { e = (minute, 0) }
+                e.count += 1
+                table[account] = e
+                if table.count > 10_000 { table = table.filter { $0.value.minute == minute } }
+            }
+            return APIFailure(.unauthorized, "wrong account or password")
+        }
         guard let user = try db.read({ db in
             try UserRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE account = ?"), arguments: [r.account])
         }) else {
             // Same cost as a real check, so timing does not reveal accounts.
             _ = try? Self.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, 100_000))
-            throw APIFailure(.unauthorized, "wrong account or password")
+            throw failed()
         }
         let hash = try Self.hashPassword(r.password, salt: user.pwSalt, rounds: user.pwRounds)
-        guard Self.constantTimeEqual(hash, user.pwHash) else { throw APIFailure(.unauthorized, "wrong account or password") }
+        guard Self.constantTimeEqual(hash, user.pwHash) else { throw failed() }
         let token = Self.newToken()
         try db.write { db in
             try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), user.uid, Self.nowMs()])
@@ -464,6 +489,12 @@ public final class ChatService: Sendable {
         if let existing = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?"), arguments: [caller, r.clientMsgId]) {
             return SendWrite(row: existing, cursors: [:], isNew: false, destroyedKey: nil)
         }
+        // The peer's clientMsgID must not be taken over: the peer's client
+        // merges by it, and revoke finds messages by it.
+        if try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE conversationId = ? AND clientMsgID = ?"),
+                            arguments: [conversationId, r.clientMsgId]) != nil {
+            throw APIFailure(.conflict, "clientMsgId is already used by another message in this conversation")
+        }
         try ensureConversation(conversationId, caller: caller, peer: peer, db: db)
         var cursors: [Int: Int] = [:]
         var isControl = false
@@ -537,6 +568,9 @@ public final class ChatService: Sendable {
             let (_, decoded) = IMMessageMapper.decode(contentType: type, content: content)
             if MessageKinds.kind(customType: t) != nil, case .unknown = decoded {
                 throw APIFailure.invalid("custom \(t) payload is missing fields or has wrong types")
+            }
+            for key in ["w", "h"] where obj.double(key) != nil && obj.dimension(key) == nil {
+                throw APIFailure.invalid("\(key) must be a picture size between 0 and 65535")
             }
             if case .signalQuote(let p) = decoded, p.replyContent.count > config.maxTextCharacters {
                 throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")

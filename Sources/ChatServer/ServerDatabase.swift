@@ -99,6 +99,11 @@ enum ServerMigrations {
                 t.column("isImOpened", .boolean).notNull().defaults(to: false)
             }
         }
+        // A clientMsgID names one message inside a conversation (revoke and
+        // flash_viewed look it up that way): sends check it through this index.
+        m.registerMigration("v2-conversation-client-id") { db in
+            try db.create(index: "message_conversation_client", on: "message", columns: ["conversationId", "clientMsgID"])
+        }
         return m
     }
 }

@@ -330,7 +330,7 @@ extension ChatApp {
         switch connection {
         case .online: conn = "● " + L.string("ui.status.online")
         case .connecting: conn = "◌ " + L.string("ui.status.connecting")
-        case .offline(let why): conn = "○ " + L.string("ui.status.offline", ["reason": why])
+        case .offline(let why): conn = "○ " + L.string("ui.status.offline", ["reason": Self.oneLine(why)])
         }
         var x = 1
         x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
@@ -338,7 +338,7 @@ extension ChatApp {
         if case .recording = mode {
             g.put("● " + L.string("ui.recording"), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
         } else if case .confirm(let prompt, _) = mode {
-            g.put(prompt, x: x, y: y, style: merge(Theme.status, Theme.prompt), maxWidth: w - x - 1)
+            g.put(Self.oneLine(prompt), x: x, y: y, style: merge(Theme.status, Theme.prompt), maxWidth: w - x - 1)
         } else if let status {
             g.put(TerminalSanitizer.sanitize(status), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
         } else {

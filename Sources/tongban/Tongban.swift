@@ -29,7 +29,14 @@ struct Tongban: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            // Error texts carry what a server said: sanitised like any output.
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty {
+                let handle = code == .success ? FileHandle.standardOutput : FileHandle.standardError
+                try? handle.write(contentsOf: Data((TerminalSanitizer.sanitize(text, keepNewlines: true) + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }
@@ -64,6 +71,39 @@ func out(_ s: String) {
     try? FileHandle.standardOutput.write(contentsOf: Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
 }
 
+/// A line on standard error, sanitised like `out`.
+func errOut(_ s: String) {
+    try? FileHandle.standardError.write(contentsOf: Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
+}
+
+/// One line of a list: a peer's name or a preview cannot start a new row.
+func oneLine(_ s: String) -> String {
+    TerminalSanitizer.sanitize(s.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " "))
+}
+
+/// Message text in `history`: its own line breaks are kept, indented, so a
+/// message cannot forge a `[time] name:` row of its own.
+func indentedBody(_ s: String) -> String {
+    TerminalSanitizer.sanitize(s, keepNewlines: true).replacingOccurrences(of: "\n", with: "\n    ")
+}
+
+/// JSON for a terminal: JSONEncoder escapes only U+0000–U+001F, so DEL, the
+/// C1 controls (U+009B is CSI) and bidi/format characters inside strings are
+/// written as `\uXXXX` too. Still the same JSON.
+func jsonOut(_ data: Data) {
+    var text = ""
+    for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+        let v = scalar.value
+        if (0x7F...0x9F).contains(v) || scalar.properties.generalCategory == .format
+            || (0x2028...0x2029).contains(v) {
+            text += String(format: "\\u%04X", v)
+        } else {
+            text.unicodeScalars.append(scalar)
+        }
+    }
+    try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+}
+
 /// Runs a network step; when the server is down, says so once and goes on offline.
 func online<T>(_ session: Session, _ body: () async throws -> T) async throws -> T? {
     do {
@@ -71,10 +111,10 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
     } catch let e as APIError {
         switch e {
         case .unreachable(let why), .badResponse(let why):
-            try? FileHandle.standardError.write(contentsOf: Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]) + "\n").utf8))
+            errOut(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]))
             return nil
         case .timeout:
-            try? FileHandle.standardError.write(contentsOf: Data((L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]) + "\n").utf8))
+            errOut(L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]))
             return nil
         case .server:
             throw CLIError(e.description)
@@ -230,7 +270,7 @@ struct List: AsyncParsableCommand {
                                                   lastMessageTime: $0.lastMessageTime, fromSignal: $0.fromSignal, isImOpened: $0.isImOpened) }
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try? FileHandle.standardOutput.write(contentsOf: try enc.encode(rows) + Data("\n".utf8))
+            jsonOut(try enc.encode(rows))
             return
         }
         if list.isEmpty { out(L.string("cli.empty")) }
@@ -238,7 +278,7 @@ struct List: AsyncParsableCommand {
             let pin = c.isPinned ? "📌" : "  "
             let unread = c.unreadCount == 0 ? "" : " (\(c.unreadCount > 99 ? "99+" : String(c.unreadCount)))"
             let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
-            out("\(pin) \(c.nickname)\(unread)  \(timeLabel(c.lastMessageTime))  \(preview)")
+            out("\(pin) \(oneLine(c.nickname))\(unread)  \(timeLabel(c.lastMessageTime))  \(oneLine(preview))")
         }
     }
 }
@@ -374,7 +414,7 @@ struct History: AsyncParsableCommand {
         if json {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try? FileHandle.standardOutput.write(contentsOf: try enc.encode(lines) + Data("\n".utf8))
+            jsonOut(try enc.encode(lines))
             return
         }
         if lines.isEmpty { out(L.string("cli.empty")) }
@@ -382,7 +422,7 @@ struct History: AsyncParsableCommand {
         for l in lines {
             let who = l.isMe ? session.credentials.username : name
             let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
-            out("[\(timeLabel(l.createTime))] \(who): \(l.content)\(mark)")
+            out("[\(timeLabel(l.createTime))] \(oneLine(who)): \(indentedBody(l.content))\(mark)")
         }
     }
 
@@ -408,7 +448,7 @@ struct Sync: AsyncParsableCommand {
             let name = try session.store.conversation(id: conv)?.nickname ?? conv
             for r in try session.store.newestPage(conversationId: conv, limit: count).messages {
                 let m = r.chatMessage(myImUid: session.credentials.imUid)
-                out("\(name): \(m.text ?? MessageKinds.summary(of: m, localizer: L))")
+                out("\(oneLine(name)): \(indentedBody(m.text ?? MessageKinds.summary(of: m, localizer: L)))")
             }
         }
         out(L.string("cli.synced", ["count": String(changes.conversationIds.count), "cursor": String(try session.store.syncCursor())]))

@@ -201,6 +201,23 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
         #expect(r.cursor == 5)
     }
 
+    @Test func numbersThatWouldOverflowAreRefusedOrClamped() throws {
+        func message(seq: String, time: String) -> String {
+            #"{"serverMsgID":"m","clientMsgID":"c","conversationId":"si_tb_1_tb_2","seq":\#(seq),"sendID":"tb_2","recvID":"tb_1","contentType":101,"content":"hi","sendTime":\#(time),"revoked":false,"flashViewed":false}"#
+        }
+        let huge = String(Int.max)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireMessage.self, from: Data(message(seq: huge, time: "1").utf8)) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireMessage.self, from: Data(message(seq: "-1", time: "1").utf8)) }
+        let clamped = try JSONDecoder().decode(WireMessage.self, from: Data(message(seq: "3", time: huge).utf8))
+        #expect(clamped.seq == 3 && clamped.sendTime == 1 << 53)
+        let summary = #"{"conversationId":"si_tb_1_tb_2","userId":"tb_2","showName":"B","faceURL":"","isPinned":false,"unreadCount":1,"lastMessageTime":1,"maxSeq":\#(huge),"readSeq":0,"isOnline":false,"isImOpened":false}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConversationSummary.self, from: Data(summary.utf8)) }
+        // A picture size nobody can draw is treated as unknown, not trapped on.
+        let (_, content) = IMMessageMapper.decode(contentType: 110, content: #"{"type":"image","objectKey":"k","w":1e300,"h":-5}"#)
+        guard case .image(let p) = content else { Issue.record("\(content)"); return }
+        #expect(p.w == nil && p.h == nil)
+    }
+
     @Test func pushFrames() throws {
         let f = try JSONDecoder().decode(PushFrame.self, from: Data(#"{"type":"presence","userId":"tb_2","online":true}"#.utf8))
         #expect(f == .presence(userId: "tb_2", online: true))

@@ -455,3 +455,56 @@ import Testing
         #expect(try await api.sendText(conv, "继续").decode(SendMessageResponse.self).seq == 6)
     }
 }
+
+@Suite(.serialized) struct HostileInputTests {
+    @Test func pictureSizesOutOfRangeAreRefused() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (_, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        let png = SampleMedia.png(width: 4, height: 4) { _, _ in (0, 0, 255) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        for (w, h) in [(1e300, 1.0), (-4.0, 4.0), (4.0, 70_000.0)] {
+            let r = try await a.sendCustom(conv, ["type": "image", "objectKey": key, "url": "", "expireAt": 0, "w": w, "h": h])
+            #expect(r.status == 400 && r.errorCode == "invalid_request", "w \(w) h \(h): \(r.text)")
+        }
+        let ok = try await a.sendCustom(conv, ["type": "image", "objectKey": key, "url": "", "expireAt": 0, "w": 4, "h": 4])
+        #expect(ok.status == 200, "\(ok.text)")
+    }
+
+    @Test func aPeerCannotTakeOverMyClientMsgId() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "我的消息", id: "shared-id").status == 200)
+        let stolen = try await b.sendText(conv, "冒名顶替", id: "shared-id")
+        #expect(stolen.status == 409 && stolen.errorCode == "conflict", "\(stolen.text)")
+        // My own retry is still the idempotent answer, and my revoke still finds my message.
+        #expect(try await a.sendText(conv, "我的消息", id: "shared-id").status == 200)
+        let revoke = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "shared-id"))
+        #expect(revoke.status == 200, "\(revoke.text)")
+        let texts = try await b.history(conv).messages.map(\.content)
+        #expect(!texts.contains("冒名顶替"))
+    }
+
+    @Test func passwordGuessingIsCappedPerAccount() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (_, u) = try await server.user("guessme")
+        _ = u
+        for i in 0..<ChatService.maxLoginFailures {
+            let r = try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: "wrong-\(i)"))
+            #expect(r.status == 401)
+        }
+        let blocked = try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: "password-guessme"))
+        #expect(blocked.status == 429 && blocked.errorCode == "rate_limited", "\(blocked.text)")
+        #expect(Int(blocked.header("Retry-After") ?? "") != nil)
+        // Other accounts are not affected.
+        let (_, other) = try await server.user("someoneelse")
+        let fine = try await server.anonymous.post("/auth/login", LoginRequest(account: "someoneelse", password: "password-someoneelse"))
+        #expect(fine.status == 200 && other.uid > 0, "\(fine.text)")
+    }
+}

@@ -95,6 +95,14 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(try store.newestPage(conversationId: conv).messages.count == 1)
     }
 
+    @Test func aPeerReusingMyClientMsgIdDoesNotRewriteMyMessage() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1, "我写的", from: "tb_1", client: "mine"))], cursor: 1)
+        try store.apply(events: [.message(msg(2, "冒名顶替", from: "tb_2", client: "mine"))], cursor: 2)
+        let m = try #require(try store.message(clientMsgID: "mine"))
+        #expect(m.content == "我写的" && m.sendID == "tb_1" && m.seq == 1)
+    }
+
     @Test func failedThenRetried() throws {
         let store = try makeStore()
         var local = MessageRecord(wire: msg(0, "x", from: "tb_1", client: "f1"))

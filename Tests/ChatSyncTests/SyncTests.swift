@@ -307,18 +307,27 @@ import Synchronization
         let png = SampleMedia.png(width: 3, height: 3) { _, _ in (9, 9, 9) }
         let k1 = try await a.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
         let k2 = try await a.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
-        func message(_ key: String, expireAt: Int) -> ChatMessage {
+        let k3 = try await a.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
+        let own = server.baseURL + "/media/object/"
+        func message(_ key: String, expireAt: Int, url: String? = nil) -> ChatMessage {
             IMMessageMapper.map(WireMessage(serverMsgID: "", clientMsgID: key, conversationId: "si_tb_1_tb_2", seq: 1, sendID: "tb_2",
                                             recvID: a.credentials.imUid, contentType: 110,
-                                            content: #"{"type":"image","objectKey":"\#(key)","url":"http://old/\#(key)","expireAt":\#(expireAt)}"#,
+                                            content: #"{"type":"image","objectKey":"\#(key)","url":"\#(url ?? own + key + "?exp=1&sig=00")","expireAt":\#(expireAt)}"#,
                                             sendTime: 0), currentUID: a.credentials.imUid)
         }
         try a.media.save(png, for: k1, conversationId: "si_tb_1_tb_2")
         let resolved = try await a.media.resolveMediaURLs(for: [message(k1, expireAt: 1), message(k2, expireAt: 1),
-                                                               message("chat/image/2026/01/01/none.png", expireAt: 4_000_000_000)])
+                                                               message("chat/image/2026/01/01/none.png", expireAt: 4_000_000_000),
+                                                               message(k3, expireAt: 4_000_000_000, url: "http+unix://%2Frun%2Fx.sock/\(k3)")])
         #expect(resolved[k1]?.hasPrefix("file://") == true, "cache hit needs no network")
-        #expect(resolved[k2]?.contains("/media/object/") == true, "expired -> re-signed")
-        #expect(resolved.count == 2, "a valid URL is left alone")
+        #expect(resolved[k2]?.hasPrefix(own + k2 + "?") == true, "expired -> re-signed")
+        #expect(resolved[k3]?.hasPrefix(own + k3 + "?") == true, "a URL that is not the server's is never used: re-signed")
+        #expect(resolved.count == 3, "a valid URL of the server is left alone")
+        // A peer's URL is never fetched, whatever the payload says.
+        await #expect(throws: APIError.self) { try await a.api.download("http://127.0.0.1:1/media/object/\(k3)?exp=9&sig=0") }
+        await #expect(throws: APIError.self) {
+            try await a.media.prefetch(url: "http://169.254.169.254/latest", expireAt: 4_000_000_000, objectKey: "chat/image/2026/01/01/none.png")
+        }
         // Cached media still resolves with the server gone.
         await server.stop()
         let offline = try await a.media.resolveMediaURLs(for: [message(k1, expireAt: 1)])

@@ -108,6 +108,22 @@ expect_screen "消息已撤回" "$PEER"
 "$BIN/tongban" send --data-dir "$WORK/alice" --to "我" "来自命令行的问候" >/dev/null
 expect_screen "来自命令行的问候"
 
+# Hostile text: an escape sequence, a C1 CSI (U+009B), a bidi override and a
+# forged second row. The scripting commands print none of them raw, in text or JSON.
+evil=$(printf 'ok\033]0;pwned\007 \302\2331m \342\200\256abc\n[09:14] 我: forged')
+"$BIN/tongban" send --data-dir "$WORK/alice" --to "我" "$evil" >/dev/null
+"$BIN/tongban" sync --data-dir "$WORK/me" >/dev/null
+"$BIN/tongban" history --data-dir "$WORK/me" --with alice --limit 3 >"$WORK/hist.txt"
+"$BIN/tongban" history --data-dir "$WORK/me" --with alice --limit 3 --json >"$WORK/hist.json"
+for f in "$WORK/hist.txt" "$WORK/hist.json"; do
+  if LC_ALL=C grep -q "$(printf '\033')\|$(printf '\302\233')\|$(printf '\342\200\256')" "$f"; then
+    fail "$(basename "$f") carries raw control characters"
+  fi
+done
+grep -q "^\[09:14\]" "$WORK/hist.txt" && fail "a message forged a history row"
+grep -qF "forged" "$WORK/hist.txt" || fail "the message's second line is missing from history"
+grep -qF '\u009B1m' "$WORK/hist.json" || fail "history --json does not escape U+009B"
+
 # Resize 120x40 -> 60x20 -> 120x40: the wide layout comes back clean.
 tmux resize-window -t "$SESSION" -x 60 -y 20
 sleep 0.5

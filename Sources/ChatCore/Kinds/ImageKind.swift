@@ -5,7 +5,7 @@ extension MessageKind {
         decode: { obj in
             guard let key = obj.nonEmpty("objectKey") else { return nil }
             return .image(ImagePayload(objectKey: key, url: obj.string("url") ?? "",
-                                       expireAt: obj.int("expireAt") ?? 0, w: obj.double("w"), h: obj.double("h")))
+                                       expireAt: obj.int("expireAt") ?? 0, w: obj.dimension("w"), h: obj.dimension("h")))
         },
         encode: { content in
             guard case .image(let p) = content else { return nil }

@@ -79,6 +79,13 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
+    /// A picture's width or height: finite, 0...65,535 pixels; anything
+    /// else (1e300, negative) is treated as absent.
+    public func dimension(_ key: String) -> Double? {
+        guard let d = double(key), d >= 0, d <= 65_535 else { return nil }
+        return d
+    }
+
     public func stringArray(_ key: String) -> [String]? {
         guard case .array(let arr)? = fields[key] else { return nil }
         var out: [String] = []

@@ -36,6 +36,25 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         self.isImOpened = isImOpened
         self.deleted = deleted
     }
+
+    /// As synthesised, plus ranges (see `WireMessage`): seqs outside
+    /// 0...2^53 are refused, counts and times clamped.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        conversationId = try c.decode(String.self, forKey: .conversationId)
+        userId = try c.decode(String.self, forKey: .userId)
+        showName = try c.decode(String.self, forKey: .showName)
+        faceURL = try c.decode(String.self, forKey: .faceURL)
+        isPinned = try c.decode(Bool.self, forKey: .isPinned)
+        unreadCount = WireRange.clamp(try c.decode(Int.self, forKey: .unreadCount))
+        lastMessage = try c.decodeIfPresent(WireMessage.self, forKey: .lastMessage)
+        lastMessageTime = WireRange.clamp(try c.decode(Int.self, forKey: .lastMessageTime))
+        maxSeq = try WireRange.seq(c.decode(Int.self, forKey: .maxSeq), .maxSeq, in: c)
+        readSeq = try WireRange.seq(c.decode(Int.self, forKey: .readSeq), .readSeq, in: c)
+        isOnline = try c.decode(Bool.self, forKey: .isOnline)
+        isImOpened = try c.decode(Bool.self, forKey: .isImOpened)
+        deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
+    }
 }
 
 /// `UserBasicInfo`: `username` is the display name, as in the seed.

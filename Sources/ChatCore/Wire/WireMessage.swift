@@ -30,6 +30,38 @@ public struct WireMessage: Codable, Sendable, Hashable {
         self.revoked = revoked
         self.flashViewed = flashViewed
     }
+
+    /// As synthesised, plus ranges: a seq outside 0...2^53 is refused (the
+    /// store does arithmetic on seqs), a time outside it is clamped.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        serverMsgID = try c.decode(String.self, forKey: .serverMsgID)
+        clientMsgID = try c.decode(String.self, forKey: .clientMsgID)
+        conversationId = try c.decode(String.self, forKey: .conversationId)
+        seq = try WireRange.seq(c.decode(Int.self, forKey: .seq), .seq, in: c)
+        sendID = try c.decode(String.self, forKey: .sendID)
+        recvID = try c.decode(String.self, forKey: .recvID)
+        contentType = try c.decode(Int.self, forKey: .contentType)
+        content = try c.decode(String.self, forKey: .content)
+        sendTime = WireRange.clamp(try c.decode(Int.self, forKey: .sendTime))
+        revoked = try c.decode(Bool.self, forKey: .revoked)
+        flashViewed = try c.decode(Bool.self, forKey: .flashViewed)
+    }
+}
+
+/// Bounds for numbers that come over the wire and are then computed with.
+enum WireRange {
+    /// 2^53: exact in JSON numbers everywhere, far from Int overflow.
+    static let max = 1 << 53
+
+    static func seq<K: CodingKey>(_ v: Int, _ key: K, in c: KeyedDecodingContainer<K>) throws -> Int {
+        guard (0...max).contains(v) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(key.stringValue) \(v) is out of range")
+        }
+        return v
+    }
+
+    static func clamp(_ v: Int) -> Int { Swift.min(Swift.max(v, 0), max) }
 }
 
 /// The content types of PROTOCOL.md.

@@ -274,8 +274,9 @@ extension ChatStore {
         guard var existing = try MessageRecord.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [incoming.clientMsgID])
         else { return false }
-        // A message never moves to another conversation (a forged echo).
-        guard existing.conversationId == incoming.conversationId else { return false }
+        // A message never moves to another conversation or changes hands
+        // (a forged echo, or a peer reusing our clientMsgID).
+        guard existing.conversationId == incoming.conversationId, existing.sendID == incoming.sendID else { return false }
         let before = existing
         existing.serverMsgID = incoming.serverMsgID ?? existing.serverMsgID
         if incoming.seq != nil {

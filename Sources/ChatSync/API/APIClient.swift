@@ -193,8 +193,20 @@ public final class APIClient: Sendable {
         try await json(SignResponse.self, .POST, "/media/sign", body: SignRequest(objectKeys: keys))
     }
 
-    /// Downloads a signed URL (no token: the signature is the permission).
+    /// Whether `url` is this server's signed URL for `objectKey`. A URL in a
+    /// message payload was written by the peer's client: anything else in it
+    /// (another host, `http+unix://`, a local address) is never fetched, the
+    /// key is signed again instead.
+    public func isOwnMediaURL(_ url: String, objectKey: String) -> Bool {
+        url.hasPrefix(baseURL + "/media/object/" + objectKey + "?")
+    }
+
+    /// Downloads a signed URL of this server (no token: the signature is the
+    /// permission). Other URLs are refused without a request.
     public func download(_ url: String, limit: Int = 32 * 1024 * 1024) async throws -> Data {
+        guard url.hasPrefix(baseURL + "/media/object/") else {
+            throw APIError.badResponse("refusing to download media from outside \(baseURL)")
+        }
         var req = HTTPClientRequest(url: url)
         req.method = .GET
         do {

@@ -78,7 +78,7 @@ public final class MediaCacheService: Sendable {
     @discardableResult
     public func prefetch(url: String, expireAt: Int, objectKey: String, now: Date = Date()) async throws -> String {
         var fresh = url
-        if url.isEmpty || (expireAt > 0 && Double(expireAt) <= now.timeIntervalSince1970) {
+        if !api.isOwnMediaURL(url, objectKey: objectKey) || (expireAt > 0 && Double(expireAt) <= now.timeIntervalSince1970) {
             guard let signed = try await api.sign([objectKey]).urls[objectKey] else {
                 throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: "media is gone", retryAfter: nil)
             }
@@ -91,8 +91,9 @@ public final class MediaCacheService: Sendable {
     }
 
     /// The seed's three-way strategy for a batch of messages: cached ->
-    /// `file://`; missing and expired (or no URL) -> re-signed in ONE
-    /// `/media/sign` call; missing and still valid -> left as is. Flash
+    /// `file://`; missing and expired (or no URL, or a URL that is not this
+    /// server's) -> re-signed in ONE `/media/sign` call; missing and still
+    /// valid -> left as is. Flash
     /// images are resolved but never cached.
     public func resolveMediaURLs(for messages: [ChatMessage], now: Date = Date()) async throws -> [String: String] {
         var result: [String: String] = [:]
@@ -109,7 +110,7 @@ public final class MediaCacheService: Sendable {
             for (key, url) in pairs {
                 if !m.isFlash, let local = localURL(for: key) {
                     result[key] = local.absoluteString
-                } else if url.isEmpty || expired {
+                } else if expired || !api.isOwnMediaURL(url, objectKey: key) {
                     if !needSign.contains(key) { needSign.append(key) }
                 }
             }

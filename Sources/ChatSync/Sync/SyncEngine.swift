@@ -112,9 +112,15 @@ public final class SyncEngine: Sendable {
             total.conversationIds.formUnion(changes.conversationIds)
             total.updatedClientMsgIDs.formUnion(changes.updatedClientMsgIDs)
             total.incoming.merge(changes.incoming, uniquingKeysWith: +)
+            let advanced = page.cursor > cursor
             cursor = max(page.cursor, cursor)
             if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty { emit(.applied(changes)) }
             if !page.hasMore { break }
+            if !advanced {
+                // "More" without moving the cursor would ask for the same page forever.
+                logger.warning("sync said hasMore but its cursor did not advance (\(page.cursor)); stopping this pull")
+                break
+            }
         }
         return total
     }

@@ -318,11 +318,14 @@ import Synchronization
         try a.media.save(png, for: k1, conversationId: "si_tb_1_tb_2")
         let resolved = try await a.media.resolveMediaURLs(for: [message(k1, expireAt: 1), message(k2, expireAt: 1),
                                                                message("chat/image/2026/01/01/none.png", expireAt: 4_000_000_000),
-                                                               message(k3, expireAt: 4_000_000_000, url: "http+unix://%2Frun%2Fx.sock/\(k3)")])
+                                                               message(k3, expireAt: 4_000_000_000, url: "http+unix://%2Frun%2Fx.sock/\(k3)"),
+                                                               message("k/4.png", expireAt: 4_000_000_000,
+                                                                       url: "http://169.254.169.254/media/object/k/4.png?exp=9&sig=ab")])
         #expect(resolved[k1]?.hasPrefix("file://") == true, "cache hit needs no network")
         #expect(resolved[k2]?.hasPrefix(own + k2 + "?") == true, "expired -> re-signed")
-        #expect(resolved[k3]?.hasPrefix(own + k3 + "?") == true, "a URL that is not the server's is never used: re-signed")
-        #expect(resolved.count == 3, "a valid URL of the server is left alone")
+        #expect(resolved[k3]?.hasPrefix(own + k3 + "?") == true, "no signed URL in the payload -> re-signed")
+        #expect(resolved["k/4.png"] == own + "k/4.png?exp=9&sig=ab", "another host in the payload: only the signature is kept, asked of our server")
+        #expect(resolved.count == 4, "a valid URL of the server is left alone")
         // A peer's URL is never fetched, whatever the payload says.
         await #expect(throws: APIError.self) { try await a.api.download("http://127.0.0.1:1/media/object/\(k3)?exp=9&sig=0") }
         await #expect(throws: APIError.self) {

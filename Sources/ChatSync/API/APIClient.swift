@@ -193,12 +193,15 @@ public final class APIClient: Sendable {
         try await json(SignResponse.self, .POST, "/media/sign", body: SignRequest(objectKeys: keys))
     }
 
-    /// Whether `url` is this server's signed URL for `objectKey`. A URL in a
-    /// message payload was written by the peer's client: anything else in it
-    /// (another host, `http+unix://`, a local address) is never fetched, the
-    /// key is signed again instead.
-    public func isOwnMediaURL(_ url: String, objectKey: String) -> Bool {
-        url.hasPrefix(baseURL + "/media/object/" + objectKey + "?")
+    /// A signed URL for `objectKey` on the server we are logged in to: the
+    /// `/media/object/<objectKey>?exp=…&sig=…` part of `url`, under our own
+    /// base URL. A URL in a message payload was written by the peer's client,
+    /// so its host (another machine, `http+unix://`, a local address) is
+    /// never used; only the signature travels, and our server checks it.
+    /// Nil when `url` holds no signed URL for this key.
+    public func ownMediaURL(from url: String, objectKey: String) -> String? {
+        guard !objectKey.isEmpty, let r = url.range(of: "/media/object/" + objectKey + "?") else { return nil }
+        return baseURL + url[r.lowerBound...]
     }
 
     /// Downloads a signed URL of this server (no token: the signature is the

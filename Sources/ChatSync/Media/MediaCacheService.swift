@@ -77,12 +77,12 @@ public final class MediaCacheService: Sendable {
     /// Returns the fresh URL for the caller to write back into the bubble.
     @discardableResult
     public func prefetch(url: String, expireAt: Int, objectKey: String, now: Date = Date()) async throws -> String {
-        var fresh = url
-        if !api.isOwnMediaURL(url, objectKey: objectKey) || (expireAt > 0 && Double(expireAt) <= now.timeIntervalSince1970) {
+        var fresh = api.ownMediaURL(from: url, objectKey: objectKey) ?? ""
+        if fresh.isEmpty || (expireAt > 0 && Double(expireAt) <= now.timeIntervalSince1970) {
             guard let signed = try await api.sign([objectKey]).urls[objectKey] else {
                 throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: "media is gone", retryAfter: nil)
             }
-            fresh = signed
+            fresh = api.ownMediaURL(from: signed, objectKey: objectKey) ?? signed
         }
         if localURL(for: objectKey) == nil {
             try save(try await api.download(fresh), for: objectKey)
@@ -91,9 +91,9 @@ public final class MediaCacheService: Sendable {
     }
 
     /// The seed's three-way strategy for a batch of messages: cached ->
-    /// `file://`; missing and expired (or no URL, or a URL that is not this
-    /// server's) -> re-signed in ONE `/media/sign` call; missing and still
-    /// valid -> left as is. Flash
+    /// `file://`; missing and expired (or no signed URL) -> re-signed in ONE
+    /// `/media/sign` call; missing and still valid -> left as is, or moved
+    /// onto our own server when the payload named another host. Flash
     /// images are resolved but never cached.
     public func resolveMediaURLs(for messages: [ChatMessage], now: Date = Date()) async throws -> [String: String] {
         var result: [String: String] = [:]
@@ -110,15 +110,17 @@ public final class MediaCacheService: Sendable {
             for (key, url) in pairs {
                 if !m.isFlash, let local = localURL(for: key) {
                     result[key] = local.absoluteString
-                } else if expired || !api.isOwnMediaURL(url, objectKey: key) {
-                    if !needSign.contains(key) { needSign.append(key) }
+                } else if !expired, let own = api.ownMediaURL(from: url, objectKey: key) {
+                    if own != url { result[key] = own }
+                } else if !needSign.contains(key) {
+                    needSign.append(key)
                 }
             }
         }
         if !needSign.isEmpty {
             for chunk in stride(from: 0, to: needSign.count, by: 100) {
                 let signed = try await api.sign(Array(needSign[chunk..<min(chunk + 100, needSign.count)]))
-                result.merge(signed.urls) { _, new in new }
+                for (key, url) in signed.urls { result[key] = api.ownMediaURL(from: url, objectKey: key) ?? url }
             }
         }
         return result

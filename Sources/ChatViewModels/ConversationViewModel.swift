@@ -53,11 +53,22 @@ public final class ConversationViewModel {
         if conversation.fromSignal && !conversation.isImOpened { await sendSignalQuote() }
         startListening()
         markRead()
-        await refreshMediaURLs()
+        refreshMediaInBackground()
+    }
+
+    /// URL signing and picture downloads run beside the UI (seed: `Task {
+    /// prefetch }`): opening a chat never waits for the network's pictures.
+    var mediaTask: Task<Void, Never>?
+
+    func refreshMediaInBackground() {
+        mediaTask?.cancel()
+        mediaTask = Task { [weak self] in await self?.refreshMediaURLs() }
     }
 
     /// Saves the draft (blank removes it) and stops listening.
     public func onDisappear(draft: String?) {
+        mediaTask?.cancel()
+        mediaTask = nil
         try? session.store.setDraft(id: id, text: draft)
         if let observer { session.sync.removeObserver(observer) }
         observer = nil
@@ -149,7 +160,7 @@ public final class ConversationViewModel {
         guard hasMoreHistory, !isLoading else { return }
         isLoading = true
         changed()
-        defer { isLoading = false; changed() }
+        defer { isLoading = false; changed(); refreshMediaInBackground() }
         let before = visibleCount
         loadedCount += Self.pageSize
         reload()
@@ -177,6 +188,7 @@ public final class ConversationViewModel {
         loadedCount = max(loadedCount, count + Self.pageSize / 2)
         reload()
         changed()
+        refreshMediaInBackground()
     }
 
     // MARK: - Incoming
@@ -195,7 +207,7 @@ public final class ConversationViewModel {
         reload()
         if newCount > 0 && isAtBottom { markRead() }
         changed()
-        Task { await refreshMediaURLs() }
+        refreshMediaInBackground()
     }
 
     /// Marks everything shown read, locally and on the server.
@@ -339,12 +351,20 @@ public final class ConversationViewModel {
         guard !media.isEmpty else { return }
         do {
             let fresh = try await session.media.resolveMediaURLs(for: media)
+            if Task.isCancelled { return }
             resolvedURLs.merge(fresh) { _, new in new }
+            reload()
+            changed()
             for m in media where !m.isFlash && !m.isRecalled {
                 for key in (m.objectKey.map { [$0] } ?? []) + (m.multiObjectKeys ?? []) {
                     guard session.media.localURL(for: key) == nil, let url = resolvedURLs[key] ?? m.imageUrl, !url.isEmpty,
                           url.hasPrefix("http") else { continue }
-                    _ = try? await session.media.prefetch(url: url, expireAt: 0, objectKey: key)
+                    if Task.isCancelled { return }
+                    // Each picture shows as soon as it is in the cache.
+                    if (try? await session.media.prefetch(url: url, expireAt: 0, objectKey: key)) != nil {
+                        reload()
+                        changed()
+                    }
                 }
             }
         } catch {

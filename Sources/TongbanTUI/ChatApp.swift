@@ -38,8 +38,19 @@ public final class ChatApp {
     public private(set) var focus: Focus = .list
     var mode: Mode = .normal
     var listIndex = 0
-    /// Selected message, counted from the newest (0 = newest) among bubbles.
-    var selected: Int?
+    /// The selected message, by id: a message arriving (or history loading)
+    /// never moves the selection onto a neighbour, so `R` and Enter act on
+    /// the message the user picked.
+    var selectedId: String?
+    /// The selected message's position, counted from the newest (0 = newest)
+    /// among bubbles; nil when nothing (or a message no longer shown) is selected.
+    var selected: Int? {
+        get { selectedId.flatMap { id in bubbles.firstIndex { $0.id == id } } }
+        set {
+            let list = bubbles
+            selectedId = newValue.flatMap { $0 >= 0 && $0 < list.count ? list[$0].id : nil }
+        }
+    }
     /// Lines scrolled up from the bottom of the message pane.
     var scroll = 0
     var input = InputLine()
@@ -135,7 +146,13 @@ public final class ChatApp {
     public func handle(_ key: Key) async {
         status = nil
         // Raw mode: Ctrl-C arrives as a key, and means quit everywhere.
-        if key == .ctrl("c") { wantsQuit = true; return }
+        if key == .ctrl("c") {
+            // A recording in progress is dropped, not left running.
+            if case .recording(let p, let file) = mode { await finishRecording(p, file, send: false) }
+            mode = .normal
+            wantsQuit = true
+            return
+        }
         if key == .resize {
             // A resize is not a key: it answers no prompt and closes no view;
             // a full-screen picture is fitted to the new size.
@@ -311,6 +328,10 @@ public final class ChatApp {
             let bytes = try await session.media.fetchUncached(objectKey: key)
             let image = try ImageCodec.decode(bytes, maxWidth: max(8, lastSize.width), maxHeight: max(8, (lastSize.height - 3) * 2))
             mode = .flash(m, Date(), image)
+            // Destroyed the moment it is shown (seed §flash): quitting, a
+            // crash or a lost connection during the 10 seconds cannot keep
+            // it viewable. The bytes on screen live only in this mode.
+            await chat?.markFlashViewed(id: m.id)
         } catch {
             status = "\(error)"
         }
@@ -516,10 +537,16 @@ public final class ChatApp {
         return nil
     }
 
-    /// The flash image was shown: destroy it on both sides.
+    /// The client is quitting: what was typed and not sent stays as the
+    /// open chat's draft (seed: `onDisappear` saves the draft).
+    public func willQuit() {
+        chat?.onDisappear(draft: input.text)
+    }
+
+    /// The flash view closes (a key, or 10 seconds); it was destroyed on
+    /// both sides when it opened.
     func endFlash(_ m: ChatMessage) async {
         mode = .normal
-        await chat?.markFlashViewed(id: m.id)
         redraw()
     }
 

@@ -206,6 +206,7 @@ extension ChatApp {
         if chat.hasMoreHistory { lines.append(Line(text: L.string("ui.loadMore"), style: Theme.dim, align: .center)) }
         let msgs = Array(chat.messages.reversed())
         let bubbleList = bubbles
+        let selected = self.selected
         for m in msgs {
             if m.type == .time {
                 if case .timeMarker(let t) = m.content { lines.append(Line(text: "— \(t) —", style: Theme.dim, align: .center)) }

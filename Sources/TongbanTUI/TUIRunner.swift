@@ -48,7 +48,7 @@ public enum TUIRunner {
         }
         loader.cancel()
         ticker.cancel()
-        if let chat = app.chat { chat.onDisappear(draft: nil) }
+        app.willQuit()
         session.sync.stop()
         await session.repository.stop()
         terminal.setTitle("")

@@ -27,7 +27,7 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
     @Test func emptyFileMigratesAndIsPrivate() throws {
         let dir = tempDir()
         let store = try makeStore(dir)
-        #expect(try store.appliedMigrations() == ["v1-core", "v2-search"])
+        #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -49,7 +49,7 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v2-search")
+        #expect(try store.appliedMigrations().last == "v3-outbox-failed")
         #expect(try store.search("撤回").count == 1)
         #expect(try store.search("版本里").map(\.clientMsgID) == ["c1"])
     }
@@ -114,8 +114,11 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(failed.status == "failed")
         #expect(failed.errorReason == "text too long")
         #expect(try store.outbox().isEmpty)
-        try store.requeue(clientMsgID: "f1", outbox: ob)
+        // The retry gets the kept row back, uploads and all, not the bare one given.
+        try store.requeue(clientMsgID: "f1", outbox: OutboxRecord(clientMsgID: "f1", conversationId: conv, contentType: 101,
+                                                                 content: "bare", pushDesc: "", createdAt: 0))
         #expect(try store.outbox().map(\.clientMsgID) == ["f1"])
+        #expect(try store.outbox().first?.pushDesc == "x")
         #expect(try store.message(clientMsgID: "f1")?.status == "sending")
     }
 

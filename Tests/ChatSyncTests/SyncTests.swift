@@ -164,6 +164,28 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(try texts(again, conv) == expected)
     }
 
+    @Test func aFailedPictureIsSentWholeOnRetry() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "picretry")
+        let b = try await makeSession(server.baseURL, "picwatch")
+        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        // The file is not there yet: the send fails for good, with its upload still to do.
+        let file = tempURL("later").appendingPathExtension("png")
+        try await a.repository.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 2, h: 2)), to: conv,
+                                       uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
+                                       clientMsgID: "pic1")
+        _ = await a.repository.drain()
+        #expect(try a.store.message(clientMsgID: "pic1")?.status == "failed")
+        #expect(try a.store.outbox().isEmpty, "a failed send waits for the user, not the queue")
+        try SampleMedia.png(width: 2, height: 2) { _, _ in (1, 2, 3) }.write(to: file)
+        try await a.repository.retry(clientMsgID: "pic1")
+        #expect(await a.repository.drain() == .empty)
+        let sent = try #require(try a.store.message(clientMsgID: "pic1"))
+        #expect(sent.status == "success" && sent.seq != nil)
+        #expect(!sent.content.contains("@upload0") && sent.content.contains("chat/image/"), "the upload ran on retry: \(sent.content)")
+    }
+
     @Test func permanentErrorFailsAndRetryUsesTheSameId() async throws {
         let server = try await startServer(dir: tempURL("srv")) { $0.maxTextCharacters = 10 }
         defer { Task { await server.stop() } }

@@ -85,8 +85,9 @@ enum MediaKeyName {
         #expect(g.find("[图片] 96×64") != nil, "image bubble with its size")
         #expect(g.text().contains("— "), "time separators")
         #expect(g.find("> ") != nil, "input bar")
-        // The image was prefetched into the cache and shows as a half-block thumbnail.
-        #expect(g.text().contains("▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"), "a 16-cell thumbnail row")
+        // The image is prefetched into the cache in the background and then
+        // shows as a half-block thumbnail.
+        #expect(await waitFor(app, "▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"), "a 16-cell thumbnail row")
     }
 
     @Test func typeSendAndGetTheDemoReply() async throws {
@@ -220,6 +221,9 @@ enum MediaKeyName {
         await app.handle(.char("y"))
         #expect(app.frame(width: 120, height: 40).find("秒后销毁") != nil)
         #expect(app.frame(width: 120, height: 40).text().contains("▀▀▀▀▀▀▀▀"), "the picture itself, in half blocks")
+        let bobConv = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" }).id
+        let shown = try #require(try session.store.newestPage(conversationId: bobConv).messages.first { $0.content.contains("flash_image") })
+        #expect(shown.flashViewed, "destroyed the moment it is shown: quitting now cannot keep it viewable")
         await app.handle(.char(" "))
         #expect(await waitFor(app, "闪照已查看"))
         // Never written anywhere under the user's folders.
@@ -239,6 +243,44 @@ enum MediaKeyName {
 }
 
 extension ChatAppScreenTests {
+    @Test func quittingKeepsWhatWasTypedAsTheDraft() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        #expect(await waitFor(app, "好的，发消息给我试试"))
+        for ch in "还没写完" { await app.handle(.char(ch)) }
+        await app.handle(.ctrl("c"))
+        #expect(app.wantsQuit)
+        app.willQuit()
+        let alice = try #require(try session.store.conversationList().first { $0.nickname == "Alice 爱丽丝" })
+        #expect(alice.draftText == "还没写完")
+    }
+
+    @Test func theSelectionStaysOnItsMessageWhenOthersArrive() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        #expect(await waitFor(app, "好的，发消息给我试试"))
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        await app.handle(.char("k"))
+        let picked = try #require(app.selectedMessage)
+        // Two messages arrive from Alice while it is selected.
+        let chat = try #require(app.chat)
+        let maxSeq = try #require(try session.store.conversation(id: chat.conversation.id)?.maxSeq)
+        let alice = ConversationIDHelper.imUid(chat.conversation.targetUid)
+        try session.store.apply(events: (1...2).map { i in
+            .message(WireMessage(serverMsgID: "x\(i)", clientMsgID: "arrived-\(i)", conversationId: chat.conversation.id, seq: maxSeq + i,
+                                 sendID: alice, recvID: session.credentials.imUid, contentType: 101, content: "又来一条 \(i)",
+                                 sendTime: Int(Date().timeIntervalSince1970 * 1000)))
+        }, cursor: 10_000)
+        chat.reload()
+        #expect(await waitFor(app, "又来一条 2"))
+        #expect(app.selectedMessage?.id == picked.id, "R or Enter now would act on the message the user picked")
+    }
+
     @Test func aResizeAnswersNoPrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

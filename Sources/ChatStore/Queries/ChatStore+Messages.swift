@@ -131,22 +131,30 @@ extension ChatStore {
     }
 
     /// A send failed for good: the message shows `failed` with the reason and
-    /// leaves the outbox (the user can retry it).
+    /// the queue skips it; its outbox row stays (uploads still to do,
+    /// receive_id, push text) for the user's retry.
     public func markFailed(clientMsgID: String, reason: String) throws {
         try dbPool.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try db.execute(sql: "UPDATE outbox SET failed = 1, lastError = ? WHERE clientMsgID = ?",
+                           arguments: [reason, clientMsgID])
             try db.execute(sql: "UPDATE message SET status = ?, errorReason = ? WHERE clientMsgID = ? AND seq IS NULL",
                            arguments: [MessageStatus.failed.rawValue, reason, clientMsgID])
         }
     }
 
-    /// Puts a failed message back into the outbox with its same clientMsgID.
+    /// Puts a failed message back into the queue with its same clientMsgID:
+    /// its kept outbox row if there is one, else `outbox` (a message that
+    /// failed before rows were kept).
     public func requeue(clientMsgID: String, outbox: OutboxRecord) throws {
         try dbPool.write { db in
             try db.execute(sql: "UPDATE message SET status = ?, errorReason = NULL WHERE clientMsgID = ? AND seq IS NULL",
                            arguments: [MessageStatus.sending.rawValue, clientMsgID])
-            var o = outbox
-            try o.insert(db, onConflict: .ignore)
+            try db.execute(sql: "UPDATE outbox SET failed = 0, attempts = 0, lastError = NULL WHERE clientMsgID = ?",
+                           arguments: [clientMsgID])
+            if db.changesCount == 0 {
+                var o = outbox
+                try o.insert(db, onConflict: .ignore)
+            }
         }
     }
 
@@ -440,8 +448,10 @@ extension ChatStore {
     // MARK: - Outbox
 
     /// Unacknowledged sends, oldest first.
+    /// What the send queue still has to send, oldest first (failed sends
+    /// wait for a retry and are not in it).
     public func outbox() throws -> [OutboxRecord] {
-        try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+        try dbPool.read { db in try OutboxRecord.filter(Column("failed") == false).order(Column("id")).fetchAll(db) }
     }
 
     public func noteAttempt(clientMsgID: String, error: String?) throws {

@@ -115,6 +115,13 @@ enum StoreMigrations {
                 INSERT INTO message_fts(message_fts) VALUES ('rebuild');
                 """)
         }
+        m.registerMigration("v3-outbox-failed") { db in
+            // A send that failed for good keeps its outbox row (its pending
+            // uploads, receive_id and push text) so a retry can send it whole.
+            try db.alter(table: "outbox") { t in
+                t.add(column: "failed", .boolean).notNull().defaults(to: false)
+            }
+        }
         return m
     }
 }

@@ -137,7 +137,9 @@ int tb_vips_decode_rgb(const void *buf, size_t len, int max_w, int max_h, tb_rgb
 }
 
 int tb_vips_jpeg(const void *buf, size_t len, int max_side, int quality, void **out, size_t *out_len, int *width, int *height) {
-    VipsImage *img = load(buf, len, max_side, max_side);
+    // Always through the thumbnailer (never upscaling): it applies the EXIF
+    // orientation, which "strip" below removes along with GPS and the rest.
+    VipsImage *img = load(buf, len, max_side > 0 ? max_side : tb_huge, max_side > 0 ? max_side : tb_huge);
     if (!img) return -1;
     VipsImage *rgb = normalise(img);
     g_object_unref(img);

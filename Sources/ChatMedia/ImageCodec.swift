@@ -96,13 +96,36 @@ public enum ImageCodec {
         return try prepareForUpload(data)
     }
 
+    /// Whether a JPEG has an APP1 `Exif` segment before its image data.
+    static func hasEXIF(_ data: Data) -> Bool {
+        let b = [UInt8](data.prefix(256 * 1024))
+        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return false }
+        var i = 2
+        while i + 4 <= b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            if marker == 0xDA || marker == 0xD9 { return false }  // image data / end
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 2 else { return false }
+            if marker == 0xE1, i + 10 <= b.count, Array(b[(i + 4)..<(i + 10)]) == Array("Exif\0\0".utf8) { return true }
+            i += 2 + length
+        }
+        return false
+    }
+
     public static func prepareForUpload(_ data: Data, limit: Int = uploadLimit) throws -> Prepared {
         guard let probe = MediaProbe.probe(data), probe.kind == "chat_image" else {
             throw Failure(description: "not a JPEG, PNG, GIF or WebP image")
         }
         let size = try self.size(data)
         if data.count <= limit {
-            return Prepared(data: data, contentType: probe.contentType, width: size.width, height: size.height)
+            // A small photo goes as it is, unless it carries EXIF (camera,
+            // GPS position): then it is re-encoded without its metadata.
+            if probe.contentType == "image/jpeg", hasEXIF(data), let clean = try? jpeg(data, quality: 92), clean.data.count <= limit {
+                return Prepared(data: clean.data, contentType: "image/jpeg", width: clean.width, height: clean.height)
+            }
+            if !(probe.contentType == "image/jpeg" && hasEXIF(data)) {
+                return Prepared(data: data, contentType: probe.contentType, width: size.width, height: size.height)
+            }
         }
         var quality = 80
         var best = try jpeg(data, quality: quality)

@@ -69,6 +69,22 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(small.width == 4)
     }
 
+    @Test func aSmallPhotoLosesItsEXIFButNothingElse() throws {
+        let photo = try ImageCodec.jpeg(SampleMedia.png(width: 64, height: 48) { x, _ in (UInt8(x * 4), 90, 200) }, quality: 90).data
+        #expect(!ImageCodec.hasEXIF(photo))
+        // The camera's APP1 segment with a GPS position, right after SOI.
+        let payload = Array("Exif\0\0".utf8) + Array("MM\0*GPSLatitude 39.9042 N, GPSLongitude 116.4074 E".utf8)
+        let app1: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        let tagged = Data(photo.prefix(2)) + Data(app1) + Data(photo.dropFirst(2))
+        #expect(ImageCodec.hasEXIF(tagged))
+        let sent = try ImageCodec.prepareForUpload(tagged)
+        #expect(sent.contentType == "image/jpeg" && sent.width == 64 && sent.height == 48)
+        #expect(!ImageCodec.hasEXIF(sent.data))
+        #expect(sent.data.range(of: Data("GPSLatitude".utf8)) == nil, "the position does not leave the machine")
+        // Without EXIF a small JPEG still goes byte for byte.
+        #expect(try ImageCodec.prepareForUpload(photo).data == photo)
+    }
+
     @Test func corruptInputIsAnErrorNotACrash() {
         #expect(throws: ImageCodec.Failure.self) { try ImageCodec.decode(Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])) }
         #expect(throws: ImageCodec.Failure.self) { try ImageCodec.decode(Data("hello".utf8)) }

@@ -154,6 +154,21 @@ public final class ConversationViewModel {
         return page.hasMore
     }
 
+    /// A hole in the history right below what is shown (after a 410
+    /// resync, say: seqs 1…10 and 101…140 kept) is fetched before paging
+    /// on, so scrolling back never jumps from seq 101 to seq 10.
+    func fillHoleBelowWindow() async throws {
+        let window = try session.store.newestPage(conversationId: id, limit: loadedCount).messages
+        guard let low = window.compactMap(\.seq).min(),
+              let hole = try session.store.missingRanges(conversationId: id).last(where: { $0.upperBound < low }) else { return }
+        // Stored messages between the hole and the window come first.
+        let nextStored = try session.store.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
+        if let nextStored, nextStored > hole.upperBound { return }
+        let page = try await session.api.history(conversationId: id, beforeSeq: hole.upperBound + 1, limit: Self.pageSize)
+        let from = page.hasMore ? (page.messages.map(\.seq).min() ?? hole.lowerBound) : 1
+        try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: from, to: hole.upperBound)
+    }
+
     /// Store first, then the server, 40 at a time. `hasMoreHistory` turns
     /// false only when the server says there is nothing older.
     public func loadMoreHistory() async {
@@ -161,6 +176,11 @@ public final class ConversationViewModel {
         isLoading = true
         changed()
         defer { isLoading = false; changed(); refreshMediaInBackground() }
+        do {
+            try await fillHoleBelowWindow()
+        } catch {
+            errorMessage = describe(error)
+        }
         let before = visibleCount
         loadedCount += Self.pageSize
         reload()

@@ -138,6 +138,36 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(try me.store.conversation(id: conv)?.draftText == "还没写完")
     }
 
+    @Test func pagingBackFillsAHoleInsteadOfJumpingOverIt() async throws {
+        let srv = try await server()
+        defer { Task { await srv.stop() } }
+        let me = try await session(srv.baseURL, "holeme")
+        let peer = try await session(srv.baseURL, "holepeer")
+        let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
+        for i in 1...140 {
+            _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "第\(i)条", contentType: 101, clientMsgId: "g\(i)"))
+        }
+        // What a resync leaves: the oldest ten and the newest forty, nothing between.
+        try me.store.ensureConversation(id: conv, nickname: "holepeer")
+        let all = try await me.api.history(conversationId: conv, limit: 100).messages
+            + me.api.history(conversationId: conv, beforeSeq: 41, limit: 40).messages
+        let bySeq = Dictionary(all.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
+        try me.store.saveHistory(conversationId: conv, messages: (1...10).compactMap { bySeq[$0] }, coveringFrom: 1, to: 10)
+        try me.store.saveHistory(conversationId: conv, messages: (101...140).compactMap { bySeq[$0] }, coveringFrom: 101, to: 140)
+        #expect(try me.store.missingRanges(conversationId: conv) == [11...100])
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me)
+        await vm.onAppear()
+        #expect(vm.messages.compactMap(\.text).last == "第101条")
+        await vm.loadMoreHistory()
+        let texts = vm.messages.compactMap(\.text)
+        #expect(texts.last == "第61条", "the forty right below, from the server: \(texts.suffix(3))")
+        #expect(!texts.contains("第10条"), "not the stored ones past the hole")
+        await vm.loadMoreHistory()
+        await vm.loadMoreHistory()
+        #expect(vm.messages.compactMap(\.text).count == 140)
+        #expect(try me.store.missingRanges(conversationId: conv).isEmpty)
+    }
+
     @Test func revokeRefusedRollsBackWithReason() async throws {
         let srv = try await server { $0.revokeWindowSeconds = 0 }
         defer { Task { await srv.stop() } }

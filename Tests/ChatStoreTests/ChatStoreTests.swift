@@ -103,6 +103,30 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(m.content == "我写的" && m.sendID == "tb_1" && m.seq == 1)
     }
 
+    @Test func aFailedMessageStaysWhereItWasWritten() throws {
+        let store = try makeStore()
+        let zh = Localizer(language: .zhHans)
+        try store.apply(events: [.message(msg(1, "一")), .message(msg(2, "二"))], cursor: 2)
+        var local = MessageRecord(wire: msg(0, "没发出去", from: "tb_1", client: "bad"))
+        local.seq = nil
+        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "bad", conversationId: conv, contentType: 101,
+                                                           content: "没发出去", pushDesc: "", createdAt: 0))
+        try store.markFailed(clientMsgID: "bad", reason: "too long")
+        #expect(try store.conversationList(localizer: zh).first?.lastMessagePreview == "没发出去")
+        try store.apply(events: [.message(msg(3, "三")), .message(msg(4, "四"))], cursor: 4)
+        func order() throws -> [String] { try store.newestPage(conversationId: conv).messages.map(\.content) }
+        #expect(try order() == ["一", "二", "没发出去", "三", "四"], "what arrived since shows below it")
+        #expect(try store.conversationList(localizer: zh).first?.lastMessagePreview == "四")
+        // A message being sent is always the newest.
+        var next = MessageRecord(wire: msg(0, "正在发", from: "tb_1", client: "now"))
+        next.seq = nil
+        try store.insertOutgoing(next, outbox: OutboxRecord(clientMsgID: "now", conversationId: conv, contentType: 101,
+                                                          content: "正在发", pushDesc: "", createdAt: 0))
+        #expect(try order() == ["一", "二", "没发出去", "三", "四", "正在发"])
+        // Out of a small window it waits for the user to scroll back to it.
+        #expect(try store.newestPage(conversationId: conv, limit: 2).messages.map(\.content) == ["三", "四", "正在发"])
+    }
+
     @Test func failedThenRetried() throws {
         let store = try makeStore()
         var local = MessageRecord(wire: msg(0, "x", from: "tb_1", client: "f1"))

@@ -38,8 +38,40 @@ extension ChatStore {
             let pending = try MessageRecord.fetchAll(db, sql: """
                 SELECT * FROM message WHERE conversationId = ? AND seq IS NULL ORDER BY id ASC
                 """, arguments: [conversationId])
-            return MessagePage(messages: acked.reversed() + pending, lowestSeq: acked.last?.seq)
+            return MessagePage(messages: try Self.placePending(pending, among: acked.reversed(), windowIsAll: acked.count < limit, db: db),
+                               lowestSeq: acked.last?.seq)
         }
+    }
+
+    /// Messages the server has not acknowledged, among the acknowledged ones
+    /// (oldest first). One still being sent is the newest. One that failed
+    /// stays where it was written — after the acknowledged messages stored
+    /// before it (by row order, not by clock) — so what arrived since shows
+    /// below it; it is left out while that place is older than the window.
+    static func placePending(_ pending: [MessageRecord], among acked: [MessageRecord], windowIsAll: Bool,
+                             db: Database) throws -> [MessageRecord] {
+        guard !pending.isEmpty else { return acked }
+        var placed: [(anchor: Int, record: MessageRecord)] = []
+        let lowest = acked.first?.seq ?? 0
+        for p in pending {
+            guard p.status == MessageStatus.failed.rawValue, let rowId = p.id else {
+                placed.append((Int.max, p)); continue
+            }
+            let anchor = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT MAX(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL AND id < ?
+                """), arguments: [p.conversationId, rowId]) ?? 0
+            if anchor >= lowest || windowIsAll { placed.append((anchor, p)) }
+        }
+        placed.sort { $0.anchor < $1.anchor || ($0.anchor == $1.anchor && ($0.record.id ?? 0) < ($1.record.id ?? 0)) }
+        var out: [MessageRecord] = []
+        out.reserveCapacity(acked.count + placed.count)
+        var next = 0
+        for (anchor, record) in placed {
+            while next < acked.count, (acked[next].seq ?? 0) <= anchor { out.append(acked[next]); next += 1 }
+            out.append(record)
+        }
+        out.append(contentsOf: acked[next...])
+        return out
     }
 
     /// The `limit` visible messages just before `seq`, oldest first.
@@ -335,18 +367,29 @@ extension ChatStore {
     /// Recomputes the conversation's preview from its newest visible message.
     func refreshLast(conversationId: String, db: Database) throws {
         guard var conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return }
-        // A message still being sent is the newest; otherwise the highest seq.
-        // Two queries, each a walk of message_conversation_seq from its end:
-        // one query with `seq IS NULL OR seq > ?` would sort the whole
-        // conversation on every incoming batch.
-        let newest = try MessageRecord.fetchOne(db, sql: """
-            SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0
+        // A message still being sent is the newest; otherwise the highest
+        // seq, unless a failed send was written after it (see placePending).
+        // Each query walks message_conversation_seq from its end: one query
+        // with `seq IS NULL OR seq > ?` would sort the whole conversation on
+        // every incoming batch.
+        let sending = try MessageRecord.fetchOne(db, sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0 AND status <> 'failed'
             ORDER BY id DESC LIMIT 1
             """, arguments: [conversationId])
-            ?? MessageRecord.fetchOne(db, sql: """
+        let highest = try MessageRecord.fetchOne(db, sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0
             ORDER BY seq DESC LIMIT 1
             """, arguments: [conversationId, conv.clearedSeq])
+        var newest = sending ?? highest
+        if sending == nil, let failed = try MessageRecord.fetchOne(db, sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0 AND status = 'failed'
+            ORDER BY id DESC LIMIT 1
+            """, arguments: [conversationId]), let rowId = failed.id {
+            let anchor = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT MAX(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL AND id < ?
+                """), arguments: [conversationId, rowId]) ?? 0
+            if anchor >= (highest?.seq ?? 0) { newest = failed }
+        }
         if let newest {
             conv.setLast(newest)
         }

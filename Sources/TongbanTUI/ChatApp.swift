@@ -550,9 +550,21 @@ public final class ChatApp {
         redraw()
     }
 
-    /// Called by the run loop: a flash view ends after 10 seconds.
-    public func tick() async {
+    private var lastTickMinute = 0
+
+    /// Called by the run loop every second: a flash view ends after 10
+    /// seconds. Returns whether the screen needs a redraw for the time alone
+    /// — a countdown on screen, or a new minute (time labels, 昨天 at
+    /// midnight); otherwise an idle client draws nothing.
+    public func tick() async -> Bool {
         if case .flash(let m, let since, _) = mode, Date().timeIntervalSince(since) >= 10 { await endFlash(m) }
+        switch mode {
+        case .flash, .recording: return true
+        default: break
+        }
+        let minute = Int(Date().timeIntervalSince1970 / 60)
+        defer { lastTickMinute = minute }
+        return minute != lastTickMinute
     }
 
     func handleInput(_ key: Key) async {

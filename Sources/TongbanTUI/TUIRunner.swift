@@ -38,8 +38,7 @@ public enum TUIRunner {
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                await app.tick()
-                app.redraw()
+                if await app.tick() { app.redraw() }
             }
         }
         for await key in terminal.keys {

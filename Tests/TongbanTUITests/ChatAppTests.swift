@@ -281,6 +281,21 @@ extension ChatAppScreenTests {
         #expect(app.selectedMessage?.id == picked.id, "R or Enter now would act on the message the user picked")
     }
 
+    @Test func anIdleClientDrawsOnlyWhenTheMinuteChanges() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        _ = await app.tick()
+        let before = Int(Date().timeIntervalSince1970 / 60)
+        let again = await app.tick()
+        let after = Int(Date().timeIntervalSince1970 / 60)
+        #expect(!again || before != after, "nothing on screen depends on the second")
+        // A recording's clock does.
+        app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
+        #expect(await app.tick())
+        app.mode = .normal
+    }
+
     @Test func aResizeAnswersNoPrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

@@ -43,6 +43,14 @@ extension ChatStore {
         }
     }
 
+    /// The highest acknowledged seq stored before row `rowId`: where a
+    /// failed message was written.
+    static func writtenAfterSeq(conversationId: String, rowId: Int64, db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT MAX(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL AND id < ?
+            """), arguments: [conversationId, rowId]) ?? 0
+    }
+
     /// Messages the server has not acknowledged, among the acknowledged ones
     /// (oldest first). One still being sent is the newest. One that failed
     /// stays where it was written — after the acknowledged messages stored
@@ -57,9 +65,7 @@ extension ChatStore {
             guard p.status == MessageStatus.failed.rawValue, let rowId = p.id else {
                 placed.append((Int.max, p)); continue
             }
-            let anchor = try Int.fetchOne(db.cachedStatement(sql: """
-                SELECT MAX(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL AND id < ?
-                """), arguments: [p.conversationId, rowId]) ?? 0
+            let anchor = try writtenAfterSeq(conversationId: p.conversationId, rowId: rowId, db: db)
             if anchor >= lowest || windowIsAll { placed.append((anchor, p)) }
         }
         placed.sort { $0.anchor < $1.anchor || ($0.anchor == $1.anchor && ($0.record.id ?? 0) < ($1.record.id ?? 0)) }
@@ -385,9 +391,7 @@ extension ChatStore {
             SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0 AND status = 'failed'
             ORDER BY id DESC LIMIT 1
             """, arguments: [conversationId]), let rowId = failed.id {
-            let anchor = try Int.fetchOne(db.cachedStatement(sql: """
-                SELECT MAX(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL AND id < ?
-                """), arguments: [conversationId, rowId]) ?? 0
+            let anchor = try Self.writtenAfterSeq(conversationId: conversationId, rowId: rowId, db: db)
             if anchor >= (highest?.seq ?? 0) { newest = failed }
         }
         if let newest {

@@ -476,6 +476,7 @@ public final class ChatApp {
             p.standardError = FileHandle.nullDevice
             try p.run()
             mode = .recording(p, file)
+            recordingStarted = Date()
         } catch {
             status = "\(error)"
         }
@@ -551,6 +552,8 @@ public final class ChatApp {
     }
 
     private var lastTickMinute = 0
+    /// When the recording on screen started (its clock in the status line).
+    var recordingStarted: Date?
 
     /// Called by the run loop every second: a flash view ends after 10
     /// seconds. Returns whether the screen needs a redraw for the time alone

@@ -337,7 +337,9 @@ extension ChatApp {
         x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
         x += 2
         if case .recording = mode {
-            g.put("● " + L.string("ui.recording"), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
+            let seconds = recordingStarted.map { max(0, Int(Date().timeIntervalSince($0))) } ?? 0
+            let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+            g.put("● " + clock + "  " + L.string("ui.recording"), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w - x - 1)
         } else if case .confirm(let prompt, _) = mode {
             g.put(Self.oneLine(prompt), x: x, y: y, style: merge(Theme.status, Theme.prompt), maxWidth: w - x - 1)
         } else if let status {

@@ -150,7 +150,9 @@ enum MediaKeyName {
         await app.handle(.enter)
         await type(app, "/rec")
         await app.handle(.enter)
-        #expect(app.frame(width: 120, height: 40).rowText(39).contains("录音中"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 0:00  录音中"))
+        app.recordingStarted = Date().addingTimeInterval(-65)  // the clock runs while recording
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 1:05  录音中"))
         try await Task.sleep(for: .milliseconds(200))
         await app.handle(.enter)
         #expect(await waitFor(app, "▶ 2″"), "the voice bubble with its duration")

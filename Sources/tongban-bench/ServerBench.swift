@@ -3,7 +3,6 @@ import ChatCore
 import ChatSync
 import Foundation
 import GRDB
-import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOPosix
@@ -25,17 +24,6 @@ struct ServerBench: Sendable {
     }
 
     struct BenchError: Error, CustomStringConvertible { let description: String }
-
-    /// Shared mutable state for the client tasks.
-    final class Box<T: Sendable>: Sendable {
-        let value: Mutex<T>
-        init(_ v: T) { value = Mutex(v) }
-    }
-
-    /// Frames received by one user: cursor -> arrival (ns, monotonic).
-    final class Inbox: Sendable {
-        let frames = Mutex<[Int: UInt64]>([:])
-    }
 
     func run() async throws -> [BenchRow] {
         let ours = try await runTongban()
@@ -101,9 +89,9 @@ struct ServerBench: Sendable {
         }
         guard up else { throw BenchError(description: "tongban-server did not start on port \(port)") }
 
-        let users = pairs * 2
-        print("registering \(users) users…")
-        var auths = [AuthResponse?](repeating: nil, count: users)
+        let userCount = pairs * 2
+        print("registering \(userCount) users…")
+        var auths = [AuthResponse?](repeating: nil, count: userCount)
         try await withThrowingTaskGroup(of: (Int, AuthResponse).self) { group in
             var next = 0
             func add() {
@@ -111,97 +99,83 @@ struct ServerBench: Sendable {
                 next += 1
                 group.addTask { (i, try await APIClient(baseURL: base, http: http).register(account: "load\(i)", password: "load-password-\(i)")) }
             }
-            for _ in 0..<min(4, users) { add() }
+            for _ in 0..<min(4, userCount) { add() }
             while let (i, auth) = try await group.next() {
                 auths[i] = auth
-                if next < users { add() }
+                if next < userCount { add() }
             }
         }
         let accounts = auths.compactMap { $0 }
-        let inboxes = accounts.map { _ in Inbox() }
 
-        // Sockets.
-        var wsLogger = Logger(label: "bench-ws")
-        wsLogger.logLevel = .critical
-        let connected = Box(0)
-        var sockets: [Task<Void, any Error>] = []
-        for (i, a) in accounts.enumerated() {
-            let inbox = inboxes[i]
-            let url = "ws://127.0.0.1:\(port)/chat/ws?token=\(a.token)"
-            sockets.append(Task {
-                try await WebSocketClient.connect(url: url, logger: wsLogger) { inbound, _, _ in
-                    for try await message in inbound.messages(maxSize: 1 << 16) {
-                        let now = DispatchTime.now().uptimeNanoseconds
-                        guard case .text(let text) = message,
-                              let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
-                        switch frame {
-                        case .hello: connected.value.withLock { $0 += 1 }
-                        case .sync(let cursor): inbox.frames.withLock { $0[cursor] = now }
-                        default: break
-                        }
-                    }
-                }
-            })
+        // The load: raw sockets and a poll loop per core, like the ngircd run.
+        let users = try accounts.enumerated().map { i, a in
+            try LoadUser(index: i, token: a.token, conversationId: ConversationIDHelper.make(myUid: a.uid, targetUid: accounts[i ^ 1].uid),
+                         port: port, messages: messages)
         }
-        defer { for s in sockets { s.cancel() } }
-        let connectDeadline = ContinuousClock.now + .seconds(60)
-        while connected.value.withLock({ $0 }) < users && ContinuousClock.now < connectDeadline { try await Task.sleep(for: .milliseconds(20)) }
-        guard connected.value.withLock({ $0 }) == users else { throw BenchError(description: "only \(connected.value.withLock { $0 }) of \(users) sockets connected") }
+        for u in users { try u.upgrade() }
+        for u in users { try u.waitForHello() }
 
-        print("sending \(users * messages) messages…")
-        let sentAt = Box<[String: UInt64]>([:])
+        print("sending \(users.count * messages) messages…")
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, users.count))
+        let shared = LoadWorker.Shared()
+        let workers = (0..<threads).map { t in
+            LoadWorker(users: stride(from: t, to: users.count, by: threads).map { users[$0] }, shared: shared)
+        }
         let cpuBefore = cpuSeconds(pid: server.processIdentifier)
         let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (i, a) in accounts.enumerated() {
-                let partner = accounts[i ^ 1]
-                let conv = ConversationIDHelper.make(myUid: a.uid, targetUid: partner.uid)
-                group.addTask {
-                    let api = APIClient(baseURL: base, token: a.token, http: http)
-                    for n in 0..<messages {
-                        let id = "b\(i)-\(n)"
-                        let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
-                        sentAt.value.withLock { $0[id] = DispatchTime.now().uptimeNanoseconds }
-                        _ = try await api.send(SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: id))
-                    }
-                }
-            }
-            try await group.waitForAll()
+        let done = DispatchGroup()
+        for w in workers {
+            done.enter()
+            Thread {
+                w.run()
+                done.leave()
+            }.start()
         }
-        let total = users * messages
-        // Wait for the last notices to land.
-        let settle = ContinuousClock.now + .seconds(10)
-        // Every send was acknowledged, so each user's log end is known:
-        // done when every user heard of it.
+        // Every send answered: each user's log end is known, and the workers
+        // run on until every user heard of it.
         let logDB = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {
             var c = Configuration(); c.readonly = true; return c
         }())
+        let deadline = ContinuousClock.now + .seconds(IRCBench.timeout)
+        while shared.sendsDone.load(ordering: .acquiring) < users.count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         let ends: [Int: Int] = try await logDB.read { db in
             Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT uid, MAX(cursor) AS c FROM event GROUP BY uid").map { ($0["uid"], $0["c"]) })
         }
-        while ContinuousClock.now < settle {
-            let heard = accounts.indices.allSatisfy { i in
-                (inboxes[i].frames.withLock { $0.keys.max() ?? 0 }) >= (ends[accounts[i].uid] ?? 0)
+        shared.expected.withLock { $0 = accounts.map { ends[$0.uid] ?? 0 } }
+        let settled = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                if done.wait(timeout: .now() + 10) == .timedOut {
+                    shared.stop.set()
+                    done.wait()
+                    c.resume(returning: false)
+                } else {
+                    c.resume(returning: true)
+                }
             }
-            if heard { break }
-            try await Task.sleep(for: .milliseconds(5))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let rss = peakRSSMiB(pid: server.processIdentifier)
         let serverCPU = cpuSeconds(pid: server.processIdentifier) - cpuBefore
         let benchCPU = cpuSeconds(pid: getpid()) - benchCPUBefore
+        if let failed = users.first(where: \.failed) {
+            throw BenchError(description: "user \(failed.index): \(failed.failure ?? "")")
+        }
 
         // Which event (cursor) told which user about which message: from the server's log.
         let db = logDB
         let uidIndex = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.uid, $0) })
-        let sent = sentAt.value.withLock { $0 }
+        var sentTimes: [String: UInt64] = [:]
+        for u in users {
+            for (n, t) in u.sentAt.enumerated() where t != 0 { sentTimes["b\(u.index)-\(n)"] = t }
+        }
+        let sent = sentTimes
         // A `sync` notice says "your log reached cursor N": it announces every
         // event up to N, so an event was notified by the first notice at or
         // past its cursor (the server sends one notice per user per commit).
-        let notices: [[(cursor: Int, at: UInt64)]] = inboxes.map { inbox in
-            inbox.frames.withLock { $0.map { (cursor: $0.key, at: $0.value) } }.sorted { $0.cursor < $1.cursor }
-        }
+        let notices: [[(cursor: Int, at: UInt64)]] = users.map { u in u.notices.sorted { $0.cursor < $1.cursor } }
         @Sendable func notified(_ idx: Int, _ cursor: Int) -> UInt64? {
             let list = notices[idx]
             var lo = 0, hi = list.count
@@ -223,9 +197,10 @@ struct ServerBench: Sendable {
             return latencies
         }
         latencies.sort()
+        let total = users.count * messages
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), serverRSSMiB: rss,
-                          note: "\(latencies.count) of \(total) notices matched; CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+                          note: "\(latencies.count) of \(total) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
     }
 }
 

@@ -1,0 +1,329 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// One benchmark user of tongban-server on two raw loopback sockets, driven by
+/// a poll loop like IRCBench's clients, so the load generator costs the two
+/// shared cores as little as ngircd's does: HTTP/1.1 keep-alive for its sends
+/// (one at a time, each waiting for its acknowledgement) and a WebSocket for
+/// the `sync` notices. Not thread-safe: it belongs to the main thread during
+/// setup and after the run, and to exactly one worker thread in between.
+final class LoadUser {
+    let index: Int
+    let token: String
+    let conversationId: String
+    let host: String
+    let http: Int32
+    let ws: Int32
+    let messages: Int
+    var failure: String?
+
+    // Sends.
+    private var nextSeq = 0
+    private(set) var answered = 0
+    private var out: [UInt8] = []
+    private var outSent = 0
+    private var awaiting = false
+    private var httpIn: [UInt8] = []
+    /// Monotonic ns when message n was handed to send(); 0 = not sent.
+    private(set) var sentAt: [UInt64]
+
+    // Notices.
+    private var wsIn: [UInt8] = []
+    private var wsOut: [UInt8] = []
+    private var wsOutSent = 0
+    /// `sync` notices in arrival order: the cursor each announced and when.
+    private(set) var notices: [(cursor: Int, at: UInt64)] = []
+    private(set) var heard = 0
+    private(set) var saidHello = false
+
+    init(index: Int, token: String, conversationId: String, port: Int, messages: Int) throws {
+        self.index = index
+        self.token = token
+        self.conversationId = conversationId
+        self.host = "127.0.0.1:\(port)"
+        self.messages = messages
+        sentAt = Array(repeating: 0, count: messages)
+        guard let h = connectLoopback(port: port) else {
+            throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
+        }
+        guard let w = connectLoopback(port: port) else {
+            close(h)
+            throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
+        }
+        http = h
+        ws = w
+    }
+
+    deinit {
+        close(http)
+        close(ws)
+    }
+
+    var failed: Bool { failure != nil }
+    var sendsDone: Bool { answered == messages || failed }
+
+    // MARK: Setup (blocking)
+
+    /// The WebSocket upgrade; bytes after the 101 head (the `hello`) are kept.
+    func upgrade() throws {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        try sendAll(ws, Array("""
+            GET /chat/ws?token=\(token) HTTP/1.1\r
+            Host: \(host)\r
+            Upgrade: websocket\r
+            Connection: Upgrade\r
+            Sec-WebSocket-Key: \(key)\r
+            Sec-WebSocket-Version: 13\r
+            \r\n
+            """.utf8))
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = Self.headEnd(wsIn) {
+                let head = String(decoding: wsIn[..<end], as: UTF8.self)
+                guard head.hasPrefix("HTTP/1.1 101") else {
+                    throw IRCBenchError(description: "WebSocket upgrade refused: \(head.prefix(200))")
+                }
+                wsIn.removeSubrange(..<(end + 4))
+                parseFrames(at: monotonicNanos())
+                return
+            }
+            let n = chunk.withUnsafeMutableBytes { recv(ws, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw IRCBenchError(description: "no WebSocket upgrade answer within 10 s") }
+            wsIn.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Reads notices until the `hello` came (blocking).
+    func waitForHello() throws {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !saidHello {
+            let n = chunk.withUnsafeMutableBytes { recv(ws, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw IRCBenchError(description: "no hello on the WebSocket within 10 s") }
+            wsIn.append(contentsOf: chunk[..<n])
+            parseFrames(at: monotonicNanos())
+            if let failure { throw IRCBenchError(description: failure) }
+        }
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw IRCBenchError(description: "send to tongban-server failed: \(String(cString: strerror(errno)))") }
+            sent += n
+        }
+    }
+
+    // MARK: Load phase (non-blocking, one worker thread)
+
+    func beginLoad() {
+        for fd in [http, ws] {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+    }
+
+    var wantsHTTPWrite: Bool { !failed && (outSent < out.count || (!awaiting && nextSeq < messages)) }
+    var wantsWSWrite: Bool { !failed && wsOutSent < wsOut.count }
+
+    /// Queues the next send once the previous one is answered, then writes
+    /// what the socket takes.
+    func pumpHTTP() {
+        if !awaiting && outSent == out.count && nextSeq < messages {
+            let n = nextSeq
+            // Fixed alphabet (digits, ASCII, CJK): nothing in it needs JSON escaping.
+            let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
+            let body = Array("{\"recvID\":\"\(conversationId)\",\"content\":\"\(text)\",\"contentType\":101,\"clientMsgId\":\"b\(index)-\(n)\"}".utf8)
+            out = Array("""
+                POST /chat/message/send HTTP/1.1\r
+                Host: \(host)\r
+                Authorization: Bearer \(token)\r
+                Content-Type: application/json\r
+                Content-Length: \(body.count)\r
+                \r\n
+                """.utf8) + body
+            outSent = 0
+            awaiting = true
+            nextSeq += 1
+            sentAt[n] = monotonicNanos()
+        }
+        guard outSent < out.count else { return }
+        let n = out.withUnsafeBytes { send(http, $0.baseAddress! + outSent, $0.count - outSent, Int32(MSG_NOSIGNAL)) }
+        if n > 0 {
+            outSent += n
+        } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            failure = "send failed: \(String(cString: strerror(errno)))"
+        }
+    }
+
+    /// Reads acknowledgements; a status other than 200 ends this user's run.
+    func pullHTTP(into buffer: inout [UInt8]) {
+        guard read(http, into: &buffer, appendingTo: &httpIn) else { return }
+        while let end = Self.headEnd(httpIn) {
+            let head = String(decoding: httpIn[..<end], as: UTF8.self)
+            var length = 0
+            for line in head.split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == "content-length" {
+                    length = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+            let total = end + 4 + length
+            guard httpIn.count >= total else { return }
+            guard head.hasPrefix("HTTP/1.1 200") else {
+                failure = "send answered \(head.prefix(40)): \(String(decoding: httpIn[(end + 4)..<total], as: UTF8.self).prefix(200))"
+                return
+            }
+            httpIn.removeSubrange(..<total)
+            awaiting = false
+            answered += 1
+        }
+    }
+
+    func pullWS(into buffer: inout [UInt8]) {
+        guard read(ws, into: &buffer, appendingTo: &wsIn) else { return }
+        parseFrames(at: monotonicNanos())
+    }
+
+    func pumpWS() {
+        guard wsOutSent < wsOut.count else { return }
+        let n = wsOut.withUnsafeBytes { send(ws, $0.baseAddress! + wsOutSent, $0.count - wsOutSent, Int32(MSG_NOSIGNAL)) }
+        if n > 0 {
+            wsOutSent += n
+            if wsOutSent == wsOut.count { wsOut.removeAll(keepingCapacity: true); wsOutSent = 0 }
+        } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            failure = "WebSocket send failed: \(String(cString: strerror(errno)))"
+        }
+    }
+
+    /// One non-blocking recv appended to `inbox`; false when nothing came.
+    private func read(_ fd: Int32, into buffer: inout [UInt8], appendingTo inbox: inout [UInt8]) -> Bool {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n == 0 { failure = "tongban-server closed a connection"; return false }
+        if n < 0 {
+            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { failure = "recv failed: \(String(cString: strerror(errno)))" }
+            return false
+        }
+        inbox.append(contentsOf: buffer[..<n])
+        return true
+    }
+
+    /// Server frames (RFC 6455, unmasked): text frames are notices, pings
+    /// are answered, a close ends the run.
+    private func parseFrames(at now: UInt64) {
+        var i = 0
+        while wsIn.count - i >= 2 {
+            let b0 = wsIn[i], b1 = wsIn[i + 1]
+            var length = Int(b1 & 0x7F), header = 2
+            if length == 126 {
+                guard wsIn.count - i >= 4 else { break }
+                length = Int(wsIn[i + 2]) << 8 | Int(wsIn[i + 3])
+                header = 4
+            } else if length == 127 {
+                guard wsIn.count - i >= 10 else { break }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(wsIn[i + $1]) }
+                header = 10
+            }
+            guard b1 & 0x80 == 0, b0 & 0x80 != 0, length < 1 << 20 else {
+                failure = "unexpected WebSocket frame from the server (masked, fragmented or huge)"
+                return
+            }
+            guard wsIn.count - i >= header + length else { break }
+            let payload = wsIn[(i + header)..<(i + header + length)]
+            switch b0 & 0x0F {
+            case 1: notice(payload, at: now)
+            case 8: failure = "the server closed the WebSocket"
+            case 9: queueFrame(opcode: 0xA, payload: Array(payload))
+            default: break
+            }
+            i += header + length
+        }
+        wsIn.removeSubrange(..<i)
+    }
+
+    /// `{"type":"sync","cursor":N}` (keys in any order); `hello` counts as connected.
+    private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
+        let text = String(decoding: payload, as: UTF8.self)
+        if text.contains("\"type\":\"hello\"") { saidHello = true; return }
+        guard text.contains("\"type\":\"sync\""), let r = text.range(of: "\"cursor\":") else { return }
+        guard let cursor = Int(text[r.upperBound...].prefix(while: \.isNumber)) else { return }
+        notices.append((cursor, now))
+        heard = max(heard, cursor)
+    }
+
+    /// A client frame: masked, as RFC 6455 requires (payloads here are tiny).
+    private func queueFrame(opcode: UInt8, payload: [UInt8]) {
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        wsOut.append(0x80 | opcode)
+        wsOut.append(0x80 | UInt8(min(payload.count, 125)))
+        wsOut.append(contentsOf: mask)
+        for (k, byte) in payload.prefix(125).enumerated() { wsOut.append(byte ^ mask[k % 4]) }
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for k in 0...(bytes.count - 4) where bytes[k] == 13 && bytes[k + 1] == 10 && bytes[k + 2] == 13 && bytes[k + 3] == 10 {
+            return k
+        }
+        return nil
+    }
+}
+
+/// Drives a slice of the users on its own thread until `done` holds for all
+/// of them (or the stop flag is set). @unchecked: see LoadUser.
+final class LoadWorker: @unchecked Sendable {
+    /// What the workers and the main thread share.
+    final class Shared: Sendable {
+        let stop = StopFlag()
+        /// Users whose sends are all answered, across workers.
+        let sendsDone = Atomic<Int>(0)
+        /// The log end each user must hear, known once every send is answered.
+        let expected = Mutex<[Int]?>(nil)
+    }
+
+    let users: [LoadUser]
+    let shared: Shared
+
+    init(users: [LoadUser], shared: Shared) {
+        self.users = users
+        self.shared = shared
+    }
+
+    func run() {
+        for u in users { u.beginLoad() }
+        var fds = users.flatMap { [pollfd(fd: $0.http, events: 0, revents: 0), pollfd(fd: $0.ws, events: 0, revents: 0)] }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var counted = Array(repeating: false, count: users.count)
+        while !shared.stop.isSet {
+            let ends = shared.expected.withLock { $0 }
+            var busy = false
+            for (k, u) in users.enumerated() {
+                if u.sendsDone && !counted[k] {
+                    counted[k] = true
+                    shared.sendsDone.add(1, ordering: .releasing)
+                }
+                let finished = u.failed || (u.sendsDone && ends.map { u.heard >= $0[u.index] } == true)
+                busy = busy || !finished
+                fds[2 * k].fd = u.failed ? -1 : u.http
+                fds[2 * k].events = Int16(POLLIN) | (u.wantsHTTPWrite ? Int16(POLLOUT) : 0)
+                fds[2 * k + 1].fd = u.failed ? -1 : u.ws
+                fds[2 * k + 1].events = Int16(POLLIN) | (u.wantsWSWrite ? Int16(POLLOUT) : 0)
+                fds[2 * k].revents = 0
+                fds[2 * k + 1].revents = 0
+            }
+            guard busy else { return }
+            // A short timeout while the log ends are unknown: they come from the main thread.
+            guard poll(&fds, nfds_t(fds.count), ends == nil ? 2 : 50) > 0 else { continue }
+            for (k, u) in users.enumerated() where !u.failed {
+                let h = fds[2 * k].revents, w = fds[2 * k + 1].revents
+                if w & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullWS(into: &buffer) }
+                if h & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullHTTP(into: &buffer) }
+                if u.wantsHTTPWrite { u.pumpHTTP() }
+                if w & Int16(POLLOUT) != 0 { u.pumpWS() }
+            }
+        }
+    }
+}

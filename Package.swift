@@ -60,6 +60,8 @@ let package = Package(
         .target(name: "ChatMedia", dependencies: ["CVips", "ChatCore"], swiftSettings: strict),
         // ncursesw through a shim (see ARCHITECTURE.md gotchas).
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
+        // mallopt, for the server's allocator tuning.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
         .target(name: "TerminalUI", dependencies: ["CNCurses"], swiftSettings: strict),
         // The full-screen client: app state, key handling, drawing.
@@ -86,6 +88,7 @@ let package = Package(
             name: "tongban-server",
             dependencies: [
                 "ChatServer",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

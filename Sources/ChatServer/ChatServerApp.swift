@@ -168,10 +168,18 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, ctx)
     }
 
+    /// The token of `Bearer <token>` (scheme in any case, blanks around the
+    /// token ignored). Byte-level: it runs on every request.
     static func token(from header: String?) -> String? {
-        guard let header, header.count > 7, header.lowercased().hasPrefix("bearer ") else { return nil }
-        let t = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return t.isEmpty ? nil : t
+        guard let header else { return nil }
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count,
+              zip(bytes, scheme).allSatisfy({ a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }) else { return nil }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let rest = bytes.dropFirst(scheme.count)
+        guard let first = rest.firstIndex(where: { !blank($0) }), let last = rest.lastIndex(where: { !blank($0) }) else { return nil }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
 

@@ -361,10 +361,15 @@ public final class ChatService: Sendable {
                     sendTime: r.sendTime, revoked: r.revoked, flashViewed: r.flashViewed)
     }
 
+    /// An event as stored in the log (message events written directly: one per send).
+    static func encodeEvent(_ event: SyncEvent) throws -> String {
+        try event.jsonText { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    }
+
     /// Appends an event to a user's log; returns its cursor.
     @discardableResult
     func log(_ event: SyncEvent, to uid: Int, messageId: Int64? = nil, db: Database) throws -> Int {
-        try log(body: String(decoding: try JSONEncoder().encode(event), as: UTF8.self), to: uid, messageId: messageId, db: db)
+        try log(body: Self.encodeEvent(event), to: uid, messageId: messageId, db: db)
     }
 
     /// Appends an already encoded event (one encoding serves both members).
@@ -376,13 +381,18 @@ public final class ChatService: Sendable {
 
     /// Inserts a message with the next seq; logs it to both members.
     func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
-                isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil) throws -> MessageRow {
-        // One statement takes the next seq and hands it back (RETURNING, SQLite ≥ 3.35).
-        guard let seq = try Int.fetchOne(db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ? RETURNING maxSeq"),
-                                         arguments: [conversationId]) else {
-            throw APIFailure.notFound("no such conversation")
+                isControl: Bool, db: Database, cursors: inout [Int: Int], sendTime: Int? = nil,
+                serverMsgID: String? = nil) throws -> MessageRow {
+        // One statement takes the next seq and hands it back (RETURNING, SQLite ≥ 3.35);
+        // none comes back the first time two people talk.
+        let nextSeq = try db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ? RETURNING maxSeq")
+        var seq = try Int.fetchOne(nextSeq, arguments: [conversationId])
+        if seq == nil {
+            try ensureConversation(conversationId, caller: sender, peer: peer, db: db)
+            seq = try Int.fetchOne(nextSeq, arguments: [conversationId])
         }
-        var row = MessageRow(id: 0, serverMsgID: "m_" + UUID().uuidString.lowercased(), clientMsgID: clientMsgID,
+        guard let seq else { throw APIFailure.notFound("no such conversation") }
+        var row = MessageRow(id: 0, serverMsgID: serverMsgID ?? Self.newServerMsgID(), clientMsgID: clientMsgID,
                              senderUid: sender, conversationId: conversationId, seq: seq,
                              sendID: ConversationIDHelper.imUid(sender), recvID: ConversationIDHelper.imUid(peer),
                              contentType: contentType, content: content, sendTime: sendTime ?? Self.nowMs(), isControl: isControl)
@@ -393,25 +403,43 @@ public final class ChatService: Sendable {
             """).execute(arguments: [row.serverMsgID, row.clientMsgID, row.senderUid, row.conversationId, row.seq,
                                      row.sendID, row.recvID, row.contentType, row.content, row.sendTime, row.isControl])
         row.id = db.lastInsertedRowID
-        // A new message shows a deleted conversation again; sending reads what came before.
-        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND hidden = 1 AND clearedSeq < ?").execute(arguments: [conversationId, seq])
-        if !isControl {
-            try db.cachedStatement(sql: "UPDATE member SET readSeq = MAX(readSeq, ?) WHERE conversationId = ? AND uid = ?").execute(arguments: [seq, conversationId, sender])
-        }
-        let body = String(decoding: try JSONEncoder().encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
-        for uid in [sender, peer] {
-            cursors[uid] = try log(body: body, to: uid, messageId: row.id, db: db)
-        }
+        // One statement for both members: a new message shows a deleted
+        // conversation again, and sending reads what came before.
+        try db.cachedStatement(sql: """
+            UPDATE member SET hidden = hidden AND clearedSeq >= ?1,
+                              readSeq = CASE WHEN uid = ?2 AND ?3 THEN MAX(readSeq, ?1) ELSE readSeq END
+            WHERE conversationId = ?4
+            """).execute(arguments: [seq, sender, !isControl, conversationId])
+        // Both members' log entries in one statement; one encoding serves both.
+        let body = try Self.encodeEvent(.message(Self.wire(row)))
+        let now = Self.nowMs()
+        let logged = try Row.fetchAll(db.cachedStatement(sql: """
+            INSERT INTO event(uid, messageId, body, createdAt) VALUES (?1, ?3, ?4, ?5), (?2, ?3, ?4, ?5) RETURNING uid, cursor
+            """), arguments: [sender, peer, row.id, body, now])
+        for r in logged { cursors[r[0]] = r[1] as Int }
         return row
     }
+
+    /// Message ids in time order (12 hex digits of milliseconds, then a
+    /// counter and randomness): new rows land at the end of the id index
+    /// instead of on a random page of it.
+    static func newServerMsgID() -> String {
+        let n = messageIDCounter.add(1, ordering: .relaxed).newValue
+        func hex(_ v: UInt64, _ width: Int) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "m_" + hex(UInt64(nowMs()), 12) + hex(n & 0xFFFF_FFFF, 8) + hex(UInt64.random(in: 0...UInt64(UInt32.max)), 8)
+    }
+    private static let messageIDCounter = Atomic<UInt64>(0)
 
     /// Replaces every logged copy of a message with its current state, so a
     /// revoked text is not kept in anyone's sync log.
     func scrubLog(messageId: Int64, db: Database) throws {
         guard let row = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [messageId]) else { return }
         let encoder = JSONEncoder()
-        let asMessage = String(decoding: try encoder.encode(SyncEvent.message(Self.wire(row))), as: UTF8.self)
-        let asUpdate = String(decoding: try encoder.encode(SyncEvent.messageUpdate(Self.wire(row))), as: UTF8.self)
+        let asMessage = try Self.encodeEvent(.message(Self.wire(row)))
+        let asUpdate = try Self.encodeEvent(.messageUpdate(Self.wire(row)))
         // Inside a JSON string a quote is escaped, so this pattern only matches the event's own key.
         try db.cachedStatement(sql: """
             UPDATE event SET body = CASE WHEN body LIKE '%"kind":"message_update"%' THEN ? ELSE ? END
@@ -437,6 +465,8 @@ public final class ChatService: Sendable {
         let peer: Int
         let request: SendMessageRequest
         let payload: MessageContent
+        /// Made before the write: the writer's transaction does only what must be serial.
+        let serverMsgID: String
     }
 
     /// What a committed send leaves to do after the commit.
@@ -479,23 +509,25 @@ public final class ChatService: Sendable {
         if let receiveId = r.receiveId, !receiveId.isEmpty {
             try checkReceiveId(receiveId, between: caller, and: peer)
         }
-        return SendJob(caller: caller, peer: peer, request: r, payload: payload)
+        return SendJob(caller: caller, peer: peer, request: r, payload: payload, serverMsgID: Self.newServerMsgID())
     }
 
     /// The write of one send, inside the caller's transaction.
     func writeSend(_ job: SendJob, db: Database) throws -> SendWrite {
         let caller = job.caller, peer = job.peer, r = job.request, payload = job.payload
         let conversationId = r.recvID
-        if let existing = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE senderUid = ? AND clientMsgID = ?"), arguments: [caller, r.clientMsgId]) {
+        // One look-up for both rules: a retry of the caller's own send is
+        // answered with the stored message, and the peer's clientMsgID must
+        // not be taken over (the peer's client merges by it, revoke finds by it).
+        let taken = try MessageRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE (senderUid = ?1 AND clientMsgID = ?2) OR (conversationId = ?3 AND clientMsgID = ?2)
+            """), arguments: [caller, r.clientMsgId, conversationId])
+        if let existing = taken.first(where: { $0.senderUid == caller }) {
             return SendWrite(row: existing, cursors: [:], isNew: false, destroyedKey: nil)
         }
-        // The peer's clientMsgID must not be taken over: the peer's client
-        // merges by it, and revoke finds messages by it.
-        if try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE conversationId = ? AND clientMsgID = ?"),
-                            arguments: [conversationId, r.clientMsgId]) != nil {
+        if !taken.isEmpty {
             throw APIFailure(.conflict, "clientMsgId is already used by another message in this conversation")
         }
-        try ensureConversation(conversationId, caller: caller, peer: peer, db: db)
         var cursors: [Int: Int] = [:]
         var isControl = false
         var flashTarget: MessageRow?
@@ -518,7 +550,7 @@ public final class ChatService: Sendable {
         }
         let row = try append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
                              contentType: r.contentType, content: r.content, isControl: isControl,
-                             db: db, cursors: &cursors)
+                             db: db, cursors: &cursors, serverMsgID: job.serverMsgID)
         for key in keys {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)").execute(arguments: [key, conversationId, row.id])
         }
@@ -554,10 +586,11 @@ public final class ChatService: Sendable {
     func validateContent(type: Int, content: String) throws -> MessageContent {
         switch type {
         case ContentType.text:
-            if content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if content.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
                 throw APIFailure.invalid("content must not be empty")
             }
-            if content.count > config.maxTextCharacters {
+            // A character has at least one byte: short texts skip the count.
+            if content.utf8.count > config.maxTextCharacters && content.count > config.maxTextCharacters {
                 throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
             }
             return .text(content)

@@ -8,6 +8,8 @@ import Synchronization
 /// others commit. Nobody is answered before the commit that holds their job
 /// returned, so an acknowledged job is on disk. Writes run on a queue of
 /// their own: waiting requests hold no thread of Swift's cooperative pool.
+/// What follows a commit (`finish`: notifications) runs on another serial
+/// queue, in commit order, so the next transaction does not wait for it.
 final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     typealias Body = @Sendable (Job, Database) throws -> Output
     typealias Finish = @Sendable ([Output]) -> Void
@@ -24,12 +26,14 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     private let state = Mutex(State())
     private let db: DatabasePool
     private let queue: DispatchQueue
+    private let finishQueue: DispatchQueue
     private let maxBatch: Int
     private let handlers = Mutex<(body: Body, finish: Finish)?>(nil)
 
     init(db: DatabasePool, label: String, maxBatch: Int = 256) {
         self.db = db
         self.queue = DispatchQueue(label: label)
+        self.finishQueue = DispatchQueue(label: label + ".finish")
         self.maxBatch = max(1, maxBatch)
     }
 
@@ -102,7 +106,8 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
             for p in batch { p.continuation.resume(throwing: error) }
             return
         }
-        finish(results.compactMap { try? $0.get() })
+        let outputs = results.compactMap { try? $0.get() }
+        finishQueue.async { finish(outputs) }
         for (p, result) in zip(batch, results) { p.continuation.resume(with: result) }
     }
 }

@@ -62,7 +62,7 @@ public final class PushHub: Sendable {
     }
 
     static func encode(_ frame: PushFrame) -> String {
-        (try? String(decoding: JSONEncoder().encode(frame), as: UTF8.self)) ?? "{}"
+        frame.jsonText { (try? String(decoding: JSONEncoder().encode($0), as: UTF8.self)) ?? "{}" }
     }
 
     /// Ends every socket (shutdown).

@@ -16,8 +16,11 @@ import Testing
         #expect(parsed?.1 == "tb_7")
         #expect(ConversationIDHelper.peerUid(in: "si_tb_12_tb_7", myUid: 7) == 12)
         #expect(ConversationIDHelper.peerUid(in: "si_tb_12_tb_7", myUid: 3) == nil)
+        #expect(ConversationIDHelper.uids("si_tb_10_tb_9") ?? (0, 0) == (10, 9), "tb_10 sorts before tb_9 as a string")
+        #expect(ConversationIDHelper.uids("si_tb_123456789012345678_tb_2") ?? (0, 0) == (123456789012345678, 2))
         for bad in ["", "si_", "si_tb_7_tb_12", "gr_tb_1_tb_2", "si_tb_1_tb_1", "si_tb_x_tb_2", "si_tb_0_tb_1",
-                    "si_tb_1_tb_2_tb_3", "si_tb_-1_tb_2", "si_tb_01_tb_2"] {
+                    "si_tb_1_tb_2_tb_3", "si_tb_-1_tb_2", "si_tb_01_tb_2", "si_tb_1_tb_02", "si_tb_1_tb_",
+                    "si_tb_1_tb_1234567890123456789", "si_tb_1_tb_2 ", "si_tb_1_tb_２", "si_tb_1_TB_2", "si_tb_1__tb_2"] {
             #expect(ConversationIDHelper.parse(bad) == nil, "\(bad) must be rejected")
         }
     }
@@ -216,6 +219,32 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
         let (_, content) = IMMessageMapper.decode(contentType: 110, content: #"{"type":"image","objectKey":"k","w":1e300,"h":-5}"#)
         guard case .image(let p) = content else { Issue.record("\(content)"); return }
         #expect(p.w == nil && p.h == nil)
+    }
+
+    /// The server writes message events and sync notices without an
+    /// encoder: what it writes must decode to exactly what went in, for any
+    /// text a user can send.
+    @Test func directJSONDecodesToTheSameEvent() throws {
+        let texts = ["你好 👋🏽 world", #"quote " backslash \ slash / end"#, "line\nbreak\r\ttab",
+                     "\u{0}\u{1}\u{8}\u{C}\u{1B}[31m\u{1F}\u{7F}", "\u{2028}\u{2029}\u{202E}", "", #"{"type":"x","seq":-1}"#]
+        for (i, text) in texts.enumerated() {
+            var m = wire(101, text, seq: i + 1, revoked: i % 2 == 0, flashViewed: i % 3 == 0)
+            m.sendTime = 1_763_800_000_000 + i
+            for event in [SyncEvent.message(m), .messageUpdate(m)] {
+                let direct = event.jsonText { _ in Issue.record("message events are written directly"); return "" }
+                let decoded = try JSONDecoder().decode(SyncEvent.self, from: Data(direct.utf8))
+                #expect(decoded == event, "\(direct)")
+                // The same object the Codable conformance writes (key order aside).
+                let viaCodable = try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? NSDictionary
+                let viaDirect = try JSONSerialization.jsonObject(with: Data(direct.utf8)) as? NSDictionary
+                #expect(viaCodable == viaDirect)
+            }
+        }
+        for frame in [PushFrame.sync(cursor: 42), .hello(cursor: 0)] {
+            let text = frame.jsonText { _ in Issue.record("sync/hello are written directly"); return "" }
+            #expect(try JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) == frame)
+        }
+        #expect(PushFrame.ping.jsonText { _ in "encoded" } == "encoded")
     }
 
     @Test func pushFrames() throws {

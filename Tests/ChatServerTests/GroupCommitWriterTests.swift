@@ -44,6 +44,8 @@ import Testing
             do { _ = try await task.value; outcomes[i + 1] = true } catch { outcomes[i + 1] = false }
         }
         #expect(outcomes == [1: true, 2: true, 3: false, 4: true, 5: true])
+        // `finish` runs after the commits, on its own queue.
+        for _ in 0..<500 where batches.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         let seen = batches.withLock { $0 }
         #expect(seen.count == 2 && seen.first == [0], "\(seen)")
         #expect(Set(seen.last ?? []) == [1, 2, 4, 5], "one commit for the four that waited: \(seen)")

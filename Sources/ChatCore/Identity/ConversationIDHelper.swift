@@ -26,26 +26,45 @@ public enum ConversationIDHelper {
     /// The two imUids of a conversation id, validated: both well formed,
     /// different, and in the order ``make(myUid:targetUid:)`` produces.
     public static func parse(_ conversationId: String) -> (String, String)? {
-        guard conversationId.hasPrefix(singleChatPrefix) else { return nil }
-        let rest = conversationId.dropFirst(singleChatPrefix.count)
-        // rest = tb_<a>_tb_<b>; split on the second "_tb_".
-        guard rest.hasPrefix(imUidPrefix) else { return nil }
-        let afterFirst = rest.dropFirst(imUidPrefix.count)
-        guard let sep = afterFirst.range(of: "_\(imUidPrefix)") else { return nil }
-        let first = imUidPrefix + afterFirst[afterFirst.startIndex..<sep.lowerBound]
-        let second = imUidPrefix + afterFirst[sep.upperBound...]
-        guard let ua = uid(fromImUid: first), let ub = uid(fromImUid: second), ua != ub,
-              make(myUid: ua, targetUid: ub) == conversationId else { return nil }
-        return (first, second)
+        guard let (a, b) = uids(conversationId) else { return nil }
+        return (imUid(a), imUid(b))
     }
 
-    /// The peer's uid in `conversationId` as seen by `myUid`, or nil when the
-    /// id is malformed or does not contain `myUid`.
+    /// The two uids of a valid conversation id, in the id's order. Byte-level
+    /// (`si_tb_<a>_tb_<b>`): the server checks an id on every request.
+    public static func uids(_ conversationId: String) -> (Int, Int)? {
+        let bytes = conversationId.utf8
+        var i = bytes.startIndex
+        func literal(_ text: StaticString) -> Bool {
+            for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) {
+                guard i < bytes.endIndex, bytes[i] == byte else { return false }
+                i = bytes.index(after: i)
+            }
+            return true
+        }
+        /// 1-18 digits without a leading zero: the same numbers `uid(fromImUid:)` accepts.
+        func number() -> Int? {
+            var value = 0, digits = 0
+            while i < bytes.endIndex, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                if digits == 0 && bytes[i] == 0x30 { return nil }
+                value = value * 10 + Int(bytes[i] - 0x30)
+                digits += 1
+                guard digits <= 18 else { return nil }
+                i = bytes.index(after: i)
+            }
+            return digits > 0 ? value : nil
+        }
+        guard literal("si_tb_"), let a = number(), literal("_tb_"), let b = number(), i == bytes.endIndex, a != b else { return nil }
+        // The order make() produces: the imUids compared as strings.
+        guard imUid(a) < imUid(b) else { return nil }
+        return (a, b)
+    }
+
+    /// The other participant's uid, or nil when `myUid` is not in the conversation.
     public static func peerUid(in conversationId: String, myUid: Int) -> Int? {
-        guard let (a, b) = parse(conversationId) else { return nil }
-        let me = imUid(myUid)
-        if a == me { return uid(fromImUid: b) }
-        if b == me { return uid(fromImUid: a) }
+        guard let (a, b) = uids(conversationId) else { return nil }
+        if a == myUid { return b }
+        if b == myUid { return a }
         return nil
     }
 }

@@ -21,6 +21,7 @@ public final class ChatService: Sendable {
     private let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
     /// Sends from requests, group-committed.
     let sendWriter: GroupCommitWriter<SendJob, SendWrite>
+    let checkpointer: Checkpointer
     /// Token hash -> uid of tokens seen valid; a logout removes its entry
     /// and moves `generation`, so a lookup that read the database before the
     /// logout cannot put the token back.
@@ -37,7 +38,12 @@ public final class ChatService: Sendable {
         try StorePermissions.makePrivateDirectory(config.dataDir)
         var dbConfig = Configuration()
         dbConfig.busyMode = .timeout(10)
-        dbConfig.prepareDatabase { db in try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
+        dbConfig.prepareDatabase { db in
+            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+            // Checkpoints run beside the writer (Checkpointer); SQLite's own,
+            // inside a commit, only if that falls far behind.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Checkpointer.restartFrames * 2)")
+        }
         let old = umask(0o077)
         defer { umask(old) }
         db = try DatabasePool(path: config.databasePath, configuration: dbConfig)
@@ -49,8 +55,15 @@ public final class ChatService: Sendable {
         }
         try ServerMigrations.migrator.migrate(db)
         media = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
-        sendWriter = GroupCommitWriter(db: db, label: "tongban.send-writer")
+        let writer = GroupCommitWriter<SendJob, SendWrite>(db: db, label: "tongban.send-writer", maxBatch: 256)
+        sendWriter = writer
+        checkpointer = try Checkpointer(path: config.databasePath, logger: config.logger,
+                                        onWriter: { work in writer.beforeNextBatch(work) })
         sendWriter.configure(body: { [unowned self] job, db in try self.writeSend(job, db: db) },
+                             committed: { [unowned self] writes in
+                                 // A viewed flash image's file is gone before the viewer hears "done".
+                                 for key in writes.compactMap(\.destroyedKey) { self.media.delete(key: key) }
+                             },
                              finish: { [unowned self] writes in self.finishSends(writes) })
     }
 
@@ -413,10 +426,14 @@ public final class ChatService: Sendable {
         // Both members' log entries in one statement; one encoding serves both.
         let body = try Self.encodeEvent(.message(Self.wire(row)))
         let now = Self.nowMs()
-        let logged = try Row.fetchAll(db.cachedStatement(sql: """
-            INSERT INTO event(uid, messageId, body, createdAt) VALUES (?1, ?3, ?4, ?5), (?2, ?3, ?4, ?5) RETURNING uid, cursor
-            """), arguments: [sender, peer, row.id, body, now])
-        for r in logged { cursors[r[0]] = r[1] as Int }
+        try db.cachedStatement(sql: """
+            INSERT INTO event(uid, messageId, body, createdAt) VALUES (?1, ?3, ?4, ?5), (?2, ?3, ?4, ?5)
+            """).execute(arguments: [sender, peer, row.id, body, now])
+        // One statement's rows take consecutive cursors, in VALUES order
+        // (RETURNING would cost a third of the statement again).
+        let last = Int(db.lastInsertedRowID)
+        cursors[sender] = last - 1
+        cursors[peer] = last
         return row
     }
 
@@ -481,6 +498,7 @@ public final class ChatService: Sendable {
     public func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
         let job = try prepareSend(caller: caller, request: r)
         let write = try db.write { db in try self.writeSend(job, db: db) }
+        if let key = write.destroyedKey { media.delete(key: key) }
         finishSends([write])
         return Self.response(write.row)
     }
@@ -569,15 +587,13 @@ public final class ChatService: Sendable {
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
     }
 
-    /// After the commit: destroyed files go, sockets hear of the new log
-    /// end (one notice per user for the whole batch), the demo peers react.
+    /// After the commit: sockets hear of the new log end (one notice per
+    /// user for the whole batch), the demo peers react.
     func finishSends(_ writes: [SendWrite]) {
         var cursors: [Int: Int] = [:]
-        for w in writes {
-            if let key = w.destroyedKey { media.delete(key: key) }
-            cursors.merge(w.cursors, uniquingKeysWith: max)
-        }
+        for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
         hub.notify(cursors)
+        checkpointer.committed()
         guard let hook = afterSend.withLock({ $0 }) else { return }
         for w in writes where w.isNew { hook(Self.wire(w.row)) }
     }

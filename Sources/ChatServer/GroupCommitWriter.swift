@@ -21,6 +21,9 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     private struct State: Sendable {
         var pending: [Pending] = []
         var running = false
+        /// Work for the writer's connection outside a transaction, run
+        /// before the next batch (a WAL restart).
+        var maintenance: (@Sendable (Database) throws -> Void)?
     }
 
     private let state = Mutex(State())
@@ -28,7 +31,7 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     private let queue: DispatchQueue
     private let finishQueue: DispatchQueue
     private let maxBatch: Int
-    private let handlers = Mutex<(body: Body, finish: Finish)?>(nil)
+    private let handlers = Mutex<(body: Body, committed: Finish, finish: Finish)?>(nil)
 
     init(db: DatabasePool, label: String, maxBatch: Int = 256) {
         self.db = db
@@ -37,14 +40,23 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
         self.maxBatch = max(1, maxBatch)
     }
 
-    /// What a job does inside the transaction, and what happens once a
-    /// batch committed (notifications), with the batch's outputs in order.
-    func configure(body: @escaping Body, finish: @escaping Finish) {
-        handlers.withLock { $0 = (body, finish) }
+    /// What a job does inside the transaction; what must be done once a
+    /// batch committed and before its senders hear so (`committed`, on the
+    /// writer: files a commit destroyed); and what may follow (`finish`, on
+    /// its own queue: notifications). Both get the batch's outputs in order.
+    func configure(body: @escaping Body, committed: @escaping Finish = { _ in }, finish: @escaping Finish) {
+        handlers.withLock { $0 = (body, committed, finish) }
     }
 
     /// Jobs waiting for the next transaction.
     var waiting: Int { state.withLock { $0.pending.count } }
+
+    /// Runs `work` on the writer's connection, outside any transaction,
+    /// before the next batch: between two of the writer's own transactions
+    /// it waits for no lock. Replaces work requested earlier and not yet run.
+    func beforeNextBatch(_ work: @escaping @Sendable (Database) throws -> Void) {
+        state.withLock { $0.maintenance = work }
+    }
 
     /// Runs `job` in the next group transaction; returns after its commit.
     func submit(_ job: Job) async throws -> Output {
@@ -61,23 +73,29 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
 
     private func drain() {
         while true {
-            let batch = state.withLock { s -> [Pending] in
+            let (batch, maintenance) = state.withLock { s -> ([Pending], (@Sendable (Database) throws -> Void)?) in
                 guard !s.pending.isEmpty else {
                     s.running = false
-                    return []
+                    return ([], nil)
                 }
                 let n = min(maxBatch, s.pending.count)
                 let batch = Array(s.pending.prefix(n))
                 s.pending.removeFirst(n)
-                return batch
+                defer { s.maintenance = nil }
+                return (batch, s.maintenance)
             }
             if batch.isEmpty { return }
+            if let maintenance {
+                // Failing maintenance (a busy reader) costs nothing: the
+                // requester asks again later.
+                try? db.writeWithoutTransaction { db in try maintenance(db) }
+            }
             run(batch)
         }
     }
 
     private func run(_ batch: [Pending]) {
-        guard let (body, finish) = handlers.withLock({ $0 }) else {
+        guard let (body, committed, finish) = handlers.withLock({ $0 }) else {
             for p in batch { p.continuation.resume(throwing: CancellationError()) }
             return
         }
@@ -107,6 +125,7 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
             return
         }
         let outputs = results.compactMap { try? $0.get() }
+        committed(outputs)
         finishQueue.async { finish(outputs) }
         for (p, result) in zip(batch, results) { p.continuation.resume(with: result) }
     }

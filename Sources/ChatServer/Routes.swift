@@ -34,7 +34,7 @@ struct Routes {
         }
 
         auth.post("/chat/message/send") { req, ctx in
-            json(try await service.sendBatched(caller: ctx.uid, request: try await decode(SendMessageRequest.self, req)))
+            json(bytes: try await service.sendBatched(caller: ctx.uid, request: try await decode(SendMessageRequest.self, req)).jsonBytes)
         }
         auth.post("/chat/message/revoke") { req, ctx in
             let r = try await decode(RevokeRequest.self, req)
@@ -148,9 +148,13 @@ struct Routes {
 }
 
 func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
-    let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
-    return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    json(bytes: Array((try? JSONEncoder().encode(value)) ?? Data("{}".utf8)), status: status)
+}
+
+/// An already encoded JSON body.
+func json(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+    Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
 }
 
 extension String {

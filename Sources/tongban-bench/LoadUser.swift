@@ -27,6 +27,8 @@ final class LoadUser {
     private var httpIn: [UInt8] = []
     /// Monotonic ns when message n was handed to send(); 0 = not sent.
     private(set) var sentAt: [UInt64]
+    /// Monotonic ns when message n's acknowledgement was read; 0 = not yet.
+    private(set) var answeredAt: [UInt64]
 
     // Notices.
     private var wsIn: [UInt8] = []
@@ -44,6 +46,7 @@ final class LoadUser {
         self.host = "127.0.0.1:\(port)"
         self.messages = messages
         sentAt = Array(repeating: 0, count: messages)
+        answeredAt = Array(repeating: 0, count: messages)
         guard let h = connectLoopback(port: port) else {
             throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
         }
@@ -179,6 +182,7 @@ final class LoadUser {
             }
             httpIn.removeSubrange(..<total)
             awaiting = false
+            answeredAt[answered] = monotonicNanos()
             answered += 1
         }
     }

@@ -245,6 +245,8 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
             #expect(try JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) == frame)
         }
         #expect(PushFrame.ping.jsonText { _ in "encoded" } == "encoded")
+        let ack = SendMessageResponse(serverMsgID: "m_1", clientMsgID: "c\"\\\u{1}你", sendTime: 1_763_800_000_000, seq: 7)
+        #expect(try JSONDecoder().decode(SendMessageResponse.self, from: Data(ack.jsonBytes)) == ack)
     }
 
     @Test func pushFrames() throws {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 import Testing
 @testable import ChatServer
@@ -51,5 +52,62 @@ import Testing
         #expect(Set(seen.last ?? []) == [1, 2, 4, 5], "one commit for the four that waited: \(seen)")
         let stored = try await db.read { db in try Int.fetchAll(db, sql: "SELECT x FROM t ORDER BY x") }
         #expect(stored == [0, 1, 2, 4, 5], "the refused job left nothing behind")
+    }
+}
+
+@Suite struct CheckpointerTests {
+    /// Under unbroken writes SQLite never starts its WAL over by itself; the
+    /// checkpointer copies the WAL beside the writer and, past its limit,
+    /// has the writer restart it between two batches. Nothing is lost.
+    @Test func walIsCopiedAndRestartedBetweenBatches() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ckpt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("t.sqlite").path
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let db = try DatabasePool(path: path, configuration: config)
+        try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL, pad BLOB NOT NULL)") }
+
+        let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.ckpt")
+        writer.configure(body: { job, db in
+            try db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
+            return job
+        }, finish: { _ in })
+        let checkpointer = try Checkpointer(path: path, interval: .zero, restartFrames: 50, logger: Logger(label: "test"),
+                                            onWriter: { work in writer.beforeNextBatch(work) })
+        func walFrames() throws -> Int {
+            try db.writeWithoutTransaction { try $0.checkpoint(.passive) }.walFrameCount
+        }
+
+        // A reader holding an old snapshot stands for the unbroken writes of
+        // a busy server: the passive checkpoint cannot copy the whole WAL, so
+        // SQLite would not start it over at the next transaction.
+        for i in 0..<50 { _ = try await writer.submit(i) }
+        let reader = try DatabaseQueue(path: path)
+        let holding = Mutex(false)
+        let released = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            try? reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
+                holding.withLock { $0 = true }
+                release.wait()
+            }
+            released.withLock { $0 = true }
+        }.start()
+        while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        for i in 50..<100 { _ = try await writer.submit(i) }
+        let before = try walFrames()
+        #expect(before >= 100, "every commit appended to the WAL: \(before) frames")
+        checkpointer.run()  // copies what it may; more than 50 frames: asks for a restart
+        release.signal()
+        while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await writer.submit(100)  // the restart runs before this batch
+        let after = try walFrames()
+        #expect(after < 10, "the WAL started over: \(after) frames after \(before)")
+        let stored = try await db.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
+        #expect(stored == 101)
     }
 }

@@ -93,3 +93,19 @@ extension PushFrame {
         }
     }
 }
+
+extension SendMessageResponse {
+    /// The acknowledgement as the JSON object its Codable conformance writes
+    /// (one per send).
+    public var jsonBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + clientMsgID.utf8.count)
+        out.append(0x7B)
+        JSONText.appendKey("serverMsgID", to: &out); JSONText.appendString(serverMsgID, to: &out)
+        out.append(0x2C); JSONText.appendKey("clientMsgID", to: &out); JSONText.appendString(clientMsgID, to: &out)
+        out.append(0x2C); JSONText.appendKey("sendTime", to: &out); JSONText.appendInt(sendTime, to: &out)
+        out.append(0x2C); JSONText.appendKey("seq", to: &out); JSONText.appendInt(seq, to: &out)
+        out.append(0x7D)
+        return out
+    }
+}

@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 import ChatCore
 import ChatStore
 import ChatSync
 import Foundation
+import Glibc
 
 /// Helpers for the client benchmarks (Tests/bench/clients.sh): a peer that
 /// floods, and a user store filled with history.
@@ -21,25 +21,18 @@ enum ClientTools {
 
     /// `flood --server URL --account A --password P --to B --count N --marker END [--window W]`:
     /// sends N texts (half Chinese, half ASCII), W (default 32) in flight at
-    /// a time, as fast as the server acknowledges them; the last one, sent
-    /// alone after all others, carries `MARKER-(N-1)`.
+    /// a time on W keep-alive connections, as fast as the server
+    /// acknowledges them; the last one, sent alone after all others, carries
+    /// `MARKER-(N-1)`. Logging in goes through the real client API; the sends
+    /// go over raw sockets on one poll loop, so the sender takes little of
+    /// the CPU the client under test and the server share.
     static func flood(_ args: [String]) async throws {
         let server = try require(args, "server")
         let window = max(1, Int(option(args, "window") ?? "") ?? 32)
-        // One connection per send in flight (the shared client keeps 8).
-        var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = window
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
-        do {
-            try await flood(args, api: APIClient(baseURL: server, http: http), window: window)
-            try? await http.shutdown()
-        } catch {
-            try? await http.shutdown()
-            throw error
+        guard let url = URL(string: server), url.host == "127.0.0.1" || url.host == "localhost", let port = url.port else {
+            throw Failure(description: "flood sends over loopback: --server http://127.0.0.1:PORT")
         }
-    }
-
-    static func flood(_ args: [String], api: APIClient, window: Int) async throws {
+        let api = APIClient(baseURL: server)
         let auth = try await api.login(account: try require(args, "account"), password: try require(args, "password"))
         api.token = auth.token
         let to = try require(args, "to")
@@ -52,31 +45,54 @@ enum ClientTools {
         let marker = option(args, "marker") ?? "END"
         let start = DispatchTime.now()
         let tag = start.uptimeNanoseconds
-        func request(_ n: Int) -> SendMessageRequest {
+        func body(_ n: Int) -> [UInt8] {
             var text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
             if n == count - 1 { text = "\(marker)-\(n)" }
-            return SendMessageRequest(recvID: conv, content: text, contentType: 101, clientMsgId: "flood-\(tag)-\(n)")
+            return KeepAliveSender.body(conversationId: conv, text: text, clientMsgId: "flood-\(tag)-\(n)")
         }
         // As fast as the server accepts them: `window` sends in flight (an
         // IRC client does not wait for the server at all), then the marker
         // alone, so it is the conversation's last message.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            while next < min(window, count - 1) {
-                let r = request(next)
-                group.addTask { _ = try await api.send(r) }
-                next += 1
-            }
-            while try await group.next() != nil {
-                if next < count - 1 {
-                    let r = request(next)
-                    group.addTask { _ = try await api.send(r) }
-                    next += 1
-                }
+        var next = 0
+        let all = try (0..<min(window, max(count - 1, 1))).map { _ in
+            try KeepAliveSender(port: port, token: auth.token) {
+                guard next < count - 1 else { return nil }
+                defer { next += 1 }
+                return (next, body(next))
             }
         }
-        if count > 0 { _ = try await api.send(request(count - 1)) }
+        try pollUntilDone(all)
+        if count > 0 {
+            var sent = false
+            let last = try KeepAliveSender(port: port, token: auth.token) {
+                guard !sent else { return nil }
+                sent = true
+                return (count - 1, body(count - 1))
+            }
+            try pollUntilDone([last])
+        }
         print("sent \(count) in \(String(format: "%.2f", seconds(since: start))) s")
+    }
+
+    /// Drives keep-alive senders on this thread until each has nothing left.
+    static func pollUntilDone(_ senders: [KeepAliveSender]) throws {
+        var fds = senders.map { pollfd(fd: $0.fd, events: 0, revents: 0) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            for s in senders where s.wantsWrite { s.pump() }
+            if let failed = senders.first(where: { $0.failure != nil }) { throw Failure(description: failed.failure ?? "") }
+            if senders.allSatisfy(\.done) { return }
+            for (k, s) in senders.enumerated() {
+                fds[k].events = Int16(POLLIN) | (s.wantsWrite ? Int16(POLLOUT) : 0)
+                fds[k].revents = 0
+            }
+            guard poll(&fds, nfds_t(fds.count), 10_000) > 0 else {
+                throw Failure(description: "tongban-server answered nothing for 10 s")
+            }
+            for (k, s) in senders.enumerated() where fds[k].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                s.pull(into: &buffer)
+            }
+        }
     }
 
     /// `mkstore --data-dir D --server URL --account A [--password P]

@@ -2,29 +2,136 @@ import Foundation
 import Glibc
 import Synchronization
 
+/// One keep-alive HTTP/1.1 connection that sends `POST /chat/message/send`
+/// requests one at a time, each after the previous one was answered, on
+/// non-blocking I/O driven by a poll loop. Not thread-safe (see LoadUser).
+final class KeepAliveSender {
+    /// The next send: its number and JSON body; nil when there is none.
+    typealias Next = () -> (n: Int, body: [UInt8])?
+    let fd: Int32
+    private let head: String
+    private let next: Next
+    private var out: [UInt8] = []
+    private var outSent = 0
+    private(set) var awaiting = false
+    private var exhausted = false
+    private var inbox: [UInt8] = []
+    private var current = 0
+    private(set) var answered = 0
+    private(set) var failure: String?
+    /// Called with a send's number when its request goes out / its answer came.
+    var onSend: (Int) -> Void = { _ in }
+    var onAnswer: (Int) -> Void = { _ in }
+
+    init(port: Int, token: String, next: @escaping Next) throws {
+        guard let fd = connectLoopback(port: port) else {
+            throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
+        }
+        self.fd = fd
+        self.next = next
+        head = """
+            POST /chat/message/send HTTP/1.1\r
+            Host: 127.0.0.1:\(port)\r
+            Authorization: Bearer \(token)\r
+            Content-Type: application/json\r
+
+            """
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(fd) }
+
+    /// Nothing in flight and nothing left to send (or failed).
+    var done: Bool { failure != nil || (!awaiting && exhausted && outSent == out.count) }
+    var wantsWrite: Bool { failure == nil && (outSent < out.count || (!awaiting && !exhausted)) }
+
+    /// Takes the next send once the previous one is answered, then writes
+    /// what the socket takes.
+    func pump() {
+        if !awaiting && !exhausted && outSent == out.count {
+            if let (n, body) = next() {
+                out = Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
+                outSent = 0
+                awaiting = true
+                current = n
+                onSend(n)
+            } else {
+                exhausted = true
+            }
+        }
+        guard outSent < out.count else { return }
+        let n = out.withUnsafeBytes { send(fd, $0.baseAddress! + outSent, $0.count - outSent, Int32(MSG_NOSIGNAL)) }
+        if n > 0 {
+            outSent += n
+        } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            failure = "send failed: \(String(cString: strerror(errno)))"
+        }
+    }
+
+    /// Reads answers; a status other than 200 ends this connection's run.
+    func pull(into buffer: inout [UInt8]) {
+        let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if got == 0 { failure = "tongban-server closed a connection"; return }
+        if got < 0 {
+            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { failure = "recv failed: \(String(cString: strerror(errno)))" }
+            return
+        }
+        inbox.append(contentsOf: buffer[..<got])
+        while let end = headEnd(inbox) {
+            let head = String(decoding: inbox[..<end], as: UTF8.self)
+            var length = 0
+            for line in head.split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == "content-length" {
+                    length = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+            let total = end + 4 + length
+            guard inbox.count >= total else { return }
+            guard head.hasPrefix("HTTP/1.1 200") else {
+                failure = "send answered \(head.prefix(40)): \(String(decoding: inbox[(end + 4)..<total], as: UTF8.self).prefix(200))"
+                return
+            }
+            inbox.removeSubrange(..<total)
+            awaiting = false
+            answered += 1
+            onAnswer(current)
+        }
+    }
+
+    /// The send body: fixed alphabets only (digits, ASCII, CJK, `-`), which
+    /// need no JSON escaping.
+    static func body(conversationId: String, text: String, clientMsgId: String) -> [UInt8] {
+        Array("{\"recvID\":\"\(conversationId)\",\"content\":\"\(text)\",\"contentType\":101,\"clientMsgId\":\"\(clientMsgId)\"}".utf8)
+    }
+}
+
+/// Where the blank line ending an HTTP head starts, if it came.
+func headEnd(_ bytes: [UInt8]) -> Int? {
+    guard bytes.count >= 4 else { return nil }
+    for k in 0...(bytes.count - 4) where bytes[k] == 13 && bytes[k + 1] == 10 && bytes[k + 2] == 13 && bytes[k + 3] == 10 {
+        return k
+    }
+    return nil
+}
+
 /// One benchmark user of tongban-server on two raw loopback sockets, driven by
 /// a poll loop like IRCBench's clients, so the load generator costs the two
-/// shared cores as little as ngircd's does: HTTP/1.1 keep-alive for its sends
-/// (one at a time, each waiting for its acknowledgement) and a WebSocket for
-/// the `sync` notices. Not thread-safe: it belongs to the main thread during
-/// setup and after the run, and to exactly one worker thread in between.
+/// shared cores as little as ngircd's does: a keep-alive HTTP/1.1 connection
+/// for its sends (one at a time, each waiting for its acknowledgement) and a
+/// WebSocket for the `sync` notices. Not thread-safe: it belongs to the main
+/// thread during setup and after the run, and to exactly one worker thread in
+/// between.
 final class LoadUser {
     let index: Int
     let token: String
-    let conversationId: String
     let host: String
-    let http: Int32
     let ws: Int32
     let messages: Int
-    var failure: String?
+    private(set) var http: KeepAliveSender!
+    private var wsFailure: String?
+    var failure: String? { wsFailure ?? http.failure }
 
-    // Sends.
-    private var nextSeq = 0
-    private(set) var answered = 0
-    private var out: [UInt8] = []
-    private var outSent = 0
-    private var awaiting = false
-    private var httpIn: [UInt8] = []
     /// Monotonic ns when message n was handed to send(); 0 = not sent.
     private(set) var sentAt: [UInt64]
     /// Monotonic ns when message n's acknowledgement was read; 0 = not yet.
@@ -42,29 +149,29 @@ final class LoadUser {
     init(index: Int, token: String, conversationId: String, port: Int, messages: Int) throws {
         self.index = index
         self.token = token
-        self.conversationId = conversationId
         self.host = "127.0.0.1:\(port)"
         self.messages = messages
         sentAt = Array(repeating: 0, count: messages)
         answeredAt = Array(repeating: 0, count: messages)
-        guard let h = connectLoopback(port: port) else {
-            throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
-        }
         guard let w = connectLoopback(port: port) else {
-            close(h)
             throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
         }
-        http = h
         ws = w
+        var n = 0
+        http = try KeepAliveSender(port: port, token: token) {
+            guard n < messages else { return nil }
+            defer { n += 1 }
+            let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
+            return (n, KeepAliveSender.body(conversationId: conversationId, text: text, clientMsgId: "b\(index)-\(n)"))
+        }
+        http.onSend = { [unowned self] n in sentAt[n] = monotonicNanos() }
+        http.onAnswer = { [unowned self] n in answeredAt[n] = monotonicNanos() }
     }
 
-    deinit {
-        close(http)
-        close(ws)
-    }
+    deinit { close(ws) }
 
     var failed: Bool { failure != nil }
-    var sendsDone: Bool { answered == messages || failed }
+    var sendsDone: Bool { http.done }
 
     // MARK: Setup (blocking)
 
@@ -82,7 +189,7 @@ final class LoadUser {
             """.utf8))
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            if let end = Self.headEnd(wsIn) {
+            if let end = headEnd(wsIn) {
                 let head = String(decoding: wsIn[..<end], as: UTF8.self)
                 guard head.hasPrefix("HTTP/1.1 101") else {
                     throw IRCBenchError(description: "WebSocket upgrade refused: \(head.prefix(200))")
@@ -107,7 +214,7 @@ final class LoadUser {
             guard n > 0 else { throw IRCBenchError(description: "no hello on the WebSocket within 10 s") }
             wsIn.append(contentsOf: chunk[..<n])
             parseFrames(at: monotonicNanos())
-            if let failure { throw IRCBenchError(description: failure) }
+            if let wsFailure { throw IRCBenchError(description: wsFailure) }
         }
     }
 
@@ -124,71 +231,19 @@ final class LoadUser {
     // MARK: Load phase (non-blocking, one worker thread)
 
     func beginLoad() {
-        for fd in [http, ws] {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
+        _ = fcntl(ws, F_SETFL, fcntl(ws, F_GETFL) | O_NONBLOCK)
     }
 
-    var wantsHTTPWrite: Bool { !failed && (outSent < out.count || (!awaiting && nextSeq < messages)) }
     var wantsWSWrite: Bool { !failed && wsOutSent < wsOut.count }
 
-    /// Queues the next send once the previous one is answered, then writes
-    /// what the socket takes.
-    func pumpHTTP() {
-        if !awaiting && outSent == out.count && nextSeq < messages {
-            let n = nextSeq
-            // Fixed alphabet (digits, ASCII, CJK): nothing in it needs JSON escaping.
-            let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
-            let body = Array("{\"recvID\":\"\(conversationId)\",\"content\":\"\(text)\",\"contentType\":101,\"clientMsgId\":\"b\(index)-\(n)\"}".utf8)
-            out = Array("""
-                POST /chat/message/send HTTP/1.1\r
-                Host: \(host)\r
-                Authorization: Bearer \(token)\r
-                Content-Type: application/json\r
-                Content-Length: \(body.count)\r
-                \r\n
-                """.utf8) + body
-            outSent = 0
-            awaiting = true
-            nextSeq += 1
-            sentAt[n] = monotonicNanos()
-        }
-        guard outSent < out.count else { return }
-        let n = out.withUnsafeBytes { send(http, $0.baseAddress! + outSent, $0.count - outSent, Int32(MSG_NOSIGNAL)) }
-        if n > 0 {
-            outSent += n
-        } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            failure = "send failed: \(String(cString: strerror(errno)))"
-        }
-    }
-
-    /// Reads acknowledgements; a status other than 200 ends this user's run.
-    func pullHTTP(into buffer: inout [UInt8]) {
-        guard read(http, into: &buffer, appendingTo: &httpIn) else { return }
-        while let end = Self.headEnd(httpIn) {
-            let head = String(decoding: httpIn[..<end], as: UTF8.self)
-            var length = 0
-            for line in head.split(separator: "\r\n") {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2, parts[0].lowercased() == "content-length" {
-                    length = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-            }
-            let total = end + 4 + length
-            guard httpIn.count >= total else { return }
-            guard head.hasPrefix("HTTP/1.1 200") else {
-                failure = "send answered \(head.prefix(40)): \(String(decoding: httpIn[(end + 4)..<total], as: UTF8.self).prefix(200))"
-                return
-            }
-            httpIn.removeSubrange(..<total)
-            awaiting = false
-            answeredAt[answered] = monotonicNanos()
-            answered += 1
-        }
-    }
-
     func pullWS(into buffer: inout [UInt8]) {
-        guard read(ws, into: &buffer, appendingTo: &wsIn) else { return }
+        let n = buffer.withUnsafeMutableBytes { recv(ws, $0.baseAddress, $0.count, 0) }
+        if n == 0 { wsFailure = "tongban-server closed the WebSocket connection"; return }
+        if n < 0 {
+            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { wsFailure = "recv failed: \(String(cString: strerror(errno)))" }
+            return
+        }
+        wsIn.append(contentsOf: buffer[..<n])
         parseFrames(at: monotonicNanos())
     }
 
@@ -199,20 +254,8 @@ final class LoadUser {
             wsOutSent += n
             if wsOutSent == wsOut.count { wsOut.removeAll(keepingCapacity: true); wsOutSent = 0 }
         } else if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            failure = "WebSocket send failed: \(String(cString: strerror(errno)))"
+            wsFailure = "WebSocket send failed: \(String(cString: strerror(errno)))"
         }
-    }
-
-    /// One non-blocking recv appended to `inbox`; false when nothing came.
-    private func read(_ fd: Int32, into buffer: inout [UInt8], appendingTo inbox: inout [UInt8]) -> Bool {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n == 0 { failure = "tongban-server closed a connection"; return false }
-        if n < 0 {
-            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { failure = "recv failed: \(String(cString: strerror(errno)))" }
-            return false
-        }
-        inbox.append(contentsOf: buffer[..<n])
-        return true
     }
 
     /// Server frames (RFC 6455, unmasked): text frames are notices, pings
@@ -232,14 +275,14 @@ final class LoadUser {
                 header = 10
             }
             guard b1 & 0x80 == 0, b0 & 0x80 != 0, length < 1 << 20 else {
-                failure = "unexpected WebSocket frame from the server (masked, fragmented or huge)"
+                wsFailure = "unexpected WebSocket frame from the server (masked, fragmented or huge)"
                 return
             }
             guard wsIn.count - i >= header + length else { break }
             let payload = wsIn[(i + header)..<(i + header + length)]
             switch b0 & 0x0F {
             case 1: notice(payload, at: now)
-            case 8: failure = "the server closed the WebSocket"
+            case 8: wsFailure = "the server closed the WebSocket"
             case 9: queueFrame(opcode: 0xA, payload: Array(payload))
             default: break
             }
@@ -266,14 +309,6 @@ final class LoadUser {
         wsOut.append(contentsOf: mask)
         for (k, byte) in payload.prefix(125).enumerated() { wsOut.append(byte ^ mask[k % 4]) }
     }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for k in 0...(bytes.count - 4) where bytes[k] == 13 && bytes[k + 1] == 10 && bytes[k + 2] == 13 && bytes[k + 3] == 10 {
-            return k
-        }
-        return nil
-    }
 }
 
 /// Drives a slice of the users on its own thread until `done` holds for all
@@ -298,7 +333,7 @@ final class LoadWorker: @unchecked Sendable {
 
     func run() {
         for u in users { u.beginLoad() }
-        var fds = users.flatMap { [pollfd(fd: $0.http, events: 0, revents: 0), pollfd(fd: $0.ws, events: 0, revents: 0)] }
+        var fds = users.flatMap { [pollfd(fd: $0.http.fd, events: 0, revents: 0), pollfd(fd: $0.ws, events: 0, revents: 0)] }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var counted = Array(repeating: false, count: users.count)
         while !shared.stop.isSet {
@@ -311,8 +346,8 @@ final class LoadWorker: @unchecked Sendable {
                 }
                 let finished = u.failed || (u.sendsDone && ends.map { u.heard >= $0[u.index] } == true)
                 busy = busy || !finished
-                fds[2 * k].fd = u.failed ? -1 : u.http
-                fds[2 * k].events = Int16(POLLIN) | (u.wantsHTTPWrite ? Int16(POLLOUT) : 0)
+                fds[2 * k].fd = u.failed ? -1 : u.http.fd
+                fds[2 * k].events = Int16(POLLIN) | (u.http.wantsWrite ? Int16(POLLOUT) : 0)
                 fds[2 * k + 1].fd = u.failed ? -1 : u.ws
                 fds[2 * k + 1].events = Int16(POLLIN) | (u.wantsWSWrite ? Int16(POLLOUT) : 0)
                 fds[2 * k].revents = 0
@@ -324,8 +359,8 @@ final class LoadWorker: @unchecked Sendable {
             for (k, u) in users.enumerated() where !u.failed {
                 let h = fds[2 * k].revents, w = fds[2 * k + 1].revents
                 if w & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullWS(into: &buffer) }
-                if h & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullHTTP(into: &buffer) }
-                if u.wantsHTTPWrite { u.pumpHTTP() }
+                if h & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.http.pull(into: &buffer) }
+                if u.http.wantsWrite { u.http.pump() }
                 if w & Int16(POLLOUT) != 0 { u.pumpWS() }
             }
         }

@@ -35,8 +35,9 @@
 # ours, the status line saying online. irssi's ~5 s there is irssi itself: its
 # own outgoing flood control (max_cmds_at_once 5, cmd_queue_speed 2200 ms) holds
 # back MODE +i and the JOIN after the six registration commands.
-# The flood sender for ours (tongban-bench flood) waits for each send's
-# acknowledgement and shares the two cores with client and server; the IRC and
+# The flood sender for ours (tongban-bench flood) keeps 32 sends in flight on
+# raw keep-alive sockets, each waiting for its acknowledgement (a durable
+# write), and shares the two cores with client and server; the IRC and
 # XMPP senders are a `cat` of pre-built lines into a socket, done in
 # milliseconds. The "sender done" row shows which figures are sender-bound.
 # Bots and flooders are bash /dev/tcp clients (Debian's bash has network

@@ -202,7 +202,7 @@ struct ServerBench: Sendable {
         let acks = users.flatMap { u in zip(u.sentAt, u.answeredAt).filter { $0.1 > $0.0 }.map { Double($0.1 - $0.0) / 1e6 } }.sorted()
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), serverRSSMiB: rss,
-                          note: "send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
     }
 }
 

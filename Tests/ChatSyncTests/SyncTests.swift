@@ -164,6 +164,25 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(try texts(again, conv) == expected)
     }
 
+    /// A stopped server is "cannot reach the server" within seconds, not
+    /// after the request's whole 15 s deadline (the HTTP pool used to keep
+    /// retrying refused connects until then, so a send to a dead server
+    /// hung 15 s before the queue said it waits).
+    @Test func aStoppedServerIsReportedUnreachableQuickly() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        let s = try await makeSession(server.baseURL, "stopper")
+        _ = try await s.api.conversations()
+        await server.stop()
+        let start = ContinuousClock.now
+        do {
+            _ = try await s.api.conversations()
+            Issue.record("the server is stopped")
+        } catch let e as APIError {
+            guard case .unreachable = e else { Issue.record("\(e)"); return }
+        }
+        #expect(ContinuousClock.now - start < .seconds(10), "reported after \(ContinuousClock.now - start), the deadline is 15 s")
+    }
+
     @Test func aFailedPictureIsSentWholeOnRetry() async throws {
         let server = try await startServer(dir: tempURL("srv"))
         defer { Task { await server.stop() } }

@@ -13,7 +13,19 @@ public final class APIClient: Sendable {
     let http: HTTPClient
     public let timeout: TimeAmount
 
-    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), http: HTTPClient = .shared) {
+    /// The connections of every APIClient not given its own: a dead server
+    /// is reported after 3 s of failed connects (HTTPClient.shared retries
+    /// them until the request's own deadline, 15 s and more, so every send
+    /// to a stopped server hung that long), and redirects are not followed
+    /// (media comes from the logged-in server only).
+    public static let sharedHTTP: HTTPClient = {
+        var config = HTTPClient.Configuration.singletonConfiguration
+        config.timeout = .init(connect: .seconds(3), read: .seconds(90))
+        config.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+    }()
+
+    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), http: HTTPClient = APIClient.sharedHTTP) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base

@@ -400,14 +400,17 @@ public final class ConversationViewModel {
     /// before a message more than five minutes after the last marker.
     nonisolated public static func insertTimeMarkers(into msgs: [ChatMessage], timeZone: TimeZone = .current) -> [ChatMessage] {
         guard !msgs.isEmpty else { return [] }
-        let fmt = DateFormatter()
-        fmt.dateFormat = "MM-dd HH:mm"
-        fmt.timeZone = timeZone
+        // Calendar fields, not a DateFormatter: one is built per reload,
+        // and building one (ICU) cost more than the rest of the reload.
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = timeZone
+        func two(_ v: Int?) -> String { let v = v ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
         var result: [ChatMessage] = []
         var lastTimestamp = 0
         for msg in msgs.reversed() {
             if msg.createTime - lastTimestamp > 5 * 60 * 1000 {
-                let text = fmt.string(from: Date(timeIntervalSince1970: TimeInterval(msg.createTime) / 1000))
+                let c = cal.dateComponents([.month, .day, .hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(msg.createTime) / 1000))
+                let text = "\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
                 result.append(ChatMessage(id: "time_\(msg.createTime)", senderId: "", receiverId: "", conversationId: msg.conversationId,
                                           type: .time, content: .timeMarker(text), createTime: msg.createTime, isRead: true, isMe: false))
                 lastTimestamp = msg.createTime

@@ -137,15 +137,19 @@ extension ChatApp {
     }
 
     /// `HH:mm` today, `昨天` yesterday, else `M/d` (seed §五).
-    static func timeLabel(_ ms: Int, _ L: Localizer, now: Date = Date()) -> String {
+    nonisolated static func timeLabel(_ ms: Int, _ L: Localizer, now: Date = Date()) -> String {
         guard ms > 0 else { return "" }
         let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        // Calendar fields, not a DateFormatter: this runs for every row of
+        // the list on every frame, and building a formatter (ICU) is slow.
         let cal = Calendar.current
-        let f = DateFormatter()
-        if cal.isDate(date, inSameDayAs: now) { f.dateFormat = "HH:mm"; return f.string(from: date) }
+        let c = cal.dateComponents([.month, .day, .hour, .minute], from: date)
+        if cal.isDate(date, inSameDayAs: now) {
+            let h = c.hour ?? 0, m = c.minute ?? 0
+            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
+        }
         if let y = cal.date(byAdding: .day, value: -1, to: now), cal.isDate(date, inSameDayAs: y) { return L.string("time.yesterday") }
-        f.dateFormat = "M/d"
-        return f.string(from: date)
+        return "\(c.month ?? 0)/\(c.day ?? 0)"
     }
 
     // MARK: - Chat pane

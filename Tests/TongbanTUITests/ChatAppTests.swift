@@ -392,3 +392,22 @@ extension ChatAppScreenTests {
         #expect(PathCompletion.complete("hello wor") == nil, "plain text is not completed")
     }
 }
+
+@Suite struct TimeLabelTests {
+    /// The list's time column (seed §五): zero-padded HH:mm today,
+    /// 昨天/Yesterday, else M/d — in the user's time zone.
+    @Test func todayYesterdayAndOlder() {
+        let cal = Calendar.current
+        let now = cal.date(from: DateComponents(year: 2026, month: 3, day: 9, hour: 15, minute: 30))!
+        func ms(_ d: Date) -> Int { Int(d.timeIntervalSince1970 * 1000) }
+        let morning = cal.date(from: DateComponents(year: 2026, month: 3, day: 9, hour: 7, minute: 5))!
+        let yesterday = cal.date(from: DateComponents(year: 2026, month: 3, day: 8, hour: 23, minute: 59))!
+        let older = cal.date(from: DateComponents(year: 2026, month: 2, day: 7, hour: 12, minute: 0))!
+        let zh = Localizer(language: .zhHans), en = Localizer(language: .en)
+        #expect(ChatApp.timeLabel(ms(morning), zh, now: now) == "07:05")
+        #expect(ChatApp.timeLabel(ms(yesterday), zh, now: now) == "昨天")
+        #expect(ChatApp.timeLabel(ms(yesterday), en, now: now) == en.string("time.yesterday"))
+        #expect(ChatApp.timeLabel(ms(older), zh, now: now) == "2/7")
+        #expect(ChatApp.timeLabel(0, zh, now: now) == "")
+    }
+}

@@ -9,10 +9,10 @@ extension ChatStore {
         if useCache, let cached = listCache.get(localizer.language) { return cached }
         let generation = listCache.generation
         let records = try dbPool.read { db in
-            try ConversationRecord.fetchAll(db, sql: """
+            try ConversationRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
                 ORDER BY isPinned DESC, lastMessageTime DESC
-                """)
+                """))
         }
         let list = records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }
         listCache.set(list, for: localizer.language, generation: generation)
@@ -30,7 +30,7 @@ extension ChatStore {
     /// Total unread over visible conversations.
     public func totalUnread() throws -> Int {
         try dbPool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(unreadCount), 0) FROM conversation WHERE hidden = 0") ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(unreadCount), 0) FROM conversation WHERE hidden = 0")) ?? 0
         }
     }
 
@@ -58,30 +58,30 @@ extension ChatStore {
     public func setDraft(id: String, text: String?) throws {
         let value: String? = (text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true) ? nil : text
         try dbPool.write { db in
-            try db.execute(sql: "UPDATE conversation SET draftText = ? WHERE id = ?", arguments: [value, id])
+            try db.cachedStatement(sql: "UPDATE conversation SET draftText = ? WHERE id = ?").execute(arguments: [value, id])
         }
     }
 
     public func setImOpened(id: String) throws {
         try dbPool.write { db in
-            try db.execute(sql: "UPDATE conversation SET isImOpened = 1 WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "UPDATE conversation SET isImOpened = 1 WHERE id = ?").execute(arguments: [id])
         }
     }
 
     /// Records that the chat was opened from a signal (seed §一 signal context).
     public func setSignalContext(id: String, signalId: Int, receiveId: String, reply: String, content: String) throws {
         try dbPool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE conversation SET fromSignal = 1, signalId = ?, receiveId = ?, signalReply = ?, signalContent = ?
                 WHERE id = ?
-                """, arguments: [signalId, receiveId, reply, content, id])
+                """).execute(arguments: [signalId, receiveId, reply, content, id])
         }
     }
 
     public func setOnline(imUid: String, online: Bool) throws {
         guard let uid = ConversationIDHelper.uid(fromImUid: imUid) else { return }
         try dbPool.write { db in
-            try db.execute(sql: "UPDATE conversation SET isOnline = ? WHERE targetUid = ?", arguments: [online, uid])
+            try db.cachedStatement(sql: "UPDATE conversation SET isOnline = ? WHERE targetUid = ?").execute(arguments: [online, uid])
         }
     }
 
@@ -156,15 +156,15 @@ extension ChatStore {
     }
 
     func countUnread(conversationId: String, readSeq: Int, db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
+        try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message
             WHERE conversationId = ? AND seq > ? AND sendID <> ? AND isControl = 0
-            """, arguments: [conversationId, readSeq, myImUid]) ?? 0
+            """), arguments: [conversationId, readSeq, myImUid]) ?? 0
     }
 
     func clearHistory(id: String, hide: Bool, db: Database) throws {
         guard var conv = try ConversationRecord.fetchOne(db, key: id) else { return }
-        let newest = try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?", arguments: [id]) ?? 0
+        let newest = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"), arguments: [id]) ?? 0
         conv.clearedSeq = max(conv.clearedSeq, conv.maxSeq, newest)
         conv.readSeq = max(conv.readSeq, conv.clearedSeq)
         conv.unreadCount = 0
@@ -172,7 +172,7 @@ extension ChatStore {
         if hide { conv.hidden = true; conv.draftText = nil }
         try db.execute(sql: "DELETE FROM message WHERE conversationId = ? AND seq IS NOT NULL AND seq <= ?",
                        arguments: [id, conv.clearedSeq])
-        try db.execute(sql: "DELETE FROM history_range WHERE conversationId = ?", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM history_range WHERE conversationId = ?").execute(arguments: [id])
         try conv.update(db)
     }
 }

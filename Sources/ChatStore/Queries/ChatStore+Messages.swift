@@ -28,16 +28,16 @@ extension ChatStore {
     /// followed by our own messages the server has not acknowledged yet.
     public func newestPage(conversationId: String, limit: Int = 40) throws -> MessagePage {
         try dbPool.read { db in
-            let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+            let cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
                                            arguments: [conversationId]) ?? 0
-            let acked = try MessageRecord.fetchAll(db, sql: """
+            let acked = try MessageRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM message
                 WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND isControl = 0
                 ORDER BY seq DESC LIMIT ?
-                """, arguments: [conversationId, cleared, limit])
-            let pending = try MessageRecord.fetchAll(db, sql: """
+                """), arguments: [conversationId, cleared, limit])
+            let pending = try MessageRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM message WHERE conversationId = ? AND seq IS NULL ORDER BY id ASC
-                """, arguments: [conversationId])
+                """), arguments: [conversationId])
             return MessagePage(messages: try Self.placePending(pending, among: acked.reversed(), windowIsAll: acked.count < limit, db: db),
                                lowestSeq: acked.last?.seq)
         }
@@ -83,13 +83,13 @@ extension ChatStore {
     /// The `limit` visible messages just before `seq`, oldest first.
     public func page(conversationId: String, before seq: Int, limit: Int = 40) throws -> MessagePage {
         try dbPool.read { db in
-            let cleared = try Int.fetchOne(db, sql: "SELECT clearedSeq FROM conversation WHERE id = ?",
+            let cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
                                            arguments: [conversationId]) ?? 0
-            let rows = try MessageRecord.fetchAll(db, sql: """
+            let rows = try MessageRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM message
                 WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND seq < ? AND isControl = 0
                 ORDER BY seq DESC LIMIT ?
-                """, arguments: [conversationId, cleared, seq, limit])
+                """), arguments: [conversationId, cleared, seq, limit])
             return MessagePage(messages: rows.reversed(), lowestSeq: rows.last?.seq)
         }
     }
@@ -98,11 +98,11 @@ extension ChatStore {
     public func page(conversationId: String, around seq: Int, limit: Int = 40) throws -> MessagePage {
         let before = try page(conversationId: conversationId, before: seq, limit: limit / 2)
         let rest = try dbPool.read { db in
-            try MessageRecord.fetchAll(db, sql: """
+            try MessageRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM message
                 WHERE conversationId = ? AND seq IS NOT NULL AND seq >= ? AND isControl = 0
                 ORDER BY seq ASC LIMIT ?
-                """, arguments: [conversationId, seq, limit - limit / 2])
+                """), arguments: [conversationId, seq, limit - limit / 2])
         }
         return MessagePage(messages: before.messages + rest, lowestSeq: before.lowestSeq ?? rest.first?.seq)
     }
@@ -110,9 +110,9 @@ extension ChatStore {
     /// Visible messages with seq in from...to (for jumping to a search hit).
     public func visibleCount(conversationId: String, from: Int, to: Int) throws -> Int {
         try dbPool.read { db in
-            try Int.fetchOne(db, sql: """
+            try Int.fetchOne(db.cachedStatement(sql: """
                 SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq >= ? AND seq <= ? AND isControl = 0
-                """, arguments: [conversationId, from, to]) ?? 0
+                """), arguments: [conversationId, from, to]) ?? 0
         }
     }
 
@@ -125,7 +125,7 @@ extension ChatStore {
     /// The lowest seq of a conversation held locally, 0 when none.
     public func lowestLocalSeq(conversationId: String) throws -> Int {
         try dbPool.read { db in
-            try Int.fetchOne(db, sql: "SELECT MIN(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL",
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT MIN(seq) FROM message WHERE conversationId = ? AND seq IS NOT NULL"),
                              arguments: [conversationId]) ?? 0
         }
     }
@@ -153,7 +153,7 @@ extension ChatStore {
     /// its outbox row goes. A sync event that already delivered the echo wins.
     public func markSent(clientMsgID: String, response: SendMessageResponse) throws {
         try dbPool.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
             guard var m = try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db) else { return }
             if m.seq == nil {
                 m.seq = response.seq
@@ -227,7 +227,7 @@ extension ChatStore {
 
     public func setFlashViewed(clientMsgID: String) throws {
         try dbPool.write { db in
-            try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
         }
     }
 
@@ -267,14 +267,14 @@ extension ChatStore {
                         changes.incoming[w.conversationId, default: 0] += 1
                     }
                     if w.contentType == ContentType.revokeNotice, let target = Self.revokedTarget(w.content) {
-                        try db.execute(sql: """
+                        try db.cachedStatement(sql: """
                             UPDATE message SET revoked = 1, content = '', searchText = '' WHERE clientMsgID = ?
-                            """, arguments: [target])
+                            """).execute(arguments: [target])
                         changes.updatedClientMsgIDs.insert(target)
                     }
                     if w.contentType == ContentType.custom,
                        case .flashViewed(let target) = IMMessageMapper.decode(contentType: w.contentType, content: w.content).1 {
-                        try db.execute(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?", arguments: [target])
+                        try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?").execute(arguments: [target])
                         changes.updatedClientMsgIDs.insert(target)
                     }
                     touched[w.conversationId, default: []].append(record)
@@ -341,7 +341,7 @@ extension ChatStore {
         if existing.seq != nil {
             existing.status = MessageStatus.success.rawValue
             existing.errorReason = nil
-            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [existing.clientMsgID])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE clientMsgID = ?").execute(arguments: [existing.clientMsgID])
         }
         if existing != before { try existing.update(db) }
         return false
@@ -378,19 +378,19 @@ extension ChatStore {
         // Each query walks message_conversation_seq from its end: one query
         // with `seq IS NULL OR seq > ?` would sort the whole conversation on
         // every incoming batch.
-        let sending = try MessageRecord.fetchOne(db, sql: """
+        let sending = try MessageRecord.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0 AND status <> 'failed'
             ORDER BY id DESC LIMIT 1
-            """, arguments: [conversationId])
-        let highest = try MessageRecord.fetchOne(db, sql: """
+            """), arguments: [conversationId])
+        let highest = try MessageRecord.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0
             ORDER BY seq DESC LIMIT 1
-            """, arguments: [conversationId, conv.clearedSeq])
+            """), arguments: [conversationId, conv.clearedSeq])
         var newest = sending ?? highest
-        if sending == nil, let failed = try MessageRecord.fetchOne(db, sql: """
+        if sending == nil, let failed = try MessageRecord.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq IS NULL AND isControl = 0 AND status = 'failed'
             ORDER BY id DESC LIMIT 1
-            """, arguments: [conversationId]), let rowId = failed.id {
+            """), arguments: [conversationId]), let rowId = failed.id {
             let anchor = try Self.writtenAfterSeq(conversationId: conversationId, rowId: rowId, db: db)
             if anchor >= (highest?.seq ?? 0) { newest = failed }
         }
@@ -404,7 +404,7 @@ extension ChatStore {
 
     public func syncCursor() throws -> Int {
         try dbPool.read { db in
-            try Int.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'") ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'cursor'")) ?? 0
         }
     }
 
@@ -413,10 +413,10 @@ extension ChatStore {
     }
 
     func setCursor(_ cursor: Int, db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO sync_state(key, value) VALUES ('cursor', ?)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """, arguments: [cursor])
+            """).execute(arguments: [cursor])
     }
 
     /// Records that seqs low...high of a conversation are held in full,
@@ -428,16 +428,16 @@ extension ChatStore {
     func addRange(conversationId: String, low: Int, high: Int, db: Database) throws {
         guard low <= high, low >= 1 else { return }
         var lo = low, hi = high
-        let overlapping = try Row.fetchAll(db, sql: """
+        let overlapping = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT lowSeq, highSeq FROM history_range
             WHERE conversationId = ? AND lowSeq <= ? AND highSeq >= ?
-            """, arguments: [conversationId, hi + 1, lo - 1])
+            """), arguments: [conversationId, hi + 1, lo - 1])
         for r in overlapping {
             lo = min(lo, r["lowSeq"]); hi = max(hi, r["highSeq"])
         }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             DELETE FROM history_range WHERE conversationId = ? AND lowSeq <= ? AND highSeq >= ?
-            """, arguments: [conversationId, hi + 1, lo - 1])
+            """).execute(arguments: [conversationId, hi + 1, lo - 1])
         try db.execute(sql: "INSERT INTO history_range(conversationId, lowSeq, highSeq) VALUES (?, ?, ?)",
                        arguments: [conversationId, lo, hi])
     }
@@ -445,9 +445,9 @@ extension ChatStore {
     /// Known-complete ranges, ascending.
     public func historyRanges(conversationId: String) throws -> [ClosedRange<Int>] {
         try dbPool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
-                """, arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+                """), arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
         }
     }
 
@@ -457,19 +457,19 @@ extension ChatStore {
     public func missingRanges(conversationId: String) throws -> [ClosedRange<Int>] {
         try dbPool.read { db in
             guard let conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return [] }
-            let maxSeq = max(conv.maxSeq, try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?",
+            let maxSeq = max(conv.maxSeq, try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"),
                                                             arguments: [conversationId]) ?? 0)
             guard maxSeq > conv.clearedSeq else { return [] }
             // Islands of consecutive seqs present, via the gaps-and-islands trick.
-            let islands = try Row.fetchAll(db, sql: """
+            let islands = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM (
                     SELECT seq, seq - ROW_NUMBER() OVER (ORDER BY seq) AS grp
                     FROM message WHERE conversationId = ? AND seq IS NOT NULL AND seq > ?)
                 GROUP BY grp ORDER BY lo
-                """, arguments: [conversationId, conv.clearedSeq]).map { ($0["lo"] as Int)...($0["hi"] as Int) }
-            let recorded = try Row.fetchAll(db, sql: """
+                """), arguments: [conversationId, conv.clearedSeq]).map { ($0["lo"] as Int)...($0["hi"] as Int) }
+            let recorded = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
-                """, arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+                """), arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
             var covered = (islands + recorded).sorted { $0.lowerBound < $1.lowerBound }
             var merged: [ClosedRange<Int>] = []
             for r in covered {
@@ -515,9 +515,9 @@ extension ChatStore {
         try dbPool.write { db in
             for info in infos {
                 try ProfileRecord(info: info, updatedAt: now).save(db)
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE conversation SET nickname = ?, avatar = ? WHERE targetUid = ?
-                    """, arguments: [info.username, info.avatar, info.uid])
+                    """).execute(arguments: [info.username, info.avatar, info.uid])
             }
         }
     }

@@ -257,12 +257,13 @@ extension ChatStore {
             var changes = AppliedChanges()
             // Conversation bookkeeping is done once per conversation per batch.
             var touched: [String: [MessageRecord]] = [:]
+            var clearedSeqs: [String: Int] = [:]
             for event in events {
                 switch event {
                 case .message(let w):
                     guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
                     let record = MessageRecord(wire: w)
-                    let isNew = try self.insertOrMerge(record, db: db)
+                    let isNew = try self.insertOrMerge(record, db: db, clearedSeqs: &clearedSeqs)
                     if isNew && !record.isControl && record.sendID != self.myImUid {
                         changes.incoming[w.conversationId, default: 0] += 1
                     }
@@ -280,7 +281,7 @@ extension ChatStore {
                     touched[w.conversationId, default: []].append(record)
                 case .messageUpdate(let w):
                     guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
-                    try self.insertOrMerge(MessageRecord(wire: w), db: db)
+                    try self.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)
                     changes.updatedClientMsgIDs.insert(w.clientMsgID)
                     if touched[w.conversationId] == nil { touched[w.conversationId] = [] }
                 case .conversation(let s):
@@ -290,6 +291,7 @@ extension ChatStore {
                         try self.noteNewMessages(pending, conversationId: s.conversationId, db: db, changes: &changes)
                     }
                     try self.applySummary(s, db: db)
+                    clearedSeqs[s.conversationId] = nil
                     changes.conversationIds.insert(s.conversationId)
                 }
             }
@@ -312,9 +314,23 @@ extension ChatStore {
     /// when the message was not known before.
     @discardableResult
     func insertOrMerge(_ incoming: MessageRecord, db: Database) throws -> Bool {
+        var clearedSeqs: [String: Int] = [:]
+        return try insertOrMerge(incoming, db: db, clearedSeqs: &clearedSeqs)
+    }
+
+    /// `clearedSeqs` remembers each conversation's clearedSeq across one
+    /// sync batch (a batch of a thousand messages is mostly one conversation).
+    @discardableResult
+    func insertOrMerge(_ incoming: MessageRecord, db: Database, clearedSeqs: inout [String: Int]) throws -> Bool {
         // Cleared history never comes back.
-        let cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
+        let cleared: Int
+        if let known = clearedSeqs[incoming.conversationId] {
+            cleared = known
+        } else {
+            cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
                                        arguments: [incoming.conversationId]) ?? 0
+            clearedSeqs[incoming.conversationId] = cleared
+        }
         if let seq = incoming.seq, seq <= cleared { return false }
         if try incoming.insertIfNew(db) { return true }
         guard var existing = try MessageRecord.fetchOne(

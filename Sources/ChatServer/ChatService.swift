@@ -326,7 +326,7 @@ public final class ChatService: Sendable {
             let s = try self.summary(id, for: caller, db: db)
             return (s, try self.log(.conversation(s), to: caller, db: db))
         }
-        hub.notify([caller: cursor])
+        notifyCommitted([caller: cursor])
         return summary
     }
 
@@ -341,7 +341,7 @@ public final class ChatService: Sendable {
             let s = try self.summary(conversationId, for: caller, db: db, deleted: deleted)
             return (s, try self.log(.conversation(s), to: caller, db: db))
         }
-        hub.notify([caller: cursor])
+        notifyCommitted([caller: cursor])
         return summary
     }
 
@@ -587,13 +587,19 @@ public final class ChatService: Sendable {
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
     }
 
+    /// After a commit that logged events: the users' sockets hear of their
+    /// new log ends, and the checkpointer of the new WAL pages.
+    func notifyCommitted(_ cursors: [Int: Int]) {
+        hub.notify(cursors)
+        checkpointer.committed()
+    }
+
     /// After the commit: sockets hear of the new log end (one notice per
     /// user for the whole batch), the demo peers react.
     func finishSends(_ writes: [SendWrite]) {
         var cursors: [Int: Int] = [:]
         for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
-        hub.notify(cursors)
-        checkpointer.committed()
+        notifyCommitted(cursors)
         guard let hook = afterSend.withLock({ $0 }) else { return }
         for w in writes where w.isNew { hook(Self.wire(w.row)) }
     }
@@ -683,7 +689,7 @@ public final class ChatService: Sendable {
             }
             return (notice.seq, cursors)
         }
-        hub.notify(cursors)
+        notifyCommitted(cursors)
         return seq
     }
 
@@ -847,7 +853,7 @@ public final class ChatService: Sendable {
             try db.cachedStatement(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?").execute(arguments: [conv])
             return try self.log(.conversation(try self.summary(conv, for: caller, db: db)), to: caller, db: db)
         }
-        if let cursor { hub.notify([caller: cursor]) }
+        if let cursor { notifyCommitted([caller: cursor]) }
     }
 
     // MARK: - Presence

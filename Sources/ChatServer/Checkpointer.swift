@@ -28,6 +28,9 @@ final class Checkpointer: Sendable {
     private struct State {
         var running = false
         var last = ContinuousClock.now
+        /// A checkpoint is due after the current one or the interval, so the
+        /// last commits before a quiet spell are copied too.
+        var trailing = false
     }
     private let state = Mutex(State())
 
@@ -45,16 +48,32 @@ final class Checkpointer: Sendable {
     /// A write committed: starts a checkpoint unless one runs or the last
     /// began less than `interval` ago.
     func committed() {
-        let start = state.withLock { s -> Bool in
-            guard !s.running, ContinuousClock.now - s.last >= interval else { return false }
-            s.running = true
-            s.last = ContinuousClock.now
-            return true
+        enum Action { case start, later, none }
+        let action = state.withLock { s -> Action in
+            if !s.running, ContinuousClock.now - s.last >= interval {
+                s.running = true
+                s.trailing = false
+                s.last = ContinuousClock.now
+                return .start
+            }
+            if s.trailing { return .none }
+            s.trailing = true
+            return .later
         }
-        guard start else { return }
-        queue.async { [self] in
-            defer { state.withLock { $0.running = false } }
-            run()
+        switch action {
+        case .start:
+            queue.async { [self] in
+                defer { state.withLock { $0.running = false } }
+                run()
+            }
+        case .later:
+            let wait = Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds)
+            queue.asyncAfter(deadline: .now() + wait) { [self] in
+                state.withLock { $0.trailing = false }
+                committed()
+            }
+        case .none:
+            break
         }
     }
 

@@ -111,3 +111,35 @@ import Testing
         #expect(stored == 101)
     }
 }
+
+extension CheckpointerTests {
+    /// Commits that come within the interval of a checkpoint are copied by a
+    /// trailing one, so after a burst the WAL is fully copied and the next
+    /// write starts it over.
+    @Test func theLastCommitsOfABurstAreCopiedToo() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ckpt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("t.sqlite").path
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let db = try DatabasePool(path: path, configuration: config)
+        try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL, pad BLOB NOT NULL)") }
+        let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.ckpt-trailing")
+        writer.configure(body: { job, db in
+            try db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
+            return job
+        }, finish: { _ in })
+        let checkpointer = try Checkpointer(path: path, interval: .milliseconds(100), logger: Logger(label: "test"),
+                                            onWriter: { work in writer.beforeNextBatch(work) })
+        for i in 0..<30 {
+            _ = try await writer.submit(i)
+            checkpointer.committed()  // the first starts a checkpoint, the rest fall in its interval
+        }
+        try await Task.sleep(for: .milliseconds(400))
+        _ = try await writer.submit(100)
+        let frames = try await db.writeWithoutTransaction { try $0.checkpoint(.passive) }.walFrameCount
+        #expect(frames < 10, "the WAL started over after the burst: \(frames) frames")
+    }
+}

@@ -80,12 +80,12 @@ final class Checkpointer: Sendable {
     /// One passive checkpoint now, on the caller's thread.
     func run() {
         do {
-            var (frames, _) = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+            let (frames, _) = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
             if frames > restartFrames {
                 // Once more at once: it copies only what came meanwhile, and
                 // leaves the writer's own checkpoint (which sends wait for)
                 // the few frames that come during this one.
-                (frames, _) = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                _ = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
                 // On the writer's own connection, between two of its
                 // transactions, a passive checkpoint can copy the rest, and
                 // the next transaction then starts the WAL over. Passive:

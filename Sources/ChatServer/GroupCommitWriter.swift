@@ -22,7 +22,7 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
         var pending: [Pending] = []
         var running = false
         /// Work for the writer's connection outside a transaction, run
-        /// before the next batch (a WAL restart).
+        /// before the next batch (the checkpoint that lets the WAL start over).
         var maintenance: (@Sendable (Database) throws -> Void)?
     }
 

@@ -129,14 +129,7 @@ enum IRCBench {
         let workers = (0..<threads).map { t in
             Worker(clients: stride(from: t, to: clients.count, by: threads).map { clients[$0] }, messages: messages, stop: stopFlag)
         }
-        let done = DispatchGroup()
-        for w in workers {
-            done.enter()
-            Thread {
-                w.run()
-                done.leave()
-            }.start()
-        }
+        let done = startThreads(workers.map { w in { w.run() } })
         var timedOut = false
         if done.wait(timeout: .now() + timeout) == .timedOut {
             timedOut = true

@@ -70,13 +70,7 @@ final class KeepAliveSender {
 
     /// Reads answers; a status other than 200 ends this connection's run.
     func pull(into buffer: inout [UInt8]) {
-        let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if got == 0 { failure = "tongban-server closed a connection"; return }
-        if got < 0 {
-            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { failure = "recv failed: \(String(cString: strerror(errno)))" }
-            return
-        }
-        inbox.append(contentsOf: buffer[..<got])
+        guard recvAppend(fd, &buffer, to: &inbox, failure: &failure, what: "HTTP connection") else { return }
         while let end = headEnd(inbox) {
             let head = String(decoding: inbox[..<end], as: UTF8.self)
             var length = 0
@@ -237,13 +231,7 @@ final class LoadUser {
     var wantsWSWrite: Bool { !failed && wsOutSent < wsOut.count }
 
     func pullWS(into buffer: inout [UInt8]) {
-        let n = buffer.withUnsafeMutableBytes { recv(ws, $0.baseAddress, $0.count, 0) }
-        if n == 0 { wsFailure = "tongban-server closed the WebSocket connection"; return }
-        if n < 0 {
-            if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { wsFailure = "recv failed: \(String(cString: strerror(errno)))" }
-            return
-        }
-        wsIn.append(contentsOf: buffer[..<n])
+        guard recvAppend(ws, &buffer, to: &wsIn, failure: &wsFailure, what: "WebSocket connection") else { return }
         parseFrames(at: monotonicNanos())
     }
 

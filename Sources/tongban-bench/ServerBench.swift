@@ -124,14 +124,7 @@ struct ServerBench: Sendable {
         let cpuBefore = cpuSeconds(pid: server.processIdentifier)
         let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()
-        let done = DispatchGroup()
-        for w in workers {
-            done.enter()
-            Thread {
-                w.run()
-                done.leave()
-            }.start()
-        }
+        let done = startThreads(workers.map { w in { w.run() } })
         // Every send answered: each user's log end is known, and the workers
         // run on until every user heard of it.
         let logDB = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {

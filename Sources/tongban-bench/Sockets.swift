@@ -48,3 +48,29 @@ final class StopFlag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
 }
 
+
+/// Runs each body on a thread of its own; the group is left when it returns.
+func startThreads(_ bodies: [@Sendable () -> Void]) -> DispatchGroup {
+    let done = DispatchGroup()
+    for body in bodies {
+        done.enter()
+        Thread {
+            body()
+            done.leave()
+        }.start()
+    }
+    return done
+}
+
+/// One non-blocking recv appended to `inbox`: true when bytes came; a closed
+/// or failed connection is reported through `failure`.
+func recvAppend(_ fd: Int32, _ buffer: inout [UInt8], to inbox: inout [UInt8], failure: inout String?, what: String) -> Bool {
+    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    if n == 0 { failure = "tongban-server closed the \(what)"; return false }
+    if n < 0 {
+        if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { failure = "recv failed: \(String(cString: strerror(errno)))" }
+        return false
+    }
+    inbox.append(contentsOf: buffer[..<n])
+    return true
+}

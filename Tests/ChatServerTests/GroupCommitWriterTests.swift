@@ -56,25 +56,31 @@ import Testing
 }
 
 @Suite struct CheckpointerTests {
-    /// Under unbroken writes SQLite never starts its WAL over by itself; the
-    /// checkpointer copies the WAL beside the writer and, past its limit,
-    /// has the writer restart it between two batches. Nothing is lost.
-    @Test func walIsCopiedAndRestartedBetweenBatches() async throws {
+    /// A WAL database without SQLite's own checkpoints, and a writer that
+    /// inserts a 3 KB row (one WAL page or more) per job.
+    static func fixture() async throws -> (URL, String, DatabasePool, GroupCommitWriter<Int, Int>) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ckpt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("t.sqlite").path
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         let db = try DatabasePool(path: path, configuration: config)
         try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL, pad BLOB NOT NULL)") }
-
         let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.ckpt")
         writer.configure(body: { job, db in
             try db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
             return job
         }, finish: { _ in })
+        return (dir, path, db, writer)
+    }
+
+    /// Under unbroken writes SQLite never starts its WAL over by itself; the
+    /// checkpointer copies the WAL beside the writer and, past its limit,
+    /// has the writer restart it between two batches. Nothing is lost.
+    @Test func walIsCopiedAndRestartedBetweenBatches() async throws {
+        let (dir, path, db, writer) = try await Self.fixture()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let checkpointer = try Checkpointer(path: path, interval: .zero, restartFrames: 50, logger: Logger(label: "test"),
                                             onWriter: { work in writer.beforeNextBatch(work) })
         func walFrames() throws -> Int {
@@ -117,20 +123,8 @@ extension CheckpointerTests {
     /// trailing one, so after a burst the WAL is fully copied and the next
     /// write starts it over.
     @Test func theLastCommitsOfABurstAreCopiedToo() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ckpt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (dir, path, db, writer) = try await Self.fixture()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("t.sqlite").path
-        var config = Configuration()
-        config.busyMode = .timeout(10)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        let db = try DatabasePool(path: path, configuration: config)
-        try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL, pad BLOB NOT NULL)") }
-        let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.ckpt-trailing")
-        writer.configure(body: { job, db in
-            try db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
-            return job
-        }, finish: { _ in })
         let checkpointer = try Checkpointer(path: path, interval: .milliseconds(100), logger: Logger(label: "test"),
                                             onWriter: { work in writer.beforeNextBatch(work) })
         for i in 0..<30 {

@@ -106,9 +106,8 @@ let package = Package(
         .executableTarget(
             name: "tongban-bench",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "ChatServer",
+                "ChatCore", "ChatStore", "ChatSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict

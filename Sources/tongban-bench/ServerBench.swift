@@ -3,7 +3,6 @@ import ChatCore
 import ChatSync
 import Foundation
 import GRDB
-import Logging
 import NIOCore
 import NIOPosix
 import Synchronization

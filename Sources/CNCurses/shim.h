@@ -88,6 +88,18 @@ static inline void tb_write_raw(const char *s) {
     }
 }
 
+/// ncurses (6.4 here) flushes its output buffer after every cursor move
+/// while a screen is in its "initial" state, which newterm() leaves it in
+/// until the first endwin()/refresh() cycle: a frame then reaches the
+/// terminal as one write(2) per row segment (about 40 for a scrolled message
+/// pane) instead of one. One endwin()/doupdate() right after the setup, before
+/// anything is drawn, moves it to "running", where the buffer is flushed once
+/// per doupdate().
+static inline void tb_leave_initial_state(void) {
+    endwin();
+    doupdate();
+}
+
 // MARK: - Signals
 
 static inline int tb_sigint(void) { return SIGINT; }

@@ -40,6 +40,12 @@ public final class ChatService: Sendable {
         dbConfig.busyMode = .timeout(10)
         dbConfig.prepareDatabase { db in
             try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+            // Each send of a group commit runs in its own savepoint, and
+            // SQLite journals every page a savepoint changes; past 64 KiB
+            // that journal spilled into a temp file, two pwrite calls per page
+            // (most of the writer's system calls). In memory it is a few
+            // pages per send, dropped when the savepoint is released.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
             // Checkpoints run beside the writer (Checkpointer); SQLite's own,
             // inside a commit, only if that falls far behind.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Checkpointer.restartFrames * 2)")

@@ -68,6 +68,7 @@ final class NCursesScreen {
             maxPair = 0
         }
         curs_set(0)
+        tb_leave_initial_state()
         trueColor = colorMapping != nil && HalfBlock.trueColor(environment: environment)
         titleAllowed = Self.supportsTitle(term: environment["TERM"] ?? "")
         tb_write_raw("\u{1B}[?2004h")

@@ -13,6 +13,7 @@
 #   ROOMS         channels / rooms / conversations for idle and startup (default 50)
 #   CLIENTS       which clients to run (default "ours weechat irssi profanity"); the others print n/a
 #   FLOOD_TIMEOUT seconds to wait for the last flood message on screen (default 600)
+#   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there
 # Prints ONE markdown table on stdout; progress and diagnostics go to stderr.
 #
 # What is measured, per client (each phase on a freshly started server and a
@@ -230,6 +231,7 @@ idle_measure() { # CLIENT PID
   c1=$(cpu_ticks "$2")
   put idle_cpu "$1" "$(ticks_s $((c1 - c0)))"
   put idle_rss "$1" "$(mem_mib "$2" VmRSS)"
+  if [ -n "${SMAPS_DIR:-}" ]; then cp "/proc/$2/smaps" "$SMAPS_DIR/$1.smaps" 2>/dev/null || true; fi
 }
 
 # flood_measure CLIENT SESSION CLIENT_PID SERVER_PID SENDER...: the flood

@@ -280,13 +280,40 @@ final class LoadUser {
     }
 
     /// `{"type":"sync","cursor":N}` (keys in any order); `hello` counts as connected.
+    /// Byte-level: Foundation's `String.range(of:)` was most of the load
+    /// generator's CPU after the sockets.
     private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
-        let text = String(decoding: payload, as: UTF8.self)
-        if text.contains("\"type\":\"hello\"") { saidHello = true; return }
-        guard text.contains("\"type\":\"sync\""), let r = text.range(of: "\"cursor\":") else { return }
-        guard let cursor = Int(text[r.upperBound...].prefix(while: \.isNumber)) else { return }
+        if Self.find(Self.helloType, in: payload) != nil { saidHello = true; return }
+        guard Self.find(Self.syncType, in: payload) != nil, var i = Self.find(Self.cursorKey, in: payload) else { return }
+        var cursor = 0, digits = 0
+        while i < payload.endIndex, payload[i] >= 0x30, payload[i] <= 0x39, digits < 18 {
+            cursor = cursor * 10 + Int(payload[i] - 0x30)
+            i += 1
+            digits += 1
+        }
+        guard digits > 0 else { return }
         notices.append((cursor, now))
         heard = max(heard, cursor)
+    }
+
+    private static let helloType = Array(#""type":"hello""#.utf8)
+    private static let syncType = Array(#""type":"sync""#.utf8)
+    private static let cursorKey = Array(#""cursor":"#.utf8)
+
+    /// The index just past the first occurrence of `needle` in `haystack`.
+    static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        var i = haystack.startIndex
+        let last = haystack.endIndex - needle.count
+        while i <= last {
+            if haystack[i] == needle[0] {
+                var k = 1
+                while k < needle.count, haystack[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return i + needle.count }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// A client frame: masked, as RFC 6455 requires (payloads here are tiny).

@@ -63,7 +63,9 @@ let package = Package(
         // mallopt, for the server's allocator tuning.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
-        .target(name: "TerminalUI", dependencies: ["CNCurses"], swiftSettings: strict),
+        // The terminal thread's wake-up pipe and SIGWINCH chaining (C: signal handler).
+        .target(name: "CTermWake"),
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "CTermWake"], swiftSettings: strict),
         // The full-screen client: app state, key handling, drawing.
         .target(
             name: "TongbanTUI",

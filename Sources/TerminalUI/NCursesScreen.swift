@@ -1,4 +1,5 @@
 import CNCurses
+import CTermWake
 import Foundation
 
 /// The ncurses side of `Terminal`: sets the terminal up, blits grids, reads
@@ -27,7 +28,9 @@ final class NCursesScreen {
 
     /// Sets the terminal up. Must be called on the thread that will make
     /// every later call.
-    init(environment: [String: String]) throws(Terminal.StartError) {
+    /// `wakeFD`: the write end of the terminal thread's wake-up pipe, which
+    /// SIGWINCH also writes to (after ncurses' own handler).
+    init(environment: [String: String], wakeFD: Int32) throws(Terminal.StartError) {
         guard tb_stdio_is_tty() != 0 else { throw .notATerminal }
         // The user's locale, or C.UTF-8 when it is not UTF-8: ncursesw needs
         // a UTF-8 LC_CTYPE to read and write wide characters.
@@ -69,6 +72,7 @@ final class NCursesScreen {
         }
         curs_set(0)
         tb_leave_initial_state()
+        tb_install_winch_wake(wakeFD)
         trueColor = colorMapping != nil && HalfBlock.trueColor(environment: environment)
         titleAllowed = Self.supportsTitle(term: environment["TERM"] ?? "")
         tb_write_raw("\u{1B}[?2004h")
@@ -192,6 +196,7 @@ final class NCursesScreen {
 
     /// Restores the terminal: bracketed paste off, title, cursor, endwin.
     func close() {
+        tb_remove_winch_wake()
         curs_set(1)
         endwin()
         tb_write_raw("\u{1B}[?2004l")

@@ -1,3 +1,4 @@
+import CTermWake
 import Foundation
 
 /// The real terminal, through ncursesw: blits `Grid`s and reads `Key`s.
@@ -5,9 +6,12 @@ import Foundation
 /// All ncurses calls happen on one dedicated thread that this object owns
 /// (ncurses is not thread safe, and a blocking read on a concurrency-pool
 /// thread would starve a small machine). That thread loops: run the queued
-/// requests (latest frame, bell, title), then poll `wget_wch` for up to
-/// `pollMilliseconds`, decode (`KeyDecoder`) and yield keys to `keys`. So a
-/// `render` from any thread is on screen within about one poll interval.
+/// requests (latest frame, bell, title), then sleep in poll(2) on stdin and
+/// on a wake-up pipe, read what `wget_wch` has, decode (`KeyDecoder`) and
+/// yield keys to `keys`. `render` (and every request, and SIGWINCH) writes to
+/// the pipe, so a frame is drawn as soon as it is queued and an idle client
+/// does not wake up at all; only while a key sequence is incomplete (ESC,
+/// a paste) does it wake after `pollMilliseconds` to time it out.
 ///
 /// `@unchecked Sendable` because the compiler cannot see that confinement:
 /// the ncurses state (`NCursesScreen`) is created, used and destroyed on the
@@ -76,6 +80,9 @@ public final class Terminal: @unchecked Sendable {
     }
 
     // Guarded by `lock`.
+    /// A byte is in the wake-up pipe and the terminal thread has not yet
+    /// taken what it was written for: later requests need not write again.
+    private var wakePending = false
     private var phase = Phase.idle
     private var currentSize = (width: 80, height: 24)
     private var pendingFrame: Frame?
@@ -87,9 +94,14 @@ public final class Terminal: @unchecked Sendable {
     private let benchLog: String?
     private let launchedAt: UInt64
     private let finished = DispatchSemaphore(value: 0)
+    /// The wake-up pipe (read end for the terminal thread, write end for
+    /// everyone else); -1 when it could not be made, and the thread then
+    /// polls every `pollMilliseconds` as a fallback.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
 
-    /// `pollMilliseconds`: how long the terminal thread waits for input before
-    /// it looks at the request queue again (the render latency bound).
+    /// `pollMilliseconds`: how long an incomplete key sequence (a lone ESC,
+    /// a paste without its end marker) waits for more input.
     ///
     /// `benchLog` (bench mode, `TONGBAN_BENCH_LOG`): a file that gets
     /// `first_frame_ms N` (from `launchedAt`, monotonic ns) and
@@ -101,6 +113,25 @@ public final class Terminal: @unchecked Sendable {
         self.environment = environment
         self.benchLog = benchLog
         self.launchedAt = launchedAt
+        var fds: [Int32] = [-1, -1]
+        if tb_wake_pipe(&fds) != 0 { fds = [-1, -1] }
+        (wakeRead, wakeWrite) = (fds[0], fds[1])
+    }
+
+    deinit {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+
+    /// Wakes the terminal thread for what the caller just queued (under
+    /// `lock`), unless a wake-up is already on its way.
+    private func wake() {
+        let needed = lock.withLock {
+            if wakePending { return false }
+            wakePending = true
+            return true
+        }
+        if needed { tb_wake(wakeWrite) }
     }
 
     private func bench(_ line: String) {
@@ -139,7 +170,7 @@ public final class Terminal: @unchecked Sendable {
 
     /// Gives the terminal back (endwin, bracketed paste off, cursor and title
     /// restored) after running requests queued so far, and finishes `keys`.
-    /// Blocks for up to one poll interval. Safe to call more than once.
+    /// Safe to call more than once.
     public func stop() {
         let wasRunning = lock.withLock {
             guard phase == .running else { return false }
@@ -147,6 +178,7 @@ public final class Terminal: @unchecked Sendable {
             return true
         }
         guard wasRunning else { return }
+        wake()
         finished.wait()
         continuation.finish()
     }
@@ -166,17 +198,20 @@ public final class Terminal: @unchecked Sendable {
     /// there; nil hides it.
     public func render(_ grid: Grid, cursor: (x: Int, y: Int)? = nil) {
         lock.withLock { pendingFrame = Frame(grid: grid, cursor: cursor) }
+        wake()
     }
 
     /// Clears the terminal and repaints the last frame in full (for Ctrl-L,
     /// or after something else wrote to the terminal).
     public func invalidate() {
         lock.withLock { requests.append(.invalidate) }
+        wake()
     }
 
     /// Rings the terminal bell.
     public func bell() {
         lock.withLock { requests.append(.bell) }
+        wake()
     }
 
     /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks
@@ -185,14 +220,17 @@ public final class Terminal: @unchecked Sendable {
     /// `stop()` where the terminal keeps a title stack.
     public func setTitle(_ title: String) {
         lock.withLock { requests.append(.title(title)) }
+        wake()
     }
 
     // MARK: - Terminal thread
 
     private func threadMain() {
+        // The kernel's name for it (top -H, /proc/PID/task/*/comm; 15 bytes).
+        tb_name_this_thread("tongban-term")
         let screen: NCursesScreen
         do {
-            screen = try NCursesScreen(environment: environment)
+            screen = try NCursesScreen(environment: environment, wakeFD: wakeWrite)
         } catch {
             lock.withLock {
                 startResult = .failure(error)
@@ -212,12 +250,15 @@ public final class Terminal: @unchecked Sendable {
         var keys: [Key] = []
         var firstFrameDrawn = false
         var lastInputAt: UInt64 = 0
+        var lastTimeoutAt: UInt64 = 0
         var keyReadAt: UInt64?
+        let pollNanos = UInt64(pollMilliseconds) * 1_000_000
         while true {
             let (frame, work, stopping) = lock.withLock {
                 let taken = (pendingFrame, requests, phase == .stopping)
                 pendingFrame = nil
                 requests.removeAll()
+                wakePending = false
                 return taken
             }
             for request in work {
@@ -243,13 +284,33 @@ public final class Terminal: @unchecked Sendable {
             if stopping { break }
 
             keys.removeAll(keepingCapacity: true)
-            // Right after a key the answer frame is due within milliseconds:
-            // poll fast for a moment so it is drawn as soon as it is queued,
-            // then fall back to the idle interval (idle CPU stays near zero).
-            let recentInput = DispatchTime.now().uptimeNanoseconds - lastInputAt < 300_000_000
-            let first = screen.read(timeout: recentInput ? 1 : pollMilliseconds)
+            // Sleep until input, a wake-up (frame, request, resize, stop) or,
+            // while a key sequence is incomplete, its time-out.
+            var timeout: Int32 = -1
+            if decoder.isPending {
+                let since = max(lastInputAt, lastTimeoutAt)
+                let elapsed = DispatchTime.now().uptimeNanoseconds &- since
+                timeout = elapsed >= pollNanos ? 0 : Int32((pollNanos - elapsed + 999_999) / 1_000_000)
+            } else if wakeRead < 0 {
+                timeout = pollMilliseconds
+            }
+            let woke = tb_wait_input(wakeRead, timeout)
+            var first = KeyDecoder.Input.timeout
+            if woke & 4 != 0 {
+                // stdin hung up or failed: ncurses' read decides (and the
+                // hang-up signal ends the app); never spin on it.
+                first = screen.read(timeout: 0)
+                if first == .timeout { usleep(UInt32(pollMilliseconds) * 1000) }
+            } else if woke & (1 | 8) != 0 || tb_take_winch() != 0 {
+                // Input, or a signal (a resize that ncurses turns into a key).
+                first = screen.read(timeout: 0)
+            }
             if first == .timeout {
-                keys += decoder.feed(.timeout)
+                let now = DispatchTime.now().uptimeNanoseconds
+                if decoder.isPending && now &- max(lastInputAt, lastTimeoutAt) >= pollNanos {
+                    keys += decoder.feed(.timeout)
+                    lastTimeoutAt = now
+                }
             } else {
                 var input = first
                 var count = 0

@@ -53,6 +53,22 @@ expect_screen "消息 (3)"
 expect_screen "Alice 爱丽丝"
 expect_screen "● 在线"
 
+# Idle means asleep: the terminal thread sleeps until input or a frame, not
+# on a timer (it used to wake every 30 ms, ~66 times in 2 s).
+ME_PID=$(pgrep -f "^$BIN/tongban start --data-dir $WORK/me" | head -1)
+[ -n "$ME_PID" ] || fail "no pid for me's client"
+TERM_TASK=""
+for t in /proc/"$ME_PID"/task/*; do
+  if [ "$(cat "$t/comm" 2>/dev/null)" = "tongban-term" ]; then TERM_TASK=$t; fi
+done
+[ -n "$TERM_TASK" ] || fail "no tongban-term thread in $ME_PID"
+sleep 1
+switches() { awk '/^voluntary_ctxt_switches/ {print $2}' "$TERM_TASK/status"; }
+before=$(switches)
+sleep 2
+woke=$(( $(switches) - before ))
+[ "$woke" -le 10 ] || fail "the idle terminal thread woke $woke times in 2 s"
+
 # Pin moves a row to the top: unpin Alice (Bob's newer message wins), pin her again.
 first_row | grep -qF "Alice 爱丽丝" || fail "pinned Alice is not first"
 tmux send-keys -t "$SESSION" p

@@ -36,7 +36,12 @@ public final class ChatApp {
     public let list: ConversationListViewModel
     public private(set) var chat: ConversationViewModel?
     public private(set) var focus: Focus = .list
-    var mode: Mode = .normal
+    var mode: Mode = .normal {
+        didSet { if needsSecondTicks { onSecondTicksNeeded?() } }
+    }
+    /// Called when something starts counting seconds on screen (a flash view,
+    /// a recording): the run loop then ticks every second again.
+    public var onSecondTicksNeeded: (() -> Void)?
     var listIndex = 0
     /// The selected message, by id: a message arriving (or history loading)
     /// never moves the selection onto a neighbour, so `R` and Enter act on
@@ -555,9 +560,28 @@ public final class ChatApp {
     /// When the recording on screen started (its clock in the status line).
     var recordingStarted: Date?
 
-    /// Called by the run loop every second: a flash view ends after 10
-    /// seconds. Returns whether the screen needs a redraw for the time alone
-    /// — a countdown on screen, or a new minute (time labels, 昨天 at
+    /// Whether something on screen counts seconds (a flash view's countdown,
+    /// a recording's clock).
+    public var needsSecondTicks: Bool {
+        switch mode {
+        case .flash, .recording: return true
+        default: return false
+        }
+    }
+
+    /// How long the run loop may sleep before the next `tick()`: a second
+    /// while something counts seconds, otherwise until just after the next
+    /// minute (the time labels' resolution), so an idle client wakes once a
+    /// minute instead of every second.
+    public func nextTickDelay(now: Date = Date()) -> Duration {
+        if needsSecondTicks { return .seconds(1) }
+        let intoMinute = now.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        return .milliseconds(Int((60 - intoMinute) * 1000) + 50)
+    }
+
+    /// Called by the run loop (see `nextTickDelay`): a flash view ends after
+    /// 10 seconds. Returns whether the screen needs a redraw for the time
+    /// alone — a countdown on screen, or a new minute (time labels, 昨天 at
     /// midnight); otherwise an idle client draws nothing.
     public func tick() async -> Bool {
         if case .flash(let m, let since, _) = mode, Date().timeIntervalSince(since) >= 10 { await endFlash(m) }

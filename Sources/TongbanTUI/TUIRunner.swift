@@ -35,21 +35,42 @@ public enum TUIRunner {
         session.sync.start()
         await session.repository.start()
         let loader = Task { await app.start() }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                if await app.tick() { app.redraw() }
-            }
-        }
+        let ticker = Ticker(app)
+        app.onSecondTicksNeeded = { [weak ticker] in ticker?.restart() }
+        ticker.restart()
         for await key in terminal.keys {
             await app.handle(key)
             if app.wantsQuit { break }
         }
         loader.cancel()
-        ticker.cancel()
+        ticker.stop()
         app.willQuit()
         session.sync.stop()
         await session.repository.stop()
         terminal.setTitle("")
     }
+}
+
+/// Calls `ChatApp.tick()` when the time on screen may have changed: every
+/// second while something counts seconds, else once a minute.
+@MainActor
+final class Ticker {
+    private let app: ChatApp
+    private var task: Task<Void, Never>?
+
+    init(_ app: ChatApp) { self.app = app }
+
+    /// Starts over with the app's current needs (a flash view just opened).
+    func restart() {
+        task?.cancel()
+        task = Task { @MainActor [app] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: app.nextTickDelay())
+                if Task.isCancelled { return }
+                if await app.tick() { app.redraw() }
+            }
+        }
+    }
+
+    func stop() { task?.cancel() }
 }

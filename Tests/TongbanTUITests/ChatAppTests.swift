@@ -220,8 +220,11 @@ enum MediaKeyName {
         for _ in 0..<3 { await app.handle(.char("k")) }
         await app.handle(.enter)
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("查看后将销毁，确定查看？(y/N)"))
+        var secondTicks = 0
+        app.onSecondTicksNeeded = { secondTicks += 1 }
         await app.handle(.char("y"))
         #expect(app.frame(width: 120, height: 40).find("秒后销毁") != nil)
+        #expect(secondTicks == 1 && app.nextTickDelay() == .seconds(1), "the countdown needs a tick every second")
         #expect(app.frame(width: 120, height: 40).text().contains("▀▀▀▀▀▀▀▀"), "the picture itself, in half blocks")
         let bobConv = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" }).id
         let shown = try #require(try session.store.newestPage(conversationId: bobConv).messages.first { $0.content.contains("flash_image") })
@@ -292,10 +295,19 @@ extension ChatAppScreenTests {
         let again = await app.tick()
         let after = Int(Date().timeIntervalSince1970 / 60)
         #expect(!again || before != after, "nothing on screen depends on the second")
-        // A recording's clock does.
+        // So the run loop sleeps until just after the next minute…
+        let fifteenPast = Date(timeIntervalSince1970: 1_800_000_000 + 15)
+        #expect(app.nextTickDelay(now: fifteenPast) == .milliseconds(45_050))
+        #expect(!app.needsSecondTicks)
+        // …until a recording's clock needs every second, and says so at once.
+        var woken = 0
+        app.onSecondTicksNeeded = { woken += 1 }
         app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
+        #expect(woken == 1)
+        #expect(app.nextTickDelay(now: fifteenPast) == .seconds(1))
         #expect(await app.tick())
         app.mode = .normal
+        #expect(woken == 1)
     }
 
     @Test func aResizeAnswersNoPrompt() async throws {

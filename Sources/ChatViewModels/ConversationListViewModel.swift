@@ -7,7 +7,12 @@ import Foundation
 /// refreshes from the server, then follows the sync engine.
 @MainActor
 public final class ConversationListViewModel {
-    public private(set) var conversations: [Conversation] = []
+    public private(set) var conversations: [Conversation] = [] {
+        didSet { totalUnread = conversations.reduce(0) { $0 + $1.unreadCount } }
+    }
+    /// Unread messages over all conversations (the list title), summed once
+    /// per list change rather than on every frame.
+    public private(set) var totalUnread = 0
     public private(set) var isLoading = false
     /// A transient error in plain words, for the status line.
     public var errorMessage: String?
@@ -22,8 +27,6 @@ public final class ConversationListViewModel {
         self.session = session
         self.localizer = localizer
     }
-
-    public var totalUnread: Int { conversations.reduce(0) { $0 + $1.unreadCount } }
 
     public func onAppear() async {
         loadFromStore()

@@ -275,6 +275,18 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         #expect(try store.conversation(id: conv)?.draftText == nil)
         try store.setDraft(id: conv, text: "写了一半")
         #expect(try store.conversation(id: conv)?.draftText == "写了一半")
+        // Leaving a chat with the draft as it was keeps the cached list (the
+        // list of 1,000 is read again only when something changed).
+        _ = try store.conversationList()
+        let generation = store.listCache.generation
+        try store.setDraft(id: conv, text: "写了一半")
+        #expect(store.listCache.generation == generation)
+        try store.setDraft(id: conv, text: nil)
+        #expect(store.listCache.generation != generation)
+        #expect(try store.conversation(id: conv)?.draftText == nil)
+        let cleared = store.listCache.generation
+        try store.setDraft(id: conv, text: "")
+        #expect(store.listCache.generation == cleared)
     }
 }
 

@@ -54,11 +54,13 @@ extension ChatStore {
         }
     }
 
-    /// Saves the draft; an empty or blank draft removes it.
+    /// Saves the draft; an empty or blank draft removes it. An unchanged
+    /// draft writes nothing, so leaving a chat keeps the cached list.
     public func setDraft(id: String, text: String?) throws {
         let value: String? = (text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true) ? nil : text
         try dbPool.write { db in
-            try db.cachedStatement(sql: "UPDATE conversation SET draftText = ? WHERE id = ?").execute(arguments: [value, id])
+            try db.cachedStatement(sql: "UPDATE conversation SET draftText = ? WHERE id = ? AND draftText IS NOT ?")
+                .execute(arguments: [value, id, value])
         }
     }
 

@@ -37,7 +37,7 @@ public final class ChatApp {
     public private(set) var chat: ConversationViewModel?
     public private(set) var focus: Focus = .list
     var mode: Mode = .normal {
-        didSet { if needsSecondTicks { onSecondTicksNeeded?() } }
+        didSet { if Self.countsSeconds(mode) && !Self.countsSeconds(oldValue) { onSecondTicksNeeded?() } }
     }
     /// Called when something starts counting seconds on screen (a flash view,
     /// a recording): the run loop then ticks every second again.
@@ -562,7 +562,9 @@ public final class ChatApp {
 
     /// Whether something on screen counts seconds (a flash view's countdown,
     /// a recording's clock).
-    public var needsSecondTicks: Bool {
+    public var needsSecondTicks: Bool { Self.countsSeconds(mode) }
+
+    static func countsSeconds(_ mode: Mode) -> Bool {
         switch mode {
         case .flash, .recording: return true
         default: return false

@@ -304,6 +304,8 @@ extension ChatAppScreenTests {
         app.onSecondTicksNeeded = { woken += 1 }
         app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
         #expect(woken == 1)
+        app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
+        #expect(woken == 1, "only the start of counting restarts the ticks")
         #expect(app.nextTickDelay(now: fifteenPast) == .seconds(1))
         #expect(await app.tick())
         app.mode = .normal

@@ -13,6 +13,7 @@ final class NCursesScreen {
     /// 24-bit colours are repainted exactly over ncurses' palette colours.
     private let trueColor: Bool
     private var titlePushed = false
+    private var shownTitle: String?
     private var last: Grid?
     private var needsFullRedraw = true
     private var cursorVisible = false
@@ -187,6 +188,9 @@ final class NCursesScreen {
             let category = $0.properties.generalCategory
             return category != .control && category != .format
         }).prefix(256))
+        // The same title again is not sent again (one write saved per frame).
+        guard clean != shownTitle else { return }
+        shownTitle = clean
         if !titlePushed {
             tb_write_raw("\u{1B}[22;0t")
             titlePushed = true

@@ -102,9 +102,23 @@ final class KeepAliveSender {
 
 /// Where the blank line ending an HTTP head starts, if it came.
 func headEnd(_ bytes: [UInt8]) -> Int? {
-    guard bytes.count >= 4 else { return nil }
-    for k in 0...(bytes.count - 4) where bytes[k] == 13 && bytes[k + 1] == 10 && bytes[k + 2] == 13 && bytes[k + 3] == 10 {
-        return k
+    indexAfter(blankLine, in: bytes[...]).map { $0 - blankLine.count }
+}
+
+private let blankLine: [UInt8] = [13, 10, 13, 10]
+
+/// The index just past the first occurrence of `needle` in `haystack`.
+func indexAfter(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+    var i = haystack.startIndex
+    let last = haystack.endIndex - needle.count
+    while i <= last {
+        if haystack[i] == needle[0] {
+            var k = 1
+            while k < needle.count, haystack[i + k] == needle[k] { k += 1 }
+            if k == needle.count { return i + needle.count }
+        }
+        i += 1
     }
     return nil
 }
@@ -283,8 +297,8 @@ final class LoadUser {
     /// Byte-level: Foundation's `String.range(of:)` was most of the load
     /// generator's CPU after the sockets.
     private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
-        if Self.find(Self.helloType, in: payload) != nil { saidHello = true; return }
-        guard Self.find(Self.syncType, in: payload) != nil, var i = Self.find(Self.cursorKey, in: payload) else { return }
+        if indexAfter(Self.helloType, in: payload) != nil { saidHello = true; return }
+        guard indexAfter(Self.syncType, in: payload) != nil, var i = indexAfter(Self.cursorKey, in: payload) else { return }
         var cursor = 0, digits = 0
         while i < payload.endIndex, payload[i] >= 0x30, payload[i] <= 0x39, digits < 18 {
             cursor = cursor * 10 + Int(payload[i] - 0x30)
@@ -299,22 +313,6 @@ final class LoadUser {
     private static let helloType = Array(#""type":"hello""#.utf8)
     private static let syncType = Array(#""type":"sync""#.utf8)
     private static let cursorKey = Array(#""cursor":"#.utf8)
-
-    /// The index just past the first occurrence of `needle` in `haystack`.
-    static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        var i = haystack.startIndex
-        let last = haystack.endIndex - needle.count
-        while i <= last {
-            if haystack[i] == needle[0] {
-                var k = 1
-                while k < needle.count, haystack[i + k] == needle[k] { k += 1 }
-                if k == needle.count { return i + needle.count }
-            }
-            i += 1
-        }
-        return nil
-    }
 
     /// A client frame: masked, as RFC 6455 requires (payloads here are tiny).
     private func queueFrame(opcode: UInt8, payload: [UInt8]) {

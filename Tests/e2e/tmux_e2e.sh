@@ -14,7 +14,9 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-fail() { echo "e2e FAIL: $*"; cat "$WORK/tui.err" 2>/dev/null | tail -5; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
+fail() { echo "e2e FAIL: $*"; cat "$WORK/tui.err" 2>/dev/null | tail -5; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true
+  if tmux has-session -t "$PEER" 2>/dev/null; then echo "--- peer screen ---"; tmux capture-pane -p -t "$PEER" || true; fi
+  exit 1; }
 
 # Waits until the pane ($2, default me's) shows $1 (up to 10 s).
 expect_screen() {
@@ -92,6 +94,7 @@ tmux new-session -d -s "$PEER" -x 120 -y 40 \
   "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/alice 2>$WORK/peer.err"
 expect_screen "我" "$PEER"
 tmux send-keys -t "$PEER" Enter
+expect_screen "Alt-Enter/Ctrl-J 换行" "$PEER"
 
 # Open Alice's chat, send Chinese + emoji, see the demo peer's answer; Alice sees it too.
 tmux send-keys -t "$SESSION" g
@@ -99,9 +102,17 @@ tmux send-keys -t "$SESSION" Enter
 expect_screen "好的，发消息给我试试"
 # The image thumbnail: exact 24-bit colours under COLORTERM=truecolor, the
 # 256-colour palette without it.
-for _ in $(seq 1 50); do tmux capture-pane -p -e -t "$SESSION" | grep -q '38;2;' && break; sleep 0.1; done
-tmux capture-pane -p -e -t "$SESSION" | grep -q '38;2;' || fail "no 24-bit colour in the thumbnail"
-tmux capture-pane -p -e -t "$PEER" | grep -q '38;5;' || fail "Alice's thumbnail is not in 256 colours"
+# Both clients decode the picture off the main path, each at its own pace:
+# wait for each pane on its own (CI once checked Alice's before it was drawn).
+expect_colour() {
+  for _ in $(seq 1 100); do
+    tmux capture-pane -p -e -t "$1" | grep -q "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+expect_colour "$SESSION" '38;2;' || fail "no 24-bit colour in the thumbnail"
+expect_colour "$PEER" '38;5;' || fail "Alice's thumbnail is not in 256 colours"
 tmux capture-pane -p -e -t "$PEER" | grep -q '38;2;' && fail "24-bit colour without COLORTERM"
 tmux send-keys -t "$SESSION" "端到端测试 🚀"
 tmux send-keys -t "$SESSION" Enter

@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI"], swiftSettings: strict),
         .testTarget(
             name: "TongbanTUITests",
-            dependencies: ["TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            dependencies: ["TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatMedia"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -63,7 +63,27 @@ static void start(void) {
     TB_SYM(g_free)
 #undef TB_SYM
     start_result = V.p_vips_init("tongban");
-    if (start_result != 0) snprintf(load_error, sizeof load_error, "libvips did not start");
+    if (start_result != 0) {
+        snprintf(load_error, sizeof load_error, "libvips did not start");
+        return;
+    }
+    // Pictures come from the network: only the four formats the protocol
+    // carries are parsed. Every other loader libvips has (SVG, PDF, TIFF,
+    // HEIF, Matlab, FITS, ImageMagick, ...) is blocked, and so is anything
+    // libvips itself marks as not fuzzed for untrusted input (8.13+).
+    void (*block_untrusted)(int) = (void (*)(int))dlsym(h, "vips_block_untrusted_set");
+    void (*block)(const char *, int) = (void (*)(const char *, int))dlsym(h, "vips_operation_block_set");
+    if (!block) {
+        start_result = -1;
+        snprintf(load_error, sizeof load_error, "libvips is older than 8.13 (no vips_operation_block_set)");
+        return;
+    }
+    if (block_untrusted) block_untrusted(1);
+    block("VipsForeignLoad", 1);
+    static const char *const allowed[] = {
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadNsgif", "VipsForeignLoadGif", "VipsForeignLoadWebp",
+    };
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) block(allowed[i], 0);
 }
 
 int tb_vips_start(void) {

@@ -33,8 +33,17 @@ public enum ImageCodec {
     }
 
     /// Decodes, shrinking to fit `maxWidth`×`maxHeight` pixels (0 = no limit).
+    /// Only JPEG, PNG, GIF and WebP are parsed (checked by their magic
+    /// numbers here, and libvips' other loaders are blocked in CVips).
     public static func decode(_ data: Data, maxWidth: Int = 0, maxHeight: Int = 0) throws -> RGBImage {
         guard !data.isEmpty else { throw Failure(description: "empty image") }
+        guard MediaProbe.probe(data)?.kind == "chat_image" else { throw Failure(description: "not a JPEG, PNG, GIF or WebP picture") }
+        return try vipsDecode(data, maxWidth: maxWidth, maxHeight: maxHeight)
+    }
+
+    /// libvips' decoder without the magic-number check (its loaders for
+    /// other formats are blocked on their own).
+    static func vipsDecode(_ data: Data, maxWidth: Int, maxHeight: Int) throws -> RGBImage {
         var out = tb_rgb()
         let r = data.withUnsafeBytes { raw in
             tb_vips_decode_rgb(raw.baseAddress, raw.count, Int32(maxWidth), Int32(maxHeight), &out)

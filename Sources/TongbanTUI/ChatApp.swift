@@ -78,6 +78,11 @@ public final class ChatApp {
     public var trueColor = false
     private var lastUnread = 0
     var thumbnails: [String: RGBImage?] = [:]
+    /// Thumbnails being decoded; their rows are kept free meanwhile.
+    var thumbnailsPending: Set<String> = []
+    /// Decodes pictures that came over the network (the runner sets the
+    /// helper process; tests decode in-process).
+    public var pictureDecoder: PictureDecoder = .inProcess
     var playing: Process?
     var playingId: String?
     var lastFrameWidth = 80
@@ -331,7 +336,7 @@ public final class ChatApp {
         guard let key = m.objectKey else { return }
         do {
             let bytes = try await session.media.fetchUncached(objectKey: key)
-            let image = try ImageCodec.decode(bytes, maxWidth: max(8, lastSize.width), maxHeight: max(8, (lastSize.height - 3) * 2))
+            let image = try await pictureDecoder.decode(bytes, max(8, lastSize.width), max(8, (lastSize.height - 3) * 2))
             mode = .flash(m, Date(), image)
             // Destroyed the moment it is shown (seed §flash): quitting, a
             // crash or a lost connection during the 10 seconds cannot keep
@@ -363,7 +368,7 @@ public final class ChatApp {
         do {
             let data = try Data(contentsOf: file)
             let size = terminalSize?() ?? lastSize
-            let image = try ImageCodec.decode(data, maxWidth: max(8, size.width), maxHeight: max(8, (size.height - 3) * 2))
+            let image = try await pictureDecoder.decode(data, max(8, size.width), max(8, (size.height - 3) * 2))
             mode = .picture(m, index, image)
         } catch {
             status = "\(error)"
@@ -394,13 +399,34 @@ public final class ChatApp {
 
     // MARK: - Media
 
-    /// Decoded thumbnails by objectKey (nil: not decodable).
+    /// The largest thumbnail in a bubble, in pixels (two per cell row).
+    static let thumbnailSide = 16
+
+    /// Decoded thumbnails by objectKey (nil: not decodable). A miss starts
+    /// the decoding and answers nil; the frame after it shows the picture.
     func thumbnail(for key: String) -> RGBImage? {
         if let hit = thumbnails[key] { return hit }
-        guard let url = session.media.localURL(for: key), let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        let image = try? ImageCodec.decode(data, maxWidth: 16, maxHeight: 16)
-        thumbnails[key] = image
-        return image
+        guard !thumbnailsPending.contains(key), let url = session.media.localURL(for: key) else { return nil }
+        thumbnailsPending.insert(key)
+        let decoder = pictureDecoder
+        Task { @MainActor [weak self] in
+            var image: RGBImage?
+            if let data = FileManager.default.contents(atPath: url.path) {
+                image = try? await decoder.decode(data, Self.thumbnailSide, Self.thumbnailSide)
+            }
+            guard let self else { return }
+            self.thumbnails[key] = .some(image)
+            self.thumbnailsPending.remove(key)
+            self.redraw()
+        }
+        return nil
+    }
+
+    /// Cell rows a w×h picture's thumbnail takes (shrunk to fit, never enlarged).
+    static func thumbnailRows(width: Int, height: Int) -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        let scale = min(1, Double(thumbnailSide) / Double(width), Double(thumbnailSide) / Double(height))
+        return (max(1, Int((Double(height) * scale).rounded())) + 1) / 2
     }
 
     /// The cached file of a message's media, fetching it first if needed.

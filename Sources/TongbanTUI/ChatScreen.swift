@@ -289,6 +289,10 @@ extension ChatApp {
             out = wrap(s, base)
             if let thumb = thumbnail(for: p.objectKey) {
                 for r in 0..<((thumb.height + 1) / 2) { out.append(Line(text: "", style: base, align: align, picture: thumb, pictureRow: r)) }
+            } else if thumbnailsPending.contains(p.objectKey), let w = p.w, let h = p.h, w.isFinite, h.isFinite {
+                // While it is decoded, its rows stay free: the pane does not jump when it arrives.
+                let rows = Self.thumbnailRows(width: Int(min(max(w, 0), 1e6)), height: Int(min(max(h, 0), 1e6)))
+                for _ in 0..<rows { out.append(Line(text: "", style: base, align: align)) }
             }
         case .flashImage:
             let key: String

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import ChatSync
 import Foundation
 import TerminalUI
@@ -7,11 +8,13 @@ import TerminalUI
 @MainActor
 public enum TUIRunner {
     public static func run(session: Session, localizer: Localizer = .current,
-                           launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) async throws {
+                           launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds,
+                           pictureDecoder: PictureDecoder = .inProcess) async throws {
         let terminal = Terminal(benchLog: ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
         try terminal.start()
         defer { terminal.stop() }
         let app = ChatApp(session: session, localizer: localizer)
+        app.pictureDecoder = pictureDecoder
         app.bellEnabled = ProcessInfo.processInfo.environment["TONGBAN_NO_BELL"] == nil
             && ProcessInfo.processInfo.environment["NO_BELL"] == nil
         do {

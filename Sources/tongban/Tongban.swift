@@ -14,7 +14,7 @@ struct Tongban: AsyncParsableCommand {
         commandName: "tongban",
         abstract: "Tongban Terminal: chat from a terminal.",
         subcommands: [Start.self, Login.self, Logout.self, List.self, Send.self, History.self, Sync.self,
-                      Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self],
+                      Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)
 
     /// A closed pipe (`tongban ls | head`) must end the output, not the process.
@@ -172,7 +172,7 @@ struct Start: AsyncParsableCommand {
             }
         }
         let session = try await common.session()
-        try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt)
+        try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt, pictureDecoder: DecodeImage.decoder)
     }
 
     /// `make run`: the demo server in-process, logged in as `me`, with its
@@ -193,8 +193,51 @@ struct Start: AsyncParsableCommand {
                                configDirectory: common.paths.configDirectory)
         let creds = try await Session.login(server: server.baseURL, account: "me", password: "tongban-demo", paths: paths)
         let session = try Session(credentials: creds, paths: paths)
-        try await TUIRunner.run(session: session, localizer: L)
+        try await TUIRunner.run(session: session, localizer: L, pictureDecoder: DecodeImage.decoder)
         await server.stop()
+    }
+}
+
+/// The picture decoder the full-screen client starts for every picture that
+/// came over the network (ChatMedia.PictureDecoder): this same binary, so a
+/// crash or a hang in libvips ends the helper, never the chat.
+struct DecodeImage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode-image",
+        abstract: "Decode a JPEG, PNG, GIF or WebP picture from stdin for the full-screen client.",
+        shouldDisplay: false)
+    @Option(help: "Shrink to at most this many pixels across.") var maxWidth: Int
+    @Option(help: "Shrink to at most this many pixels down.") var maxHeight: Int
+
+    /// `/proc/self/exe` runs this very binary even when the file on disk was
+    /// replaced by a newer build since the client started.
+    static let decoder = PictureDecoder.helper(executable: "/proc/self/exe")
+
+    func run() throws {
+        guard (1...HelperFormat.maxSide).contains(maxWidth), (1...HelperFormat.maxSide).contains(maxHeight) else {
+            throw ValidationError("--max-width and --max-height are 1 to \(HelperFormat.maxSide)")
+        }
+        // The client's wall-clock timeout kills a hung helper; a CPU limit
+        // also ends one started by hand.
+        var limit = rlimit(rlim_cur: 20, rlim_max: 20)
+        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+        var input = Data()
+        while input.count <= HelperFormat.maxInput,
+              let chunk = try FileHandle.standardInput.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            input.append(chunk)
+        }
+        guard input.count <= HelperFormat.maxInput else {
+            throw CLIError("the picture is larger than \(HelperFormat.maxInput / 1_048_576) MiB")
+        }
+        let image: RGBImage
+        do {
+            image = try ImageCodec.decode(input, maxWidth: maxWidth, maxHeight: maxHeight)
+        } catch let e as ImageCodec.Failure {
+            // The client shows this line as it is: no "Error:" in front.
+            try? FileHandle.standardError.write(contentsOf: Data((TerminalSanitizer.sanitize(e.description) + "\n").utf8))
+            throw ExitCode(1)
+        }
+        try FileHandle.standardOutput.write(contentsOf: HelperFormat.write(image))
     }
 }
 
@@ -304,7 +347,9 @@ struct Send: AsyncParsableCommand {
         } catch let e as MediaProbe.Failure {
             throw CLIError(e.description)
         } catch let e as ImageCodec.Failure {
-            throw CLIError(e.description)
+            // The client shows this line as it is: no "Error:" in front.
+            try? FileHandle.standardError.write(contentsOf: Data((TerminalSanitizer.sanitize(e.description) + "\n").utf8))
+            throw ExitCode(1)
         }
         switch await session.repository.drain(retryTransient: false) {
         case .empty:

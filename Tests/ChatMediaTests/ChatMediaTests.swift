@@ -92,6 +92,23 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(throws: ImageCodec.Failure.self) { try ImageCodec.decode(Data()) }
     }
 
+    @Test func onlyTheFourPictureFormatsAreParsed() throws {
+        let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="red"/></svg>"#.utf8)
+        let tiff = try ImageCodec.convert(quarters, to: ".tif")
+        for data in [svg, tiff] {
+            #expect(throws: ImageCodec.Failure.self) { try ImageCodec.decode(data) }
+            // Even past the magic-number check, libvips' SVG and TIFF loaders are blocked.
+            #expect(throws: ImageCodec.Failure.self) { try ImageCodec.vipsDecode(data, maxWidth: 16, maxHeight: 16) }
+        }
+        #expect(try ImageCodec.vipsDecode(quarters, maxWidth: 16, maxHeight: 16).width == 4)
+    }
+
+    @Test func truncatedHeadersAreReadWithoutACrash() {
+        #expect(MediaProbe.probe(Data("RIFF\0\0\0\0WEBPVP8X".utf8))?.contentType == "image/webp")
+        #expect(MediaProbe.probe(Data("RIFF\0\0\0\0WEBPVP8 ".utf8))?.width == nil)
+        #expect(MediaProbe.probe(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))?.width == 0)
+    }
+
     @Test(arguments: [1.0, 3.0, 12.0, 59.0])
     func wavDurationIsExact(_ seconds: Double) throws {
         let probe = try #require(MediaProbe.probe(SampleMedia.wav(seconds: seconds)))
@@ -124,5 +141,69 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-not-media-\(UUID()).txt")
         try Data("just text".utf8).write(to: text)
         #expect(throws: MediaProbe.Failure.unsupported(text.path)) { try MediaProbe.probe(path: text.path) }
+    }
+}
+
+/// The client decodes pictures from the network in a helper process.
+@Suite struct PictureDecoderTests {
+    /// The `tongban` built next to this test binary (`swift build --build-tests` builds it).
+    static var tongban: String {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return exe.deletingLastPathComponent().appendingPathComponent("tongban").path
+    }
+
+    @Test func theRealHelperDecodesWhatInProcessDecodes() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.tongban), "tongban is built at \(Self.tongban)")
+        let picture = try ImageCodec.convert(SampleMedia.png(width: 64, height: 32) { x, y in (UInt8(x * 4), UInt8(y * 8), 50) }, to: ".webp")
+        let helper = try await PictureDecoder.helper(executable: Self.tongban).decode(picture, 16, 16)
+        let local = try await PictureDecoder.inProcess.decode(picture, 16, 16)
+        #expect(helper == local)
+        #expect(helper.width == 16 && helper.height == 8)
+        await #expect(throws: ImageCodec.Failure(description: "not a JPEG, PNG, GIF or WebP picture")) {
+            try await PictureDecoder.helper(executable: Self.tongban).decode(Data("<svg/>".utf8), 16, 16)
+        }
+    }
+
+    /// Stand-ins for a decoder that crashes, hangs or answers nonsense: the
+    /// client gets an error each time and carries on.
+    static func fake(_ script: String, timeout: Duration = .seconds(15)) -> PictureDecoder {
+        .helper(executable: "/bin/sh", arguments: ["-c", script, "fake-decoder"], timeout: timeout)
+    }
+
+    @Test func aCrashingDecoderIsAnError() async {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder stopped on signal 11")) {
+            try await Self.fake("cat >/dev/null; kill -SEGV $$").decode(quarters, 16, 16)
+        }
+    }
+
+    @Test func aHungDecoderIsKilledAtItsTimeout() async {
+        let start = ContinuousClock.now
+        await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode")) {
+            try await Self.fake("exec sleep 30", timeout: .milliseconds(300)).decode(quarters, 16, 16)
+        }
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func nonsenseOrTooMuchOutputIsAnError() async {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave no picture")) {
+            try await Self.fake("echo hello").decode(quarters, 16, 16)
+        }
+        // A header that claims more than was asked for.
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave a malformed picture")) {
+            try await Self.fake(#"printf 'TBRGB1\000\000\004\000\000\000\000\001'"#).decode(quarters, 16, 16)
+        }
+        await #expect(throws: ImageCodec.Failure.self) {
+            try await Self.fake("exec head -c 100000000 /dev/zero").decode(quarters, 16, 16)
+        }
+        await #expect(throws: ImageCodec.Failure(description: "broken picture")) {
+            try await Self.fake("echo 'broken picture' >&2; exit 1").decode(quarters, 16, 16)
+        }
+    }
+
+    @Test func theHelperFormatRoundTrips() throws {
+        let image = try ImageCodec.decode(quarters)
+        #expect(try HelperFormat.read(HelperFormat.write(image), maxWidth: 4, maxHeight: 4) == image)
+        #expect(throws: ImageCodec.Failure.self) { try HelperFormat.read(HelperFormat.write(image).dropLast(), maxWidth: 4, maxHeight: 4) }
+        #expect(throws: ImageCodec.Failure.self) { try HelperFormat.read(HelperFormat.write(image), maxWidth: 3, maxHeight: 4) }
     }
 }

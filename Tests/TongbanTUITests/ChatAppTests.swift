@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import ChatServer
 import ChatStore
 import ChatSync
@@ -50,6 +51,21 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
     return false
 }
 
+/// Holds decoders back until the test lets them go.
+actor AsyncGate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+    func open() {
+        isOpen = true
+        for w in waiters { w.resume() }
+        waiters = []
+    }
+}
+
 enum MediaKeyName {
     static func of(_ key: String) -> String { key.replacingOccurrences(of: "/", with: "_") }
 }
@@ -88,6 +104,54 @@ enum MediaKeyName {
         // The image is prefetched into the cache in the background and then
         // shows as a half-block thumbnail.
         #expect(await waitFor(app, "▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"), "a 16-cell thumbnail row")
+    }
+
+    @Test func aThumbnailBeingDecodedKeepsItsRowsSoThePaneDoesNotJump() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let gate = AsyncGate()
+        app.pictureDecoder = PictureDecoder { data, w, h in
+            await gate.wait()
+            return try ImageCodec.decode(data, maxWidth: w, maxHeight: h)
+        }
+        await app.handle(.enter)
+        #expect(await waitFor(app, "[图片] 96×64"))
+        // The picture is prefetched in the background; then its decoding starts.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while app.thumbnailsPending.isEmpty && ContinuousClock.now < deadline {
+            _ = app.frame(width: 120, height: 40)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let pending = app.frame(width: 120, height: 40)
+        #expect(!pending.text().contains("▀"), "nothing drawn before it is decoded")
+        let before = try #require(pending.find("你撤回了一条消息")).y - (try #require(pending.find("[图片] 96×64")).y)
+        await gate.open()
+        #expect(await waitFor(app, "▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"))
+        let shown = app.frame(width: 120, height: 40)
+        let after = try #require(shown.find("你撤回了一条消息")).y - (try #require(shown.find("[图片] 96×64")).y)
+        #expect(before == after, "the rows were kept free for the thumbnail")
+    }
+
+    @Test func aPictureThatCrashesTheDecoderLeavesTheChatRunning() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        app.pictureDecoder = .helper(executable: "/bin/sh", arguments: ["-c", "cat >/dev/null; kill -SEGV $$", "crashing-decoder"])
+        await app.handle(.enter)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while app.thumbnails.isEmpty && ContinuousClock.now < deadline {
+            _ = app.frame(width: 120, height: 40)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(app.thumbnails.count == 1, "the decoder was asked and its crash recorded")
+        let g = app.frame(width: 120, height: 40)
+        #expect(g.find("[图片] 96×64") != nil, "the bubble still says what it is")
+        #expect(!g.text().contains("▀"))
+        // Still a working chat.
+        await type(app, "还在")
+        await app.handle(.enter)
+        #expect(await waitFor(app, "还在"))
     }
 
     @Test func typeSendAndGetTheDemoReply() async throws {

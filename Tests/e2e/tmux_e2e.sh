@@ -113,6 +113,9 @@ expect_colour() {
 }
 expect_colour "$SESSION" '38;2;' || fail "no 24-bit colour in the thumbnail"
 expect_colour "$PEER" '38;5;' || fail "Alice's thumbnail is not in 256 colours"
+# Pictures from the network are decoded in a helper process: libvips never
+# maps into the client.
+grep -q libvips "/proc/$ME_PID/maps" && fail "libvips is loaded in the client process"
 tmux capture-pane -p -e -t "$PEER" | grep -q '38;2;' && fail "24-bit colour without COLORTERM"
 tmux send-keys -t "$SESSION" "端到端测试 🚀"
 tmux send-keys -t "$SESSION" Enter

@@ -64,7 +64,7 @@ public struct MediaProbe: Sendable, Equatable {
         }
         if at(0, Array("RIFF".utf8)) && at(8, Array("WEBP".utf8)) {
             var w: Int?, h: Int?
-            if at(12, Array("VP8X".utf8)) {
+            if at(12, Array("VP8X".utf8)), b.count > 29 {
                 w = (Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16) + 1
                 h = (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16) + 1
             } else if at(12, Array("VP8 ".utf8)), b.count > 30 {

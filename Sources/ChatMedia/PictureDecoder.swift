@@ -1,0 +1,181 @@
+import Foundation
+
+/// Where pictures that came over the network are decoded.
+///
+/// The client decodes in a helper process (`tongban decode-image`): a
+/// picture that crashes or hangs libvips takes the helper down, not the
+/// chat, the helper is killed when it runs past its time, and libvips with
+/// its hundred libraries never maps into the client. Tests use `inProcess`.
+public struct PictureDecoder: Sendable {
+    public let decode: @Sendable (_ data: Data, _ maxWidth: Int, _ maxHeight: Int) async throws -> RGBImage
+
+    public init(decode: @escaping @Sendable (_ data: Data, _ maxWidth: Int, _ maxHeight: Int) async throws -> RGBImage) {
+        self.decode = decode
+    }
+
+    public static let inProcess = PictureDecoder { data, w, h in try ImageCodec.decode(data, maxWidth: w, maxHeight: h) }
+
+    /// Runs `executable arguments… --max-width W --max-height H` with the
+    /// picture on stdin; it answers in `HelperFormat`.
+    public static func helper(executable: String, arguments: [String] = ["decode-image"],
+                              timeout: Duration = .seconds(15)) -> PictureDecoder {
+        PictureDecoder { data, w, h in
+            guard w > 0, h > 0, w <= HelperFormat.maxSide, h <= HelperFormat.maxSide else {
+                throw ImageCodec.Failure(description: "picture size \(w)×\(h) out of range")
+            }
+            let args = arguments + ["--max-width", String(w), "--max-height", String(h)]
+            let result = try await HelperProcess.run(executable: executable, arguments: args, input: data,
+                                                     timeout: timeout, outputLimit: HelperFormat.headerSize + w * h * 3)
+            if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode") }
+            guard result.status == 0, result.reason == .exit else {
+                let said = String(decoding: result.errorOutput.prefix(300), as: UTF8.self)
+                    .split(separator: "\n").first.map(String.init) ?? ""
+                if result.reason == .uncaughtSignal {
+                    throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(result.status)")
+                }
+                throw ImageCodec.Failure(description: said.isEmpty ? "not a readable image" : said)
+            }
+            return try HelperFormat.read(result.output, maxWidth: w, maxHeight: h)
+        }
+    }
+}
+
+/// The helper's answer on stdout: "TBRGB1" + width and height (UInt32, big
+/// endian) + width × height × 3 bytes of RGB.
+public enum HelperFormat {
+    static let magic = Array("TBRGB1".utf8)
+    public static let headerSize = 6 + 8
+    /// Larger than any terminal, small enough that w × h × 3 stays sane.
+    public static let maxSide = 4096
+    /// What the helper reads from stdin at most (the server's media limit is lower).
+    public static let maxInput = 32 * 1024 * 1024
+
+    public static func write(_ image: RGBImage) -> Data {
+        var d = Data(magic)
+        for v in [image.width, image.height] {
+            d.append(contentsOf: [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)])
+        }
+        d.append(contentsOf: image.pixels)
+        return d
+    }
+
+    public static func read(_ data: Data, maxWidth: Int, maxHeight: Int) throws -> RGBImage {
+        let b = [UInt8](data)
+        guard b.count >= headerSize, Array(b[0..<6]) == magic else {
+            throw ImageCodec.Failure(description: "the picture decoder gave no picture")
+        }
+        func be32(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
+        let w = be32(6), h = be32(10)
+        guard w > 0, h > 0, w <= maxWidth, h <= maxHeight, b.count == headerSize + w * h * 3 else {
+            throw ImageCodec.Failure(description: "the picture decoder gave a malformed picture")
+        }
+        return RGBImage(width: w, height: h, pixels: Array(b[headerSize...]))
+    }
+}
+
+/// One run of an external program with an argument list (never a shell):
+/// `input` on its stdin, stdout read up to `outputLimit` bytes, killed when
+/// it runs past `timeout`.
+public enum HelperProcess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var reason: Process.TerminationReason
+        public var output: Data
+        public var errorOutput: Data
+        public var timedOut: Bool
+    }
+
+    public static func run(executable: String, arguments: [String], input: Data,
+                           timeout: Duration, outputLimit: Int) async throws -> Result {
+        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Result, Error>) in
+            DispatchQueue.global().async {
+                cont.resume(with: Swift.Result(catching: {
+                    try runBlocking(executable: executable, arguments: arguments, input: input, timeout: timeout, outputLimit: outputLimit)
+                }))
+            }
+        }
+    }
+
+    /// A helper that exits before reading all its input turns the write
+    /// into SIGPIPE, which would end this process: ignored, once, so the
+    /// write fails with EPIPE instead (the tongban binary does the same).
+    static let sigpipeIgnored: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
+    static func runBlocking(executable: String, arguments: [String], input: Data,
+                            timeout: Duration, outputLimit: Int) throws -> Result {
+        precondition(sigpipeIgnored)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let pid = process.processIdentifier
+        // The killer: SIGKILL once the time is up (a hung decoder does not
+        // get to clean up). Cancelled when the helper is done.
+        let timedOut = LockedFlag()
+        let killer = DispatchWorkItem {
+            timedOut.set()
+            kill(pid, SIGKILL)
+        }
+        let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms), execute: killer)
+        // Feed stdin while reading stdout and stderr, so no pipe fills up.
+        // A helper that dies early makes the write fail with EPIPE, which is
+        // not an error here: its exit status says what happened.
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group, execute: DispatchWorkItem {
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
+            try? stdin.fileHandleForWriting.close()
+        })
+        let errorOutput = LockedData()
+        DispatchQueue.global().async(group: group, execute: DispatchWorkItem {
+            errorOutput.set(readUpTo(stderr.fileHandleForReading, limit: 64 * 1024))
+            // Past the limit, the rest is read and dropped (the killer ends a helper that never stops).
+            while let more = try? stderr.fileHandleForReading.read(upToCount: 64 * 1024), !more.isEmpty {}
+        })
+        let output = readUpTo(stdout.fileHandleForReading, limit: outputLimit + 1)
+        if output.count > outputLimit { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        killer.cancel()
+        // A child the helper left behind could hold the pipes open: its
+        // output is not waited for past a moment.
+        _ = group.wait(timeout: .now() + .seconds(2))
+        try? stdout.fileHandleForReading.close()
+        try? stderr.fileHandleForReading.close()
+        if output.count > outputLimit {
+            throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes")
+        }
+        return Result(status: process.terminationStatus, reason: process.terminationReason,
+                      output: output, errorOutput: errorOutput.get(), timedOut: timedOut.get())
+    }
+
+    /// Reads to end of file, or until more than `limit` bytes came.
+    static func readUpTo(_ h: FileHandle, limit: Int) -> Data {
+        var out = Data()
+        while out.count <= limit {
+            guard let chunk = try? h.read(upToCount: 64 * 1024), !chunk.isEmpty else { break }
+            out.append(chunk)
+        }
+        return out
+    }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    func get() -> Bool { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = Data()
+    func set(_ d: Data) { lock.lock(); value = d; lock.unlock() }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return value }
+}

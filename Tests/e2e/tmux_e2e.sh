@@ -123,7 +123,9 @@ expect_screen "收到：端到端测试 🚀"
 expect_screen "端到端测试 🚀" "$PEER"
 
 # Revoke: select my newest message, R, y; both screens show it revoked.
+# (Wait for the message hints: a key read together with the Esc would be Alt+key.)
 tmux send-keys -t "$SESSION" Escape
+expect_screen "R 撤回"
 sleep 0.3
 tmux send-keys -t "$SESSION" k
 tmux send-keys -t "$SESSION" k
@@ -158,8 +160,11 @@ grep -qF '\u009B1m' "$WORK/hist.json" || fail "history --json does not escape U+
 tmux resize-window -t "$SESSION" -x 60 -y 20
 sleep 0.5
 tmux resize-window -t "$SESSION" -x 120 -y 40
-sleep 0.8
-rows=$(tmux capture-pane -p -t "$SESSION" | head -39 | grep -c "│" || true)
+for _ in $(seq 1 50); do
+  rows=$(tmux capture-pane -p -t "$SESSION" | head -39 | grep -c "│" || true)
+  [ "$rows" -ge 38 ] && break
+  sleep 0.1
+done
 [ "$rows" -ge 38 ] || fail "after resizing back, the pane divider is broken ($rows rows)"
 
 # Narrow terminal: one pane at a time, no garbage.
@@ -169,6 +174,10 @@ tmux send-keys -t "$SESSION" Escape
 sleep 0.3
 tmux send-keys -t "$SESSION" Escape
 expect_screen "Alice 爱丽丝"
+for _ in $(seq 1 50); do
+  [ "$(tmux capture-pane -p -t "$SESSION" | head -1 | grep -c '│')" = "0" ] && break
+  sleep 0.1
+done
 [ "$(tmux capture-pane -p -t "$SESSION" | head -1 | grep -c '│')" = "0" ] || fail "narrow terminal still shows two panes"
 
 # Quit cleanly.

@@ -134,7 +134,8 @@ struct FrontMiddleware: RouterMiddleware {
                                     body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
         }
-        let ms = (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000
+        let took = (ContinuousClock.now - start).components
+        let ms = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
         logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(ms)ms")
         return response
     }

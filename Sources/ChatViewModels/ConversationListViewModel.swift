@@ -8,7 +8,8 @@ import Foundation
 @MainActor
 public final class ConversationListViewModel {
     public private(set) var conversations: [Conversation] = [] {
-        didSet { totalUnread = conversations.reduce(0) { $0 + $1.unreadCount } }
+        // Counts read back from disk are not trusted to be small: clamped, then summed.
+        didSet { totalUnread = conversations.reduce(0) { $0 + WireRange.count($1.unreadCount) } }
     }
     /// Unread messages over all conversations (the list title), summed once
     /// per list change rather than on every frame.

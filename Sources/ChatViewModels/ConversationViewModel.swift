@@ -149,7 +149,7 @@ public final class ConversationViewModel {
     func fetchOlder(before seq: Int) async throws -> Bool {
         let page = try await session.api.history(conversationId: id, beforeSeq: seq == Int.max ? nil : seq, limit: Self.pageSize)
         let low = page.hasMore ? (page.messages.first?.seq ?? 1) : 1
-        let high = seq == Int.max ? (page.messages.last?.seq ?? 0) : seq - 1
+        let high = seq == Int.max ? (page.messages.last?.seq ?? 0) : max(seq, 1) - 1
         try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: low, to: high)
         return page.hasMore
     }
@@ -408,7 +408,8 @@ public final class ConversationViewModel {
         var result: [ChatMessage] = []
         var lastTimestamp = 0
         for msg in msgs.reversed() {
-            if msg.createTime - lastTimestamp > 5 * 60 * 1000 {
+            let (gap, overflow) = msg.createTime.subtractingReportingOverflow(lastTimestamp)
+            if overflow || gap > 5 * 60 * 1000 {
                 let c = cal.dateComponents([.month, .day, .hour, .minute], from: Date(timeIntervalSince1970: TimeInterval(msg.createTime) / 1000))
                 let text = "\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute))"
                 result.append(ChatMessage(id: "time_\(msg.createTime)", senderId: "", receiverId: "", conversationId: msg.conversationId,

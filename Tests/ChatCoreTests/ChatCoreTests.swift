@@ -192,6 +192,31 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
     }
 }
 
+@Suite struct HostileMediaHeaders {
+    /// Durations from audio headers that do not fit an Int are unknown, not a trap.
+    @Test func absurdDurationsAreUnknown() {
+        func page(granule: [UInt8], body: [UInt8]) -> [UInt8] {
+            Array("OggS".utf8) + [0, 0] + granule + Array(repeating: 0, count: 12) + body
+        }
+        let vorbisRate1: [UInt8] = [0x01] + Array("vorbis".utf8) + [0, 0, 0, 0, 1] + [1, 0, 0, 0]
+        let maxGranule: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]
+        let ogg = Data(page(granule: Array(repeating: 0, count: 8), body: vorbisRate1) + page(granule: maxGranule, body: [1]))
+        #expect(MediaProbe.probe(ogg)?.kind == "chat_audio")
+        #expect(MediaProbe.probe(ogg)?.durationSec == nil)
+        let opusHead: [UInt8] = Array("OpusHead".utf8) + [1, 2, 0x38, 0x01] + Array(repeating: 0, count: 8)
+        let minGranule: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0x80]
+        let opus = Data(page(granule: Array(repeating: 0, count: 8), body: opusHead) + page(granule: minGranule, body: [1]))
+        #expect(MediaProbe.probe(opus)?.durationSec == nil || MediaProbe.probe(opus)?.durationSec == 0)
+        // MP4 mvhd version 1: timescale 1, duration 2^63 - 1.
+        var m4a: [UInt8] = [0, 0, 0, 16] + Array("ftypM4A ".utf8) + [0, 0, 0, 0]
+        let mvhd: [UInt8] = Array("mvhd".utf8) + [1, 0, 0, 0] + Array(repeating: 0, count: 16) + [0, 0, 0, 1]
+            + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        m4a += [0, 0, 0, UInt8(8 + 4 + mvhd.count)] + Array("moov".utf8) + [0, 0, 0, UInt8(4 + mvhd.count)] + mvhd
+        #expect(MediaProbe.probe(Data(m4a))?.contentType == "audio/mp4")
+        #expect(MediaProbe.probe(Data(m4a))?.durationSec == nil)
+    }
+}
+
 @Suite struct WireDecodingTests {
     @Test func syncResponseSkipsUnknownEvents() throws {
         let json = #"""
@@ -215,6 +240,18 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
         #expect(clamped.seq == 3 && clamped.sendTime == 1 << 53)
         let summary = #"{"conversationId":"si_tb_1_tb_2","userId":"tb_2","showName":"B","faceURL":"","isPinned":false,"unreadCount":1,"lastMessageTime":1,"maxSeq":\#(huge),"readSeq":0,"isOnline":false,"isImOpened":false}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConversationSummary.self, from: Data(summary.utf8)) }
+        // The send reply's seq is stored like any other: the same limits.
+        func reply(seq: String, time: String) -> Data {
+            Data(#"{"serverMsgID":"s","clientMsgID":"c","sendTime":\#(time),"seq":\#(seq)}"#.utf8)
+        }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SendMessageResponse.self, from: reply(seq: huge, time: "1")) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SendMessageResponse.self, from: reply(seq: String(Int.min), time: "1")) }
+        #expect(try JSONDecoder().decode(SendMessageResponse.self, from: reply(seq: "7", time: String(Int.min))).sendTime == 0)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SeqResponse.self, from: Data(#"{"seq":\#(huge)}"#.utf8)) }
+        // Unread counts are counts: a thousand conversations of them cannot overflow a sum.
+        let unread = summary.replacingOccurrences(of: #""maxSeq":\#(huge)"#, with: #""maxSeq":3"#)
+            .replacingOccurrences(of: #""unreadCount":1"#, with: #""unreadCount":\#(huge)"#)
+        #expect(try JSONDecoder().decode(ConversationSummary.self, from: Data(unread.utf8)).unreadCount == WireRange.maxCount)
         // A picture size nobody can draw is treated as unknown, not trapped on.
         let (_, content) = IMMessageMapper.decode(contentType: 110, content: #"{"type":"image","objectKey":"k","w":1e300,"h":-5}"#)
         guard case .image(let p) = content else { Issue.record("\(content)"); return }

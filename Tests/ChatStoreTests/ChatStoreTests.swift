@@ -290,6 +290,24 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
     }
 }
 
+@Suite struct StoreEditedByHand {
+    /// Rows nobody but a hand (or a broken disk) writes: gaps are still
+    /// computed, within the seqs the wire allows, without a trap.
+    @Test func impossibleSeqRowsDoNotTrap() throws {
+        let store = try makeStore()
+        try store.apply(events: [1, 2, 5].map { .message(msg($0)) }, cursor: 3)
+        try store.dbPool.write { db in
+            try db.execute(sql: "INSERT INTO history_range(conversationId, lowSeq, highSeq) VALUES (?, 9, 3)", arguments: [conv])
+            try db.execute(sql: "INSERT INTO history_range(conversationId, lowSeq, highSeq) VALUES (?, ?, ?)", arguments: [conv, Int.min, Int.max])
+            try db.execute(sql: "UPDATE conversation SET maxSeq = ? WHERE id = ?", arguments: [Int.max, conv])
+        }
+        let missing = try store.missingRanges(conversationId: conv)
+        #expect(missing.first == 3...4)
+        #expect(missing.last?.upperBound == WireRange.max)
+        #expect(try store.historyRanges(conversationId: conv).isEmpty, "neither row is a range")
+    }
+}
+
 @Suite struct StoreGapsAndSearch {
     @Test func gapsFromSeqsAndRanges() throws {
         let store = try makeStore()

@@ -49,6 +49,13 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(text == "11-22 16:26")
         #expect(ConversationViewModel.insertTimeMarkers(into: []).isEmpty)
     }
+
+    /// Times read back from a store edited by hand cannot overflow the rule.
+    @Test func extremeTimesGetMarkersInsteadOfATrap() {
+        let out = ConversationViewModel.insertTimeMarkers(into: [msg(Int.min, "b"), msg(Int.max, "a")])
+        #expect(out.filter { $0.type == .time }.count == 2)
+        #expect(out.map(\.id).contains("b"))
+    }
 }
 
 @MainActor @Suite(.serialized) struct ListViewModelTests {

@@ -128,11 +128,12 @@ enum AudioDuration {
         let granule = le(b, last + 6, 8)
         if let v = find(b, [0x01] + Array("vorbis".utf8)) {
             let rate = le(b, v + 12, 4)
-            return rate > 0 ? Int((Double(granule) / Double(rate)).rounded()) : nil
+            return rate > 0 ? seconds(Double(granule) / Double(rate)) : nil
         }
         if let o = find(b, Array("OpusHead".utf8)) {
             let preSkip = le(b, o + 10, 2)
-            return Int((Double(max(0, granule - preSkip)) / 48000).rounded())
+            let (samples, overflow) = granule.subtractingReportingOverflow(preSkip)
+            return overflow ? nil : seconds(Double(max(0, samples)) / 48000)
         }
         return nil
     }
@@ -142,7 +143,12 @@ enum AudioDuration {
         guard let m = find(b, Array("mvhd".utf8)) else { return nil }
         let version = b.count > m + 4 ? b[m + 4] : 0
         let (scale, duration) = version == 1 ? (be(b, m + 24, 4), be(b, m + 28, 8)) : (be(b, m + 16, 4), be(b, m + 20, 4))
-        return scale > 0 ? Int((Double(duration) / Double(scale)).rounded()) : nil
+        return scale > 0 ? seconds(Double(duration) / Double(scale)) : nil
+    }
+
+    /// A duration read from a header: nil unless it is a plausible number of seconds.
+    static func seconds(_ s: Double) -> Int? {
+        s.isFinite && s >= 0 && s < 1e9 ? Int(s.rounded()) : nil
     }
 
     /// MP3: frames from a Xing/Info header, else the constant bit rate.

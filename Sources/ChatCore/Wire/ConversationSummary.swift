@@ -46,7 +46,7 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         showName = try c.decode(String.self, forKey: .showName)
         faceURL = try c.decode(String.self, forKey: .faceURL)
         isPinned = try c.decode(Bool.self, forKey: .isPinned)
-        unreadCount = WireRange.clamp(try c.decode(Int.self, forKey: .unreadCount))
+        unreadCount = WireRange.count(try c.decode(Int.self, forKey: .unreadCount))
         lastMessage = try c.decodeIfPresent(WireMessage.self, forKey: .lastMessage)
         lastMessageTime = WireRange.clamp(try c.decode(Int.self, forKey: .lastMessageTime))
         maxSeq = try WireRange.seq(c.decode(Int.self, forKey: .maxSeq), .maxSeq, in: c)

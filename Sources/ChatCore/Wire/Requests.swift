@@ -58,6 +58,15 @@ public struct SendMessageResponse: Codable, Sendable, Hashable {
     public init(serverMsgID: String, clientMsgID: String, sendTime: Int, seq: Int) {
         self.serverMsgID = serverMsgID; self.clientMsgID = clientMsgID; self.sendTime = sendTime; self.seq = seq
     }
+    /// The seq and time a server answers with are stored: held to the same
+    /// ranges as in every other message (WireRange).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        serverMsgID = try c.decode(String.self, forKey: .serverMsgID)
+        clientMsgID = try c.decode(String.self, forKey: .clientMsgID)
+        seq = try WireRange.seq(c.decode(Int.self, forKey: .seq), .seq, in: c)
+        sendTime = WireRange.clamp(try c.decode(Int.self, forKey: .sendTime))
+    }
 }
 
 public struct RevokeRequest: Codable, Sendable {
@@ -70,6 +79,10 @@ public struct RevokeRequest: Codable, Sendable {
 public struct SeqResponse: Codable, Sendable, Hashable {
     public var seq: Int
     public init(seq: Int) { self.seq = seq }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try WireRange.seq(c.decode(Int.self, forKey: .seq), .seq, in: c)
+    }
 }
 
 public struct HistoryResponse: Codable, Sendable, Hashable {

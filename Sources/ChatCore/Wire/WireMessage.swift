@@ -50,9 +50,9 @@ public struct WireMessage: Codable, Sendable, Hashable {
 }
 
 /// Bounds for numbers that come over the wire and are then computed with.
-enum WireRange {
+public enum WireRange {
     /// 2^53: exact in JSON numbers everywhere, far from Int overflow.
-    static let max = 1 << 53
+    public static let max = 1 << 53
 
     static func seq<K: CodingKey>(_ v: Int, _ key: K, in c: KeyedDecodingContainer<K>) throws -> Int {
         guard (0...max).contains(v) else {
@@ -62,6 +62,11 @@ enum WireRange {
     }
 
     static func clamp(_ v: Int) -> Int { Swift.min(Swift.max(v, 0), max) }
+
+    /// Counts (unread messages): a million is more than any list shows
+    /// ("99+"), and a sum over any number of conversations stays far from overflow.
+    public static let maxCount = 1_000_000
+    public static func count(_ v: Int) -> Int { Swift.min(Swift.max(v, 0), maxCount) }
 }
 
 /// The content types of PROTOCOL.md.

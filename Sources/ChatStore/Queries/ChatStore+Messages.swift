@@ -463,8 +463,15 @@ extension ChatStore {
         try dbPool.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
-                """), arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+                """), arguments: [conversationId]).compactMap { Self.seqRange($0["lowSeq"], $0["highSeq"]) }
         }
+    }
+
+    /// A seq range read back from disk, nil when it is not one (a row edited
+    /// by hand must not make `lo...hi` trap, nor `hi + 1` overflow).
+    static func seqRange(_ lo: Int?, _ hi: Int?) -> ClosedRange<Int>? {
+        guard let lo, let hi, lo >= 0, lo <= hi, hi <= WireRange.max else { return nil }
+        return lo...hi
     }
 
     /// Seq ranges between the clear point and maxSeq not held locally: the
@@ -473,19 +480,21 @@ extension ChatStore {
     public func missingRanges(conversationId: String) throws -> [ClosedRange<Int>] {
         try dbPool.read { db in
             guard let conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return [] }
-            let maxSeq = max(conv.maxSeq, try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"),
-                                                            arguments: [conversationId]) ?? 0)
-            guard maxSeq > conv.clearedSeq else { return [] }
+            // Seqs from the wire are 0...2^53 (WireRange); from disk they are clamped the same way.
+            let maxSeq = min(max(conv.maxSeq, try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"),
+                                                                arguments: [conversationId]) ?? 0), WireRange.max)
+            let clearedSeq = min(max(conv.clearedSeq, 0), WireRange.max)
+            guard maxSeq > clearedSeq else { return [] }
             // Islands of consecutive seqs present, via the gaps-and-islands trick.
             let islands = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM (
                     SELECT seq, seq - ROW_NUMBER() OVER (ORDER BY seq) AS grp
                     FROM message WHERE conversationId = ? AND seq IS NOT NULL AND seq > ?)
                 GROUP BY grp ORDER BY lo
-                """), arguments: [conversationId, conv.clearedSeq]).map { ($0["lo"] as Int)...($0["hi"] as Int) }
+                """), arguments: [conversationId, clearedSeq]).compactMap { Self.seqRange($0["lo"], $0["hi"]) }
             let recorded = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq
-                """), arguments: [conversationId]).map { ($0["lowSeq"] as Int)...($0["highSeq"] as Int) }
+                """), arguments: [conversationId]).compactMap { Self.seqRange($0["lowSeq"], $0["highSeq"]) }
             var covered = (islands + recorded).sorted { $0.lowerBound < $1.lowerBound }
             var merged: [ClosedRange<Int>] = []
             for r in covered {
@@ -497,7 +506,7 @@ extension ChatStore {
             }
             covered = merged
             var missing: [ClosedRange<Int>] = []
-            var next = conv.clearedSeq + 1
+            var next = clearedSeq + 1
             for r in covered where r.upperBound >= next {
                 if r.lowerBound > next { missing.append(next...min(r.lowerBound - 1, maxSeq)) }
                 next = max(next, r.upperBound + 1)

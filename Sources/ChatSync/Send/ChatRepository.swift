@@ -166,7 +166,7 @@ public actor ChatRepository {
             switch await sendOne(next) {
             case .done: continue
             case .transient(let why):
-                let attempts = next.attempts + 1
+                let attempts = min(next.attempts, 1_000_000) + 1
                 try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
                 if attempts >= policy.maxAttempts {
                     try? store.markFailed(clientMsgID: next.clientMsgID, reason: why)

@@ -22,6 +22,14 @@ public struct RGBImage: Sendable, Equatable {
 public enum ImageCodec {
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public let description: String
+        /// Worth trying again later (the decoder timed out or could not be
+        /// started), as opposed to a picture that cannot be decoded.
+        public var transient: Bool
+
+        public init(description: String, transient: Bool = false) {
+            self.description = description
+            self.transient = transient
+        }
     }
 
     static func lastError(_ what: String) -> Failure {

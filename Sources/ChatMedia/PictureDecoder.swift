@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// Where pictures that came over the network are decoded.
@@ -16,27 +17,65 @@ public struct PictureDecoder: Sendable {
     public static let inProcess = PictureDecoder { data, w, h in try ImageCodec.decode(data, maxWidth: w, maxHeight: h) }
 
     /// Runs `executable arguments… --max-width W --max-height H` with the
-    /// picture on stdin; it answers in `HelperFormat`.
+    /// picture on stdin; it answers in `HelperFormat`. At most `concurrency`
+    /// helpers run at once (a chat full of pictures does not start one
+    /// process per picture on two cores); the others wait their turn.
     public static func helper(executable: String, arguments: [String] = ["decode-image"],
-                              timeout: Duration = .seconds(15)) -> PictureDecoder {
-        PictureDecoder { data, w, h in
+                              timeout: Duration = .seconds(15), concurrency: Int = 2) -> PictureDecoder {
+        let slots = Slots(max(1, concurrency))
+        return PictureDecoder { data, w, h in
             guard w > 0, h > 0, w <= HelperFormat.maxSide, h <= HelperFormat.maxSide else {
                 throw ImageCodec.Failure(description: "picture size \(w)×\(h) out of range")
             }
             let args = arguments + ["--max-width", String(w), "--max-height", String(h)]
-            let result = try await HelperProcess.run(executable: executable, arguments: args, input: data,
-                                                     timeout: timeout, outputLimit: HelperFormat.headerSize + w * h * 3)
-            if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode") }
+            await slots.acquire()
+            let outcome = await Swift.Result(catching: {
+                try await HelperProcess.run(executable: executable, arguments: args, input: data,
+                                            timeout: timeout, outputLimit: HelperFormat.headerSize + w * h * 3)
+            })
+            await slots.release()
+            let result: HelperProcess.Result
+            do {
+                result = try outcome.get()
+            } catch let e as ImageCodec.Failure {
+                throw e
+            } catch {
+                // The helper could not be started (no processes or files left, say).
+                throw ImageCodec.Failure(description: "the picture decoder did not start: \(error)", transient: true)
+            }
+            if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode", transient: true) }
             guard result.status == 0, result.reason == .exit else {
-                let said = String(decoding: result.errorOutput.prefix(300), as: UTF8.self)
-                    .split(separator: "\n").first.map(String.init) ?? ""
                 if result.reason == .uncaughtSignal {
                     throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(result.status)")
                 }
+                let said = String(decoding: result.errorOutput.prefix(300), as: UTF8.self)
+                    .split(separator: "\n").first.map { TerminalSanitizer.sanitize(String($0)) } ?? ""
                 throw ImageCodec.Failure(description: said.isEmpty ? "not a readable image" : said)
             }
             return try HelperFormat.read(result.output, maxWidth: w, maxHeight: h)
         }
+    }
+}
+
+extension Swift.Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+/// A counting semaphore for async callers.
+actor Slots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    init(_ count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 { free -= 1; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
 }
 
@@ -75,7 +114,8 @@ public enum HelperFormat {
 
 /// One run of an external program with an argument list (never a shell):
 /// `input` on its stdin, stdout read up to `outputLimit` bytes, killed when
-/// it runs past `timeout`.
+/// it runs past `timeout`. The blocking pipe work runs on threads of its
+/// own, never on the shared pools that the async code and the network need.
 public enum HelperProcess {
     public struct Result: Sendable {
         public var status: Int32
@@ -88,12 +128,18 @@ public enum HelperProcess {
     public static func run(executable: String, arguments: [String], input: Data,
                            timeout: Duration, outputLimit: Int) async throws -> Result {
         try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Result, Error>) in
-            DispatchQueue.global().async {
-                cont.resume(with: Swift.Result(catching: {
+            spawnThread("tongban-helper") {
+                cont.resume(with: Swift.Result {
                     try runBlocking(executable: executable, arguments: arguments, input: input, timeout: timeout, outputLimit: outputLimit)
-                }))
+                })
             }
         }
+    }
+
+    static func spawnThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let t = Thread(block: body)
+        t.name = name
+        t.start()
     }
 
     /// A helper that exits before reading all its input turns the write
@@ -125,30 +171,36 @@ public enum HelperProcess {
         }
         let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms), execute: killer)
-        // Feed stdin while reading stdout and stderr, so no pipe fills up.
-        // A helper that dies early makes the write fail with EPIPE, which is
-        // not an error here: its exit status says what happened.
+        // Feed stdin while reading stdout and stderr, so no pipe fills up;
+        // each thread closes its own end when it is done with it. A helper
+        // that dies early makes the write fail with EPIPE, which is not an
+        // error here: its exit status says what happened.
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group, execute: DispatchWorkItem {
+        group.enter()
+        spawnThread("tongban-helper-in") {
             try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
-        })
+            group.leave()
+        }
         let errorOutput = LockedData()
-        DispatchQueue.global().async(group: group, execute: DispatchWorkItem {
+        group.enter()
+        spawnThread("tongban-helper-err") {
             errorOutput.set(readUpTo(stderr.fileHandleForReading, limit: 64 * 1024))
             // Past the limit, the rest is read and dropped (the killer ends a helper that never stops).
             while let more = try? stderr.fileHandleForReading.read(upToCount: 64 * 1024), !more.isEmpty {}
-        })
-        let output = readUpTo(stdout.fileHandleForReading, limit: outputLimit + 1)
-        if output.count > outputLimit { kill(pid, SIGKILL) }
+            try? stderr.fileHandleForReading.close()
+            group.leave()
+        }
+        let output = readUpTo(stdout.fileHandleForReading, limit: outputLimit)
+        let tooMuch = output.count > outputLimit
+        if tooMuch { kill(pid, SIGKILL) }
+        try? stdout.fileHandleForReading.close()
         process.waitUntilExit()
         killer.cancel()
         // A child the helper left behind could hold the pipes open: its
-        // output is not waited for past a moment.
+        // output is not waited for past a moment (its threads end with it).
         _ = group.wait(timeout: .now() + .seconds(2))
-        try? stdout.fileHandleForReading.close()
-        try? stderr.fileHandleForReading.close()
-        if output.count > outputLimit {
+        if tooMuch {
             throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes")
         }
         return Result(status: process.terminationStatus, reason: process.terminationReason,

@@ -80,6 +80,7 @@ public final class ChatApp {
     var thumbnails: [String: RGBImage?] = [:]
     /// Thumbnails being decoded; their rows are kept free meanwhile.
     var thumbnailsPending: Set<String> = []
+    var thumbnailRetryAt: [String: ContinuousClock.Instant] = [:]
     /// Decodes pictures that came over the network (the runner sets the
     /// helper process; tests decode in-process).
     public var pictureDecoder: PictureDecoder = .inProcess
@@ -404,23 +405,40 @@ public final class ChatApp {
 
     /// Decoded thumbnails by objectKey (nil: not decodable). A miss starts
     /// the decoding and answers nil; the frame after it shows the picture.
+    /// A decoder that timed out or could not start is tried again after
+    /// `thumbnailRetry`; a picture that cannot be decoded is not.
     func thumbnail(for key: String) -> RGBImage? {
         if let hit = thumbnails[key] { return hit }
+        if let after = thumbnailRetryAt[key], ContinuousClock.now < after { return nil }
         guard !thumbnailsPending.contains(key), let url = session.media.localURL(for: key) else { return nil }
         thumbnailsPending.insert(key)
         let decoder = pictureDecoder
         Task { @MainActor [weak self] in
-            var image: RGBImage?
-            if let data = FileManager.default.contents(atPath: url.path) {
-                image = try? await decoder.decode(data, Self.thumbnailSide, Self.thumbnailSide)
+            let path = url.path
+            let data = await Task.detached { FileManager.default.contents(atPath: path) }.value
+            var outcome: RGBImage??
+            do {
+                if let data { outcome = .some(try await decoder.decode(data, Self.thumbnailSide, Self.thumbnailSide)) }
+                else { outcome = .some(nil) }
+            } catch let e as ImageCodec.Failure where e.transient {
+                outcome = nil
+            } catch {
+                outcome = .some(nil)
             }
             guard let self else { return }
-            self.thumbnails[key] = .some(image)
             self.thumbnailsPending.remove(key)
+            if let outcome {
+                self.thumbnails[key] = outcome
+                self.thumbnailRetryAt[key] = nil
+            } else {
+                self.thumbnailRetryAt[key] = ContinuousClock.now + self.thumbnailRetry
+            }
             self.redraw()
         }
         return nil
     }
+    /// How long a decoder that timed out or could not start is left alone.
+    var thumbnailRetry: Duration = .seconds(5)
 
     /// Cell rows a w×h picture's thumbnail takes (shrunk to fit, never enlarged).
     static func thumbnailRows(width: Int, height: Int) -> Int {

@@ -210,8 +210,13 @@ struct DecodeImage: ParsableCommand {
     @Option(help: "Shrink to at most this many pixels down.") var maxHeight: Int
 
     /// `/proc/self/exe` runs this very binary even when the file on disk was
-    /// replaced by a newer build since the client started.
-    static let decoder = PictureDecoder.helper(executable: "/proc/self/exe")
+    /// replaced by a newer build since the client started; without /proc,
+    /// the path it was started from.
+    static let decoder: PictureDecoder = {
+        let exe = FileManager.default.isExecutableFile(atPath: "/proc/self/exe")
+            ? "/proc/self/exe" : (Bundle.main.executablePath ?? CommandLine.arguments[0])
+        return PictureDecoder.helper(executable: exe)
+    }()
 
     func run() throws {
         guard (1...HelperFormat.maxSide).contains(maxWidth), (1...HelperFormat.maxSide).contains(maxHeight) else {
@@ -347,9 +352,7 @@ struct Send: AsyncParsableCommand {
         } catch let e as MediaProbe.Failure {
             throw CLIError(e.description)
         } catch let e as ImageCodec.Failure {
-            // The client shows this line as it is: no "Error:" in front.
-            try? FileHandle.standardError.write(contentsOf: Data((TerminalSanitizer.sanitize(e.description) + "\n").utf8))
-            throw ExitCode(1)
+            throw CLIError(e.description)
         }
         switch await session.repository.drain(retryTransient: false) {
         case .empty:

@@ -178,7 +178,7 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
 
     @Test func aHungDecoderIsKilledAtItsTimeout() async {
         let start = ContinuousClock.now
-        await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode")) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode", transient: true)) {
             try await Self.fake("exec sleep 30", timeout: .milliseconds(300)).decode(quarters, 16, 16)
         }
         #expect(ContinuousClock.now - start < .seconds(10))
@@ -192,12 +192,39 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave a malformed picture")) {
             try await Self.fake(#"printf 'TBRGB1\000\000\004\000\000\000\000\001'"#).decode(quarters, 16, 16)
         }
-        await #expect(throws: ImageCodec.Failure.self) {
-            try await Self.fake("exec head -c 100000000 /dev/zero").decode(quarters, 16, 16)
+        // 16×16 pixels are 14 + 768 bytes: a helper that goes on is stopped there.
+        let start = ContinuousClock.now
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder wrote more than 782 bytes")) {
+            try await Self.fake("exec head -c 1000000000 /dev/zero").decode(quarters, 16, 16)
         }
+        #expect(ContinuousClock.now - start < .seconds(10), "killed, not read to the end")
         await #expect(throws: ImageCodec.Failure(description: "broken picture")) {
             try await Self.fake("echo 'broken picture' >&2; exit 1").decode(quarters, 16, 16)
         }
+    }
+
+    @Test func aHelperThatReadsNothingOrFloodsStderrIsStillAnError() async {
+        // 4 MiB the helper never reads: the write fails (EPIPE), this process carries on.
+        let big = Data(count: 4 * 1024 * 1024)
+        await #expect(throws: ImageCodec.Failure(description: "not a readable image")) {
+            try await Self.fake("exit 1").decode(big, 16, 16)
+        }
+        // 10 MB on stderr: drained, the first line kept.
+        await #expect(throws: ImageCodec.Failure(description: "x")) {
+            try await Self.fake("cat >/dev/null; yes x | head -c 10000000 >&2; exit 1").decode(quarters, 16, 16)
+        }
+    }
+
+    @Test func atMostTwoHelpersRunAtOnce() async throws {
+        let decoder = PictureDecoder.helper(executable: "/bin/sh", arguments: ["-c", "cat >/dev/null; sleep 0.4; exit 1", "slow"],
+                                            concurrency: 2)
+        let start = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<6 { group.addTask { (try? await decoder.decode(quarters, 16, 16)) == nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 6)
+        #expect(ContinuousClock.now - start >= .milliseconds(1150), "six 0.4 s helpers, two at a time, take three rounds")
     }
 
     @Test func theHelperFormatRoundTrips() throws {

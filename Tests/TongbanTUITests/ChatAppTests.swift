@@ -51,6 +51,11 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
     return false
 }
 
+actor Counter {
+    private(set) var value = 0
+    func next() -> Int { value += 1; return value }
+}
+
 /// Holds decoders back until the test lets them go.
 actor AsyncGate {
     private var isOpen = false
@@ -131,6 +136,21 @@ enum MediaKeyName {
         let shown = app.frame(width: 120, height: 40)
         let after = try #require(shown.find("你撤回了一条消息")).y - (try #require(shown.find("[图片] 96×64")).y)
         #expect(before == after, "the rows were kept free for the thumbnail")
+    }
+
+    @Test func aDecoderThatTimedOutIsAskedAgain() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let calls = Counter()
+        app.thumbnailRetry = .milliseconds(100)
+        app.pictureDecoder = PictureDecoder { data, w, h in
+            if await calls.next() == 1 { throw ImageCodec.Failure(description: "the picture took too long to decode", transient: true) }
+            return try ImageCodec.decode(data, maxWidth: w, maxHeight: h)
+        }
+        await app.handle(.enter)
+        #expect(await waitFor(app, "▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"), "shown on the second try")
+        #expect(await calls.value == 2)
     }
 
     @Test func aPictureThatCrashesTheDecoderLeavesTheChatRunning() async throws {

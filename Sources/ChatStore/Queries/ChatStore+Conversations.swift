@@ -24,7 +24,7 @@ extension ChatStore {
     }
 
     public func conversationRecord(id: String) throws -> ConversationRecord? {
-        try dbPool.read { db in try ConversationRecord.fetchOne(db, key: id) }
+        try dbPool.read { db in try ConversationRecord.fetchOne(db, id: id) }
     }
 
     /// Total unread over visible conversations.
@@ -90,7 +90,7 @@ extension ChatStore {
     /// Marks everything up to `seq` read: readSeq only moves forward.
     public func markRead(id: String, upTo seq: Int) throws {
         try dbPool.write { db in
-            guard var conv = try ConversationRecord.fetchOne(db, key: id) else { return }
+            guard var conv = try ConversationRecord.fetchOne(db, id: id) else { return }
             conv.readSeq = max(conv.readSeq, seq)
             conv.unreadCount = try self.countUnread(conversationId: id, readSeq: conv.readSeq, db: db)
             try conv.update(db)
@@ -117,7 +117,7 @@ extension ChatStore {
     // MARK: - Internals shared with event application
 
     func ensureConversation(id: String, nickname: String, avatar: String, db: Database) throws -> ConversationRecord {
-        if let existing = try ConversationRecord.fetchOne(db, key: id) { return existing }
+        if let existing = try ConversationRecord.fetchOne(db, id: id) { return existing }
         let target = ConversationIDHelper.peerUid(in: id, myUid: myUid) ?? 0
         var record = ConversationRecord(id: id, targetUid: target, nickname: nickname, avatar: avatar)
         if nickname.isEmpty, let p = try ProfileRecord.fetchOne(db, key: target) {
@@ -165,7 +165,7 @@ extension ChatStore {
     }
 
     func clearHistory(id: String, hide: Bool, db: Database) throws {
-        guard var conv = try ConversationRecord.fetchOne(db, key: id) else { return }
+        guard var conv = try ConversationRecord.fetchOne(db, id: id) else { return }
         let newest = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"), arguments: [id]) ?? 0
         conv.clearedSeq = max(conv.clearedSeq, conv.maxSeq, newest)
         conv.readSeq = max(conv.readSeq, conv.clearedSeq)

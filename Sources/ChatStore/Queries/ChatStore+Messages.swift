@@ -118,7 +118,7 @@ extension ChatStore {
 
     public func message(clientMsgID: String) throws -> MessageRecord? {
         try dbPool.read { db in
-            try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db)
+            try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID])
         }
     }
 
@@ -154,7 +154,7 @@ extension ChatStore {
     public func markSent(clientMsgID: String, response: SendMessageResponse) throws {
         try dbPool.write { db in
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
-            guard var m = try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db) else { return }
+            guard var m = try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID]) else { return }
             if m.seq == nil {
                 m.seq = response.seq
                 m.serverMsgID = response.serverMsgID
@@ -210,7 +210,7 @@ extension ChatStore {
     @discardableResult
     public func setRevoked(clientMsgID: String, revoked: Bool, restoring snapshot: MessageRecord? = nil) throws -> MessageRecord? {
         try dbPool.write { db in
-            guard var m = try MessageRecord.filter(Column("clientMsgID") == clientMsgID).fetchOne(db) else { return nil }
+            guard var m = try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID]) else { return nil }
             let before = m
             if revoked {
                 m.revoked = true
@@ -241,7 +241,7 @@ extension ChatStore {
                 try self.insertOrMerge(MessageRecord(wire: w), db: db)
             }
             if from <= to { try self.addRange(conversationId: conversationId, low: from, high: to, db: db) }
-            if var conv = try ConversationRecord.fetchOne(db, key: conversationId),
+            if var conv = try ConversationRecord.fetchOne(db, id: conversationId),
                let newest = messages.map(\.seq).max(), newest > conv.maxSeq {
                 conv.maxSeq = newest
                 try conv.update(db)
@@ -388,7 +388,7 @@ extension ChatStore {
 
     /// Recomputes the conversation's preview from its newest visible message.
     func refreshLast(conversationId: String, db: Database) throws {
-        guard var conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return }
+        guard var conv = try ConversationRecord.fetchOne(db, id: conversationId) else { return }
         // A message still being sent is the newest; otherwise the highest
         // seq, unless a failed send was written after it (see placePending).
         // Each query walks message_conversation_seq from its end: one query
@@ -479,7 +479,7 @@ extension ChatStore {
     /// (the server guarantees no holes) together with recorded ranges.
     public func missingRanges(conversationId: String) throws -> [ClosedRange<Int>] {
         try dbPool.read { db in
-            guard let conv = try ConversationRecord.fetchOne(db, key: conversationId) else { return [] }
+            guard let conv = try ConversationRecord.fetchOne(db, id: conversationId) else { return [] }
             // Seqs from the wire are 0...2^53 (WireRange); from disk they are clamped the same way.
             let maxSeq = min(max(conv.maxSeq, try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM message WHERE conversationId = ?"),
                                                                 arguments: [conversationId]) ?? 0), WireRange.max)

@@ -64,6 +64,13 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     /// fall back to lookup by name.
     public static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq"
 
+    /// One conversation by id through a cached statement: the query
+    /// interface (`fetchOne(db, key:)`) compiles its SQL on every call, and
+    /// every sync batch looks conversations up.
+    static func fetchOne(_ db: Database, id: String) throws -> ConversationRecord? {
+        try fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM conversation WHERE id = ?"), arguments: [id])
+    }
+
     public init(row: Row) {
         if row.count == Self.columnCount, row.columnNames.first == "id", row.columnNames.last == "lastSeq" {
             id = row[0]

@@ -22,13 +22,26 @@ public struct RGBImage: Sendable, Equatable {
 public enum ImageCodec {
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public let description: String
-        /// Worth trying again later (the decoder timed out or could not be
-        /// started), as opposed to a picture that cannot be decoded.
-        public var transient: Bool
+        public var kind: Kind
 
-        public init(description: String, transient: Bool = false) {
+        /// What went wrong, for the user's words and for whether to try again.
+        public enum Kind: Sendable, Equatable {
+            /// Not a picture, or a damaged one.
+            case unreadable
+            /// The decoder took too long and was stopped.
+            case timeout
+            /// The decoder could not be started.
+            case unavailable
+            /// The decoder crashed or answered nonsense.
+            case crashed
+        }
+
+        /// Worth trying again later, as opposed to a picture that cannot be decoded.
+        public var transient: Bool { kind == .timeout || kind == .unavailable }
+
+        public init(description: String, kind: Kind = .unreadable) {
             self.description = description
-            self.transient = transient
+            self.kind = kind
         }
     }
 

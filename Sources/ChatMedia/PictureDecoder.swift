@@ -41,12 +41,12 @@ public struct PictureDecoder: Sendable {
                 throw e
             } catch {
                 // The helper could not be started (no processes or files left, say).
-                throw ImageCodec.Failure(description: "the picture decoder did not start: \(error)", transient: true)
+                throw ImageCodec.Failure(description: "the picture decoder did not start: \(error)", kind: .unavailable)
             }
-            if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode", transient: true) }
+            if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout) }
             guard result.status == 0, result.reason == .exit else {
                 if result.reason == .uncaughtSignal {
-                    throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(result.status)")
+                    throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(result.status)", kind: .crashed)
                 }
                 let said = String(decoding: result.errorOutput.prefix(300), as: UTF8.self)
                     .split(separator: "\n").first.map { TerminalSanitizer.sanitize(String($0)) } ?? ""
@@ -101,12 +101,12 @@ public enum HelperFormat {
     public static func read(_ data: Data, maxWidth: Int, maxHeight: Int) throws -> RGBImage {
         let b = [UInt8](data)
         guard b.count >= headerSize, Array(b[0..<6]) == magic else {
-            throw ImageCodec.Failure(description: "the picture decoder gave no picture")
+            throw ImageCodec.Failure(description: "the picture decoder gave no picture", kind: .crashed)
         }
         func be32(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
         let w = be32(6), h = be32(10)
         guard w > 0, h > 0, w <= maxWidth, h <= maxHeight, b.count == headerSize + w * h * 3 else {
-            throw ImageCodec.Failure(description: "the picture decoder gave a malformed picture")
+            throw ImageCodec.Failure(description: "the picture decoder gave a malformed picture", kind: .crashed)
         }
         return RGBImage(width: w, height: h, pixels: Array(b[headerSize...]))
     }
@@ -201,7 +201,7 @@ public enum HelperProcess {
         // output is not waited for past a moment (its threads end with it).
         _ = group.wait(timeout: .now() + .seconds(2))
         if tooMuch {
-            throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes")
+            throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes", kind: .crashed)
         }
         return Result(status: process.terminationStatus, reason: process.terminationReason,
                       output: output, errorOutput: errorOutput.get(), timedOut: timedOut.get())

@@ -344,7 +344,7 @@ public final class ChatApp {
             // it viewable. The bytes on screen live only in this mode.
             await chat?.markFlashViewed(id: m.id)
         } catch {
-            status = "\(error)"
+            status = describePicture(error)
         }
         redraw()
     }
@@ -372,7 +372,7 @@ public final class ChatApp {
             let image = try await pictureDecoder.decode(data, max(8, size.width), max(8, (size.height - 3) * 2))
             mode = .picture(m, index, image)
         } catch {
-            status = "\(error)"
+            status = describePicture(error)
         }
         redraw()
     }
@@ -399,6 +399,17 @@ public final class ChatApp {
     var lastSize: (width: Int, height: Int) { (lastFrameWidth, lastFrameHeight) }
 
     // MARK: - Media
+
+    /// A picture that could not be shown, in the user's language.
+    func describePicture(_ error: any Error) -> String {
+        guard let f = error as? ImageCodec.Failure else { return "\(error)" }
+        switch f.kind {
+        case .unreadable: return L.string("ui.picture.unreadable")
+        case .timeout: return L.string("ui.picture.timeout")
+        case .unavailable: return L.string("ui.picture.unavailable", ["reason": f.description])
+        case .crashed: return L.string("ui.picture.crashed")
+        }
+    }
 
     /// The largest thumbnail in a bubble, in pixels (two per cell row).
     static let thumbnailSide = 16

@@ -171,30 +171,30 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
     }
 
     @Test func aCrashingDecoderIsAnError() async {
-        await #expect(throws: ImageCodec.Failure(description: "the picture decoder stopped on signal 11")) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder stopped on signal 11", kind: .crashed)) {
             try await Self.fake("cat >/dev/null; kill -SEGV $$").decode(quarters, 16, 16)
         }
     }
 
     @Test func aHungDecoderIsKilledAtItsTimeout() async {
         let start = ContinuousClock.now
-        await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode", transient: true)) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout)) {
             try await Self.fake("exec sleep 30", timeout: .milliseconds(300)).decode(quarters, 16, 16)
         }
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test func nonsenseOrTooMuchOutputIsAnError() async {
-        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave no picture")) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave no picture", kind: .crashed)) {
             try await Self.fake("echo hello").decode(quarters, 16, 16)
         }
         // A header that claims more than was asked for.
-        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave a malformed picture")) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder gave a malformed picture", kind: .crashed)) {
             try await Self.fake(#"printf 'TBRGB1\000\000\004\000\000\000\000\001'"#).decode(quarters, 16, 16)
         }
         // 16×16 pixels are 14 + 768 bytes: a helper that goes on is stopped there.
         let start = ContinuousClock.now
-        await #expect(throws: ImageCodec.Failure(description: "the picture decoder wrote more than 782 bytes")) {
+        await #expect(throws: ImageCodec.Failure(description: "the picture decoder wrote more than 782 bytes", kind: .crashed)) {
             try await Self.fake("exec head -c 1000000000 /dev/zero").decode(quarters, 16, 16)
         }
         #expect(ContinuousClock.now - start < .seconds(10), "killed, not read to the end")

@@ -145,7 +145,7 @@ enum MediaKeyName {
         let calls = Counter()
         app.thumbnailRetry = .milliseconds(100)
         app.pictureDecoder = PictureDecoder { data, w, h in
-            if await calls.next() == 1 { throw ImageCodec.Failure(description: "the picture took too long to decode", transient: true) }
+            if await calls.next() == 1 { throw ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout) }
             return try ImageCodec.decode(data, maxWidth: w, maxHeight: h)
         }
         await app.handle(.enter)
@@ -168,6 +168,13 @@ enum MediaKeyName {
         let g = app.frame(width: 120, height: 40)
         #expect(g.find("[图片] 96×64") != nil, "the bubble still says what it is")
         #expect(!g.text().contains("▀"))
+        // Full screen: no picture view, a plain sentence in the status line.
+        await app.handle(.escape)
+        for _ in 0..<10 where app.selectedMessage?.type != .image { await app.handle(.char("k")) }
+        await app.handle(.enter)
+        if case .picture = app.mode { Issue.record("a picture view without a picture") }
+        #expect(app.frame(width: 120, height: 40).find("图片解码程序在这张图片上异常退出") != nil)
+        await app.handle(.char("i"))
         // Still a working chat.
         await type(app, "还在")
         await app.handle(.enter)

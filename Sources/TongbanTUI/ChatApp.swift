@@ -451,11 +451,13 @@ public final class ChatApp {
     /// How long a decoder that timed out or could not start is left alone.
     var thumbnailRetry: Duration = .seconds(5)
 
-    /// Cell rows a w×h picture's thumbnail takes (shrunk to fit, never enlarged).
-    static func thumbnailRows(width: Int, height: Int) -> Int {
-        guard width > 0, height > 0 else { return 0 }
+    /// The cells a w×h picture's thumbnail takes (shrunk to fit, never
+    /// enlarged): a column per pixel, a row per two.
+    static func thumbnailCells(width: Int, height: Int) -> (columns: Int, rows: Int) {
+        guard width > 0, height > 0 else { return (0, 0) }
         let scale = min(1, Double(thumbnailSide) / Double(width), Double(thumbnailSide) / Double(height))
-        return (max(1, Int((Double(height) * scale).rounded())) + 1) / 2
+        let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
+        return (w, (h + 1) / 2)
     }
 
     /// The cached file of a message's media, fetching it first if needed.

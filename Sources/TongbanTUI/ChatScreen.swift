@@ -285,14 +285,18 @@ extension ChatApp {
         case .image(let p):
             var s = p.w.flatMap { w in p.h.map { h in L.string("ui.image", ["w": String(Int(w)), "h": String(Int(h))]) } }
                 ?? L.string("ui.imageNoSize")
-            if m.isURLExpired && session.media.localURL(for: p.objectKey) == nil { s += " " + L.string("ui.imageExpired") }
+            let expired = m.isURLExpired && session.media.localURL(for: p.objectKey) == nil
+            if expired { s += " " + L.string("ui.imageExpired") }
             out = wrap(s, base)
             if let thumb = thumbnail(for: p.objectKey) {
                 for r in 0..<((thumb.height + 1) / 2) { out.append(Line(text: "", style: base, align: align, picture: thumb, pictureRow: r)) }
-            } else if thumbnailsPending.contains(p.objectKey), let w = p.w, let h = p.h, w.isFinite, h.isFinite {
-                // While it is decoded, its rows stay free: the pane does not jump when it arrives.
-                let rows = Self.thumbnailRows(width: Int(min(max(w, 0), 1e6)), height: Int(min(max(h, 0), 1e6)))
-                for _ in 0..<rows { out.append(Line(text: "", style: base, align: align)) }
+            } else if thumbnails[p.objectKey] == nil, !expired, let w = p.w, let h = p.h, w.isFinite, h.isFinite {
+                // Still downloading or decoding: a dim box of the thumbnail's
+                // size holds its place, so the pane does not jump when it arrives.
+                let size = Self.thumbnailCells(width: Int(min(max(w, 0), 1e6)), height: Int(min(max(h, 0), 1e6)))
+                for _ in 0..<size.rows {
+                    out.append(Line(text: String(repeating: "░", count: size.columns), style: Theme.dim, align: align))
+                }
             }
         case .flashImage:
             let key: String

@@ -130,6 +130,7 @@ enum MediaKeyName {
         }
         let pending = app.frame(width: 120, height: 40)
         #expect(!pending.text().contains("▀"), "nothing drawn before it is decoded")
+        #expect(pending.find("░░░░░░░░░░░░░░░░") != nil, "a 16×6-cell box holds its place")
         let before = try #require(pending.find("你撤回了一条消息")).y - (try #require(pending.find("[图片] 96×64")).y)
         await gate.open()
         #expect(await waitFor(app, "▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀▀"))

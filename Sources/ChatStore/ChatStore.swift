@@ -30,6 +30,8 @@ public final class ChatStore: Sendable {
     /// The last conversation list per language, dropped by any commit that
     /// touches the conversation table (the UI asks for it after every key).
     let listCache = ListCache()
+    /// Drops or patches `listCache` after each commit touching `conversation`.
+    let listObserver: ConversationTableObserver
 
     /// Opens (creating and migrating if needed) the store at `path`. The
     /// folder is made 0700 and the database files 0600.
@@ -37,6 +39,7 @@ public final class ChatStore: Sendable {
         self.path = path
         self.myUid = myUid
         self.myImUid = ConversationIDHelper.imUid(myUid)
+        self.listObserver = ConversationTableObserver(cache: listCache)
         let url = URL(fileURLWithPath: path)
         do {
             try StorePaths.makePrivateDirectory(url.deletingLastPathComponent())
@@ -49,7 +52,7 @@ public final class ChatStore: Sendable {
             }
             dbPool = try DatabasePool(path: path, configuration: config)
             try StoreMigrations.migrator.migrate(dbPool)
-            dbPool.add(transactionObserver: ConversationTableObserver(cache: listCache), extent: .databaseLifetime)
+            dbPool.add(transactionObserver: listObserver, extent: .databaseLifetime)
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "\(error)")
@@ -93,21 +96,65 @@ final class ListCache: Sendable {
             s.lists.removeAll()
         }
     }
+
+    /// Applies `patch` to the cached lists instead of dropping them. The
+    /// generation still moves, so a list read from an older snapshot while
+    /// the patched commit was being written is not kept.
+    func apply(_ patch: ListPatch) {
+        state.withLock { s in
+            s.generation += 1
+            for (language, var list) in s.lists {
+                var touched = false
+                for i in list.indices where patch.matches(list[i]) {
+                    patch.change(&list[i])
+                    touched = true
+                }
+                if touched { s.lists[language] = list }
+            }
+        }
+    }
 }
 
-/// Invalidates the list cache after each commit that changed `conversation`.
+/// A change to conversation rows that leaves the list's membership, order
+/// and previews alone (read position, draft, presence, opened flag), so the
+/// cached lists can take it without a read of the whole table.
+struct ListPatch: Sendable {
+    let matches: @Sendable (Conversation) -> Bool
+    let change: @Sendable (inout Conversation) -> Void
+}
+
+/// Invalidates the list cache after each commit that changed `conversation`,
+/// or patches it when the transaction declared its only change to the table
+/// (`patchInstead`).
 final class ConversationTableObserver: TransactionObserver, @unchecked Sendable {
-    // Only touched on the writer's queue (GRDB calls observers there).
+    // Only touched on the writer's queue: GRDB calls observers there, and
+    // `patchInstead` is called from inside a write.
     private var changed = false
+    private var patches: [ListPatch] = []
     let cache: ListCache
 
     init(cache: ListCache) { self.cache = cache }
 
+    /// Called inside a write transaction whose every change to the
+    /// conversation table is described by `patch`.
+    func patchInstead(_ patch: ListPatch) { patches.append(patch) }
+
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "conversation" }
     func databaseDidChange(with event: DatabaseEvent) { changed = true }
     func databaseDidCommit(_ db: Database) {
-        if changed { cache.invalidate() }
-        changed = false
+        if changed {
+            if patches.isEmpty {
+                cache.invalidate()
+            } else {
+                for p in patches { cache.apply(p) }
+            }
+        }
+        reset()
     }
-    func databaseDidRollback(_ db: Database) { changed = false }
+    func databaseDidRollback(_ db: Database) { reset() }
+
+    private func reset() {
+        changed = false
+        patches.removeAll()
+    }
 }

@@ -288,6 +288,41 @@ func msg(_ seq: Int, _ text: String = "hi", from: String = "tb_2", client: Strin
         try store.setDraft(id: conv, text: "")
         #expect(store.listCache.generation == cleared)
     }
+
+    /// Opening a chat with unread messages, typing a draft, a peer coming
+    /// online: the cached list takes the change (it is not read again) and
+    /// shows exactly what a fresh read shows.
+    @Test func readDraftAndPresencePatchTheCachedList() throws {
+        let store = try makeStore()
+        let other = "si_tb_1_tb_3"
+        let elsewhere = WireMessage(serverMsgID: "o1", clientMsgID: "o1", conversationId: other, seq: 1, sendID: "tb_3",
+                                        recvID: "tb_1", contentType: 101, content: "别处", sendTime: 2_000_000)
+        try store.apply(events: [.message(msg(1)), .message(msg(2)), .message(msg(3)), .message(elsewhere)], cursor: 4)
+        let language = Localizer.current.language
+        #expect(try store.conversationList().first { $0.id == conv }?.unreadCount == 3)
+        func cachedMatchesDatabase() throws -> [Conversation] {
+            let cached = try #require(store.listCache.get(language), "the cached list was dropped")
+            #expect(cached == (try store.conversationList(useCache: false)))
+            return cached
+        }
+        try store.markRead(id: conv, upTo: 2)
+        var list = try cachedMatchesDatabase()
+        #expect(list.first { $0.id == conv }?.unreadCount == 1)
+        #expect(list.first { $0.id == conv }?.readSeq == 2)
+        #expect(list.first { $0.id == other }?.unreadCount == 1, "only the read chat changes")
+        try store.setDraft(id: conv, text: "草稿")
+        try store.setImOpened(id: conv)
+        try store.setOnline(imUid: "tb_3", online: true)
+        list = try cachedMatchesDatabase()
+        #expect(list.first { $0.id == conv }?.draftText == "草稿")
+        #expect(list.first { $0.id == conv }?.isImOpened == true)
+        #expect(list.first { $0.id == other }?.isOnline == true)
+        #expect(list.first { $0.id == conv }?.isOnline == false)
+        // A new message moves the row and its preview: the list is read again.
+        try store.apply(events: [.message(msg(4, "新的"))], cursor: 5)
+        #expect(store.listCache.get(language) == nil)
+        #expect(try store.conversationList().first { $0.id == conv }?.lastMessagePreview == "新的")
+    }
 }
 
 @Suite struct StoreEditedByHand {

@@ -61,12 +61,14 @@ extension ChatStore {
         try dbPool.write { db in
             try db.cachedStatement(sql: "UPDATE conversation SET draftText = ? WHERE id = ? AND draftText IS NOT ?")
                 .execute(arguments: [value, id, value])
+            self.listObserver.patchInstead(ListPatch(matches: { $0.id == id }, change: { $0.draftText = value }))
         }
     }
 
     public func setImOpened(id: String) throws {
         try dbPool.write { db in
             try db.cachedStatement(sql: "UPDATE conversation SET isImOpened = 1 WHERE id = ?").execute(arguments: [id])
+            self.listObserver.patchInstead(ListPatch(matches: { $0.id == id }, change: { $0.isImOpened = true }))
         }
     }
 
@@ -84,6 +86,7 @@ extension ChatStore {
         guard let uid = ConversationIDHelper.uid(fromImUid: imUid) else { return }
         try dbPool.write { db in
             try db.cachedStatement(sql: "UPDATE conversation SET isOnline = ? WHERE targetUid = ?").execute(arguments: [online, uid])
+            self.listObserver.patchInstead(ListPatch(matches: { $0.targetUid == uid }, change: { $0.isOnline = online }))
         }
     }
 
@@ -94,6 +97,14 @@ extension ChatStore {
             conv.readSeq = max(conv.readSeq, seq)
             conv.unreadCount = try self.countUnread(conversationId: id, readSeq: conv.readSeq, db: db)
             try conv.update(db)
+            // The read position moves neither the row nor its preview: the
+            // cached list takes the new counts (opening a chat with unread
+            // messages does not read a list of a thousand again).
+            let readSeq = conv.readSeq, unread = conv.unreadCount
+            self.listObserver.patchInstead(ListPatch(matches: { $0.id == id }, change: {
+                $0.readSeq = readSeq
+                $0.unreadCount = unread
+            }))
         }
     }
 

@@ -80,7 +80,7 @@ enum IRCBench {
     /// Seconds the load phase may take before the run is cut short.
     static let timeout: Double = 120
 
-    static func run(pairs: Int, messages: Int) throws -> LoadResult {
+    static func run(pairs: Int, messages: Int, paceMs: Int = 0) throws -> LoadResult {
         guard pairs > 0, messages > 0 else { throw IRCBenchError(description: "pairs and messages must be positive") }
         guard FileManager.default.isExecutableFile(atPath: ngircdPath) else {
             throw IRCBenchError(description: "ngircd is not installed (\(ngircdPath) missing; apt-get install -y ngircd)")
@@ -129,6 +129,7 @@ enum IRCBench {
         let workers = (0..<threads).map { t in
             Worker(clients: stride(from: t, to: clients.count, by: threads).map { clients[$0] }, messages: messages, stop: stopFlag)
         }
+        for c in clients { c.pacer = .spread(index: c.index, count: clients.count, intervalMs: paceMs) }
         let done = startThreads(workers.map { w in { w.run() } })
         var timedOut = false
         if done.wait(timeout: .now() + timeout) == .timedOut {
@@ -309,6 +310,8 @@ private final class IRCClient {
     var out: [UInt8] = []
     var outSent = 0
     var nextSeq = 0
+    /// When each PRIVMSG is due (unpaced: as soon as the previous one is out).
+    var pacer = Pacer()
     /// Monotonic ns when message n of this client was handed to send(); 0 = not sent.
     var sentAt: [UInt64] = []
     /// Monotonic ns when the partner's message n arrived here; 0 = not yet.
@@ -361,21 +364,25 @@ private final class IRCClient {
 
     // Load phase: non-blocking I/O driven by a worker's poll loop.
 
-    func beginLoad(messages: Int) {
+    func beginLoad(messages: Int, at start: UInt64) {
+        pacer.begin(at: start)
         sentAt = Array(repeating: 0, count: messages)
         receivedAt = Array(repeating: 0, count: messages)
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
 
-    func wantsWrite(messages: Int) -> Bool { outSent < out.count || nextSeq < messages }
+    func wantsWrite(messages: Int, now: UInt64) -> Bool {
+        outSent < out.count || (nextSeq < messages && pacer.wait(nextSeq, now: now) == 0)
+    }
 
-    /// Queues the next PRIVMSG if the previous one is out, then writes what the socket takes.
+    /// Queues the next PRIVMSG if the previous one is out and it is due, then
+    /// writes what the socket takes.
     func pumpOut(messages: Int) {
         if outSent == out.count {
             out.removeAll(keepingCapacity: true)
             outSent = 0
-            guard nextSeq < messages else { return }
+            guard nextSeq < messages, pacer.wait(nextSeq, now: monotonicNanos()) == 0 else { return }
             let n = nextSeq
             let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
             out.append(contentsOf: "PRIVMSG b\(partner) :\(index)-\(n) \(text)\r\n".utf8)
@@ -464,21 +471,26 @@ private final class Worker: @unchecked Sendable {
     }
 
     func run() {
-        for c in clients { c.beginLoad(messages: messages) }
+        let start = monotonicNanos()
+        for c in clients { c.beginLoad(messages: messages, at: start) }
         var fds = clients.map { pollfd(fd: $0.fd, events: 0, revents: 0) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while !stop.isSet {
             var busy = false
+            // 50 ms keeps the stop flag responsive without spinning; a paced
+            // send due sooner shortens it.
+            var timeout: Int32 = 50
+            let now = monotonicNanos()
             for (k, c) in clients.enumerated() {
                 if c.closed { fds[k].fd = -1; continue }  // poll() skips negative fds
-                let write = c.wantsWrite(messages: messages)
-                busy = busy || write || c.received < messages
+                let write = c.wantsWrite(messages: messages, now: now)
+                busy = busy || write || c.received < messages || c.nextSeq < messages
+                if c.nextSeq < messages && c.outSent == c.out.count { timeout = min(timeout, c.pacer.pollTimeout(c.nextSeq, now: now, cap: timeout)) }
                 fds[k].events = Int16(POLLIN) | (write ? Int16(POLLOUT) : 0)
                 fds[k].revents = 0
             }
             guard busy else { return }
-            // 50 ms keeps the stop flag responsive without spinning.
-            guard poll(&fds, nfds_t(fds.count), 50) > 0 else { continue }
+            guard poll(&fds, nfds_t(fds.count), timeout) > 0 else { continue }
             // Round robin, one PRIVMSG per client per pass, so all clients send concurrently.
             for (k, c) in clients.enumerated() where fds[k].revents != 0 && !c.closed {
                 let r = fds[k].revents

@@ -17,7 +17,11 @@ final class KeepAliveSender {
     private var exhausted = false
     private var inbox: [UInt8] = []
     private var current = 0
+    /// Sends taken from `next` so far (the next one's number for the pacer).
+    private var taken = 0
     private(set) var answered = 0
+    /// When each send is due (unpaced by default: as soon as the previous one is answered).
+    var pacer = Pacer()
     private(set) var failure: String?
     /// Called with a send's number when its request goes out / its answer came.
     var onSend: (Int) -> Void = { _ in }
@@ -43,13 +47,22 @@ final class KeepAliveSender {
 
     /// Nothing in flight and nothing left to send (or failed).
     var done: Bool { failure != nil || (!awaiting && exhausted && outSent == out.count) }
-    var wantsWrite: Bool { failure == nil && (outSent < out.count || (!awaiting && !exhausted)) }
+    var wantsWrite: Bool {
+        failure == nil && (outSent < out.count || (!awaiting && !exhausted && pacer.wait(taken, now: monotonicNanos()) == 0))
+    }
 
-    /// Takes the next send once the previous one is answered, then writes
-    /// what the socket takes.
+    /// Waiting for the pacer (not for an answer or the socket): how long, as a poll timeout.
+    func pollTimeout(cap: Int32) -> Int32 {
+        guard failure == nil, !awaiting, !exhausted, outSent == out.count else { return cap }
+        return pacer.pollTimeout(taken, now: monotonicNanos(), cap: cap)
+    }
+
+    /// Takes the next send once the previous one is answered and it is due,
+    /// then writes what the socket takes.
     func pump() {
-        if !awaiting && !exhausted && outSent == out.count {
+        if !awaiting && !exhausted && outSent == out.count && pacer.wait(taken, now: monotonicNanos()) == 0 {
             if let (n, body) = next() {
+                taken += 1
                 out = Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
                 outSent = 0
                 awaiting = true
@@ -154,7 +167,7 @@ final class LoadUser {
     private(set) var heard = 0
     private(set) var saidHello = false
 
-    init(index: Int, token: String, conversationId: String, port: Int, messages: Int) throws {
+    init(index: Int, token: String, conversationId: String, port: Int, messages: Int, pacer: Pacer = Pacer()) throws {
         self.index = index
         self.token = token
         self.host = "127.0.0.1:\(port)"
@@ -172,6 +185,7 @@ final class LoadUser {
             let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
             return (n, KeepAliveSender.body(conversationId: conversationId, text: text, clientMsgId: "b\(index)-\(n)"))
         }
+        http.pacer = pacer
         http.onSend = { [unowned self] n in sentAt[n] = monotonicNanos() }
         http.onAnswer = { [unowned self] n in answeredAt[n] = monotonicNanos() }
     }
@@ -238,8 +252,9 @@ final class LoadUser {
 
     // MARK: Load phase (non-blocking, one worker thread)
 
-    func beginLoad() {
+    func beginLoad(at start: UInt64) {
         _ = fcntl(ws, F_SETFL, fcntl(ws, F_GETFL) | O_NONBLOCK)
+        http.pacer.begin(at: start)
     }
 
     var wantsWSWrite: Bool { !failed && wsOutSent < wsOut.count }
@@ -345,13 +360,17 @@ final class LoadWorker: @unchecked Sendable {
     }
 
     func run() {
-        for u in users { u.beginLoad() }
+        let start = monotonicNanos()
+        for u in users { u.beginLoad(at: start) }
         var fds = users.flatMap { [pollfd(fd: $0.http.fd, events: 0, revents: 0), pollfd(fd: $0.ws, events: 0, revents: 0)] }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var counted = Array(repeating: false, count: users.count)
         while !shared.stop.isSet {
             let ends = shared.expected.withLock { $0 }
             var busy = false
+            // A short timeout while the log ends are unknown (they come from
+            // the main thread), and none longer than the next paced send.
+            var timeout: Int32 = ends == nil ? 2 : 50
             for (k, u) in users.enumerated() {
                 if u.sendsDone && !counted[k] {
                     counted[k] = true
@@ -365,10 +384,13 @@ final class LoadWorker: @unchecked Sendable {
                 fds[2 * k + 1].events = Int16(POLLIN) | (u.wantsWSWrite ? Int16(POLLOUT) : 0)
                 fds[2 * k].revents = 0
                 fds[2 * k + 1].revents = 0
+                if !u.failed { timeout = min(timeout, u.http.pollTimeout(cap: timeout)) }
             }
             guard busy else { return }
-            // A short timeout while the log ends are unknown: they come from the main thread.
-            guard poll(&fds, nfds_t(fds.count), ends == nil ? 2 : 50) > 0 else { continue }
+            guard poll(&fds, nfds_t(fds.count), timeout) > 0 else {
+                for u in users where !u.failed && u.http.wantsWrite { u.http.pump() }
+                continue
+            }
             for (k, u) in users.enumerated() where !u.failed {
                 let h = fds[2 * k].revents, w = fds[2 * k + 1].revents
                 if w & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullWS(into: &buffer) }

@@ -11,14 +11,19 @@ import Synchronization
 /// sending M texts to its partner over HTTP; sends/s, p50/p99 latency from
 /// the send request to the partner's `sync` notice, and the server's peak
 /// RSS. The same shape runs against ngircd (IRCBench) in the same run.
+/// Then both again at a steady offered load (each user one send every
+/// `paceMs`), for the latency a server adds when it is not saturated.
 struct ServerBench: Sendable {
     var pairs = 100
     var messages = 100
+    /// Each user's interval between sends in the paced run; 0 skips it.
+    var paceMs = 100
 
     static func fromEnvironment(_ env: [String: String]) -> ServerBench {
         var b = ServerBench()
         if let p = env["TONGBAN_BENCH_PAIRS"].flatMap(Int.init) { b.pairs = p }
         if let m = env["TONGBAN_BENCH_SENDS"].flatMap(Int.init) { b.messages = m }
+        if let p = env["TONGBAN_BENCH_PACE_MS"].flatMap(Int.init) { b.paceMs = max(0, p) }
         return b
     }
 
@@ -34,7 +39,7 @@ struct ServerBench: Sendable {
         } catch {
             print("ngircd run failed: \(error)")
         }
-        return [
+        var rows = [
             BenchRow(figure: "sends/s (\(pairs * 2) users × \(messages))", ours: ours.sendsPerSecond, reference: irc?.sendsPerSecond,
                      referenceName: "ngircd", goal: "≥ ngircd", met: irc.map { ours.sendsPerSecond >= $0.sendsPerSecond }),
             BenchRow(figure: "p50 send→peer notified (ms)", ours: ours.p50ms, reference: irc?.p50ms, referenceName: "ngircd",
@@ -44,9 +49,28 @@ struct ServerBench: Sendable {
             BenchRow(figure: "server peak RSS (MiB)", ours: ours.serverRSSMiB, reference: irc?.serverRSSMiB, referenceName: "ngircd",
                      goal: "", met: nil),
         ]
+        guard paceMs > 0 else { return rows }
+        let offered = Double(pairs * 2) * 1000 / Double(paceMs)
+        print("paced run: each user one send every \(paceMs) ms (\(fmt(offered)) sends/s offered)…")
+        let pacedOurs = try await runTongban(paceMs: paceMs)
+        print("tongban-server paced: \(pacedOurs.messages) messages in \(fmt(pacedOurs.seconds)) s, p50 \(fmt(pacedOurs.p50ms)) ms, p99 \(fmt(pacedOurs.p99ms)) ms; \(pacedOurs.note)")
+        var pacedIRC: LoadResult?
+        do {
+            pacedIRC = try IRCBench.run(pairs: pairs, messages: messages, paceMs: paceMs)
+            if let p = pacedIRC { print("ngircd paced: \(p.messages) messages in \(fmt(p.seconds)) s, p50 \(fmt(p.p50ms)) ms, p99 \(fmt(p.p99ms)) ms \(p.note)") }
+        } catch {
+            print("ngircd paced run failed: \(error)")
+        }
+        rows += [
+            BenchRow(figure: "p50 send→peer notified at a steady \(fmt(offered)) sends/s (ms)", ours: pacedOurs.p50ms,
+                     reference: pacedIRC?.p50ms, referenceName: "ngircd", goal: "", met: nil),
+            BenchRow(figure: "p99 send→peer notified at a steady \(fmt(offered)) sends/s (ms)", ours: pacedOurs.p99ms,
+                     reference: pacedIRC?.p99ms, referenceName: "ngircd", goal: "", met: nil),
+        ]
+        return rows
     }
 
-    func runTongban() async throws -> LoadResult {
+    func runTongban(paceMs: Int = 0) async throws -> LoadResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-load-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -65,7 +89,7 @@ struct ServerBench: Sendable {
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 2 * pairs
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
-            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http)
+            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http, paceMs: paceMs)
             try? await http.shutdown()
             return result
         } catch {
@@ -74,7 +98,7 @@ struct ServerBench: Sendable {
         }
     }
 
-    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient) async throws -> LoadResult {
+    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient, paceMs: Int) async throws -> LoadResult {
         // Wait for the server.
         let probe = APIClient(baseURL: base, http: http)
         var up = false
@@ -109,7 +133,7 @@ struct ServerBench: Sendable {
         // The load: raw sockets and a poll loop per core, like the ngircd run.
         let users = try accounts.enumerated().map { i, a in
             try LoadUser(index: i, token: a.token, conversationId: ConversationIDHelper.make(myUid: a.uid, targetUid: accounts[i ^ 1].uid),
-                         port: port, messages: messages)
+                         port: port, messages: messages, pacer: .spread(index: i, count: accounts.count, intervalMs: paceMs))
         }
         for u in users { try u.upgrade() }
         for u in users { try u.waitForHello() }

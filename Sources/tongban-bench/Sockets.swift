@@ -74,3 +74,37 @@ func recvAppend(_ fd: Int32, _ buffer: inout [UInt8], to inbox: inout [UInt8], f
     inbox.append(contentsOf: buffer[..<n])
     return true
 }
+
+/// When each of a load user's sends is due. Unpaced (interval 0): at once,
+/// each still after the previous one went out (or was answered). Paced: send
+/// n is due `offset + n·interval` after the load began; the users' offsets
+/// spread over one interval, so the server sees a steady arrival rate rather
+/// than bursts — the latency the server adds when it is not saturated.
+struct Pacer: Sendable {
+    var interval: UInt64 = 0
+    var offset: UInt64 = 0
+    var start: UInt64 = 0
+
+    /// User `index` of `count`, one send every `intervalMs` ms.
+    static func spread(index: Int, count: Int, intervalMs: Int) -> Pacer {
+        guard intervalMs > 0, count > 0 else { return Pacer() }
+        let interval = UInt64(intervalMs) * 1_000_000
+        return Pacer(interval: interval, offset: interval * UInt64(index) / UInt64(count))
+    }
+
+    /// Starts the schedule (at the start of the load phase).
+    mutating func begin(at now: UInt64) { start = now }
+
+    /// Nanoseconds until send n is due; 0 when it is due.
+    func wait(_ n: Int, now: UInt64) -> UInt64 {
+        guard interval > 0 else { return 0 }
+        let due = start &+ offset &+ UInt64(n) &* interval
+        return due > now ? due - now : 0
+    }
+
+    /// A poll timeout (ms, rounded up) that wakes for send n, at most `cap`.
+    func pollTimeout(_ n: Int, now: UInt64, cap: Int32) -> Int32 {
+        let ns = wait(n, now: now)
+        return Int32(min(UInt64(cap), (ns + 999_999) / 1_000_000))
+    }
+}

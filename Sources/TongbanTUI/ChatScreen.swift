@@ -162,12 +162,16 @@ extension ChatApp {
         /// A row of a thumbnail: the picture and which cell row of it.
         var picture: RGBImage?
         var pictureRow = 0
+        /// The width of the whole bubble this line belongs to: a right-aligned
+        /// bubble keeps one left edge (its box and wrapped lines line up)
+        /// instead of pushing each line to the right on its own.
+        var blockWidth: Int?
         enum Align { case left, right, center }
     }
 
     func drawChat(_ g: inout Grid, x: Int, y: Int, w: Int, h: Int) {
         guard let chat else {
-            let hint = L.string("ui.empty.title")
+            let hint = L.string(visibleConversations.isEmpty ? "ui.empty.title" : "ui.noChat")
             g.put(hint, x: x + max(0, (w - DisplayWidth.of(hint)) / 2), y: y + h / 2, style: Theme.dim)
             return
         }
@@ -242,7 +246,7 @@ extension ChatApp {
         for (index, line) in lines[start..<end].enumerated() {
             let row = index + offset
             if let picture = line.picture {
-                let px = line.align == .right ? x + max(1, w - picture.width - 1) : x + 1
+                let px = line.align == .right ? x + max(1, w - (line.blockWidth ?? picture.width) - 1) : x + 1
                 HalfBlock.drawRow(pixels: picture.pixels, width: picture.width, height: picture.height, row: line.pictureRow,
                                   into: &g, x: px, y: areaTop + row, trueColor: trueColor)
                 continue
@@ -251,7 +255,7 @@ extension ChatApp {
             let lx: Int
             switch line.align {
             case .left: lx = x + 1
-            case .right: lx = x + max(1, w - lw - 1)
+            case .right: lx = x + max(1, w - max(lw, line.blockWidth ?? 0) - 1)
             case .center: lx = x + max(0, (w - lw) / 2)
             }
             g.put(line.text, x: lx, y: areaTop + row, style: line.style, maxWidth: w - 1)
@@ -331,6 +335,10 @@ extension ChatApp {
             }
         } else if m.status == .failed {
             out.append(Line(text: "✗ " + L.string("ui.failed"), style: Theme.error, align: align))
+        }
+        if align == .right {
+            let block = out.map { $0.picture?.width ?? DisplayWidth.of($0.text) }.max() ?? 0
+            for i in out.indices { out[i].blockWidth = block }
         }
         return out
     }

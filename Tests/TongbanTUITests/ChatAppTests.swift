@@ -89,6 +89,26 @@ enum MediaKeyName {
         #expect(g.rowText(bob.y + 1).contains(" 3 "), "unread badge")
         #expect(g.find("周六早上八点") != nil, "preview line")
         #expect(g.rowText(39).contains("j/k"), "key hints on the status line")
+        #expect(g.find("在左侧选择一个会话") != nil, "the message pane says how to open a chat, not that there are no messages")
+        #expect(g.find("暂无消息") == nil)
+    }
+
+    /// My signal quote is a box on the right: its corner, quote, rule and
+    /// reply start in one column instead of each line pushed right alone.
+    @Test func myQuoteBoxKeepsOneLeftEdge() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("j"))
+        await app.handle(.enter)  // Bob
+        #expect(await waitFor(app, "算我一个"))
+        let g = app.frame(width: 120, height: 40)
+        let corner = try #require(g.find("┌ 信号引用"))
+        let quote = try #require(g.find("│ 周末有人一起去爬香山吗"))
+        let reply = try #require(g.find("│ 算我一个"))
+        let rule = try #require(g.find("├────"))
+        #expect(quote.x == corner.x && reply.x == corner.x && rule.x == corner.x)
+        #expect(corner.x > 60, "still on the right, as my message")
     }
 
     @Test func openingAChatShowsBubblesMarkersAndSides() async throws {

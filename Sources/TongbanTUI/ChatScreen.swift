@@ -375,7 +375,9 @@ extension ChatApp {
         }
     }
 
-    func drawBox(_ g: inout Grid, title: String, lines: [(String, Style)], width: Int, height: Int) {
+    /// A framed box in the middle of the screen; returns where its text starts.
+    @discardableResult
+    func drawBox(_ g: inout Grid, title: String, lines: [(String, Style)], width: Int, height: Int) -> (x: Int, y: Int) {
         let bw = min(width - 4, max(30, (lines.map { DisplayWidth.of($0.0) }.max() ?? 0) + 4, DisplayWidth.of(title) + 6))
         let bh = min(height - 2, lines.count + 2)
         let bx = (width - bw) / 2, by = max(0, (height - bh) / 2)
@@ -388,18 +390,52 @@ extension ChatApp {
             if i - 1 < lines.count { g.put(lines[i - 1].0, x: bx + 2, y: by + i, style: lines[i - 1].1, maxWidth: bw - 4) }
         }
         g.put("└" + String(repeating: "─", count: bw - 2) + "┘", x: bx, y: by + bh - 1, style: Theme.border)
+        return (bx + 2, by + 1)
+    }
+
+    /// One help section from its localised text: a title line, then
+    /// "keys<TAB>what they do" lines, the keys padded to one column.
+    static func helpSection(_ text: String) -> [(String, Style)] {
+        let rows = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let title = rows.first else { return [] }
+        let pairs = rows.dropFirst().map { row -> (String, String) in
+            let parts = row.split(separator: "\t", maxSplits: 1).map(String.init)
+            return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+        }
+        let keyWidth = pairs.map { DisplayWidth.of($0.0) }.max() ?? 0
+        return [(title, Theme.title)] + pairs.map { key, what in
+            ("  " + key + String(repeating: " ", count: keyWidth - DisplayWidth.of(key)) + "  " + what, Style())
+        }
+    }
+
+    /// The key reference: list and global keys beside message and input
+    /// keys when the screen is wide enough, else one column.
+    func drawHelp(_ g: inout Grid, width: Int, height: Int) {
+        let s = ["ui.help.list", "ui.help.messages", "ui.help.input", "ui.help.everywhere"].map { Self.helpSection(L.string($0)) }
+        let blank = [("", Style())]
+        let left = s[0] + blank + s[3], right = s[1] + blank + s[2]
+        let leftWidth = left.map { DisplayWidth.of($0.0) }.max() ?? 0
+        let rightWidth = right.map { DisplayWidth.of($0.0) }.max() ?? 0
+        let gap = 4
+        guard leftWidth + gap + rightWidth + 4 <= width - 4 else {
+            drawBox(&g, title: L.string("ui.help"), lines: s[0] + blank + s[1] + blank + s[2] + blank + s[3], width: width, height: height)
+            return
+        }
+        let rows = max(left.count, right.count)
+        let sizing = [(String(repeating: " ", count: leftWidth + gap + rightWidth), Style())]
+            + Array(repeating: ("", Style()), count: rows - 1)
+        let origin = drawBox(&g, title: L.string("ui.help"), lines: sizing, width: width, height: height)
+        let visible = min(rows, max(0, height - 2 - 2))
+        for i in 0..<visible {
+            if i < left.count { g.put(left[i].0, x: origin.x, y: origin.y + i, style: left[i].1, maxWidth: leftWidth) }
+            if i < right.count { g.put(right[i].0, x: origin.x + leftWidth + gap, y: origin.y + i, style: right[i].1, maxWidth: rightWidth) }
+        }
     }
 
     func drawOverlay(_ g: inout Grid, width: Int, height: Int) {
         switch mode {
         case .help:
-            let keys = [
-                "Tab / Shift-Tab", "j k ↑ ↓  g G  Enter  p  d  n  s  r  /  q",
-                "PgUp PgDn  R  Enter  i  ,  /", "Enter  Alt-Enter / Ctrl-J  Esc  Ctrl-U  Ctrl-W  Home End",
-                "/image PATH  /flash PATH  /multi PATH…  /voice PATH",
-            ]
-            let lines = [L.string("ui.hints.list"), L.string("ui.hints.messages"), L.string("ui.hints.input"), ""] + keys
-            drawBox(&g, title: L.string("ui.help"), lines: lines.map { ($0, Style()) }, width: width, height: height)
+            drawHelp(&g, width: width, height: height)
         case .messageSearch(let q, let hits, let i):
             var lines: [(String, Style)] = [(L.string("ui.search.messages") + q + "▏", Theme.prompt)]
             if !q.isEmpty && hits.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }

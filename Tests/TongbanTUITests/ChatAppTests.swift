@@ -93,6 +93,30 @@ enum MediaKeyName {
         #expect(g.find("暂无消息") == nil)
     }
 
+    /// `?` shows every key with what it does, in two columns when the
+    /// screen is wide and in one when it is not; any key closes it.
+    @Test func helpListsKeysWithWhatTheyDo() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("?"))
+        let wide = app.frame(width: 120, height: 40)
+        let move = try #require(wide.find("移动"))
+        let select = try #require(wide.find("选择更早 / 更新的消息"))
+        #expect(select.y == move.y && select.x > move.x + 20, "two columns side by side")
+        for text in ["置顶 / 取消置顶", "/flash 路径", "发送闪照，只能看一次", "下一个 / 上一个窗格", "/rec"] {
+            #expect(wide.find(text) != nil, "help mentions \(text)")
+        }
+        // Keys line up: the descriptions of one section start in one column.
+        let pin = try #require(wide.find("置顶 / 取消置顶")), open = try #require(wide.find("打开会话"))
+        #expect(pin.x == open.x)
+        let narrow = app.frame(width: 70, height: 60)
+        let l = try #require(narrow.find("会话列表")), i = try #require(narrow.find("全局"))
+        #expect(i.y > l.y && i.x == l.x, "one column on a narrow screen")
+        await app.handle(.char("x"))
+        #expect(app.frame(width: 120, height: 40).find("会话列表") == nil, "any key closes it")
+    }
+
     /// My signal quote is a box on the right: its corner, quote, rule and
     /// reply start in one column instead of each line pushed right alone.
     @Test func myQuoteBoxKeepsOneLeftEdge() async throws {

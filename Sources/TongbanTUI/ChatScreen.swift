@@ -109,16 +109,20 @@ extension ChatApp {
             if c.isPinned { cx += g.put("📌", x: cx, y: ry, style: base) }
             var nameStyle = base
             nameStyle.bold = true
-            cx += g.put(TerminalSanitizer.sanitize(c.nickname), x: cx, y: ry, style: nameStyle, maxWidth: max(1, w - timeW - (cx - x) - 4))
+            // Names and previews too long for the pane end in "…".
+            let nameW = max(1, w - timeW - (cx - x) - 4)
+            cx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: cx, y: ry, style: nameStyle, maxWidth: nameW)
             if c.isOnline { g.put(" ●", x: cx, y: ry, style: merge(base, Theme.online)) }
             g.put(time, x: x + w - timeW - 1, y: ry, style: merge(base, Theme.dim))
             let badge = c.unreadCount > 0 ? " \(c.unreadCount > 99 ? "99+" : String(c.unreadCount)) " : ""
             let badgeW = DisplayWidth.of(badge)
+            let previewW = max(1, w - badgeW - 3)
             if let draft = c.draftText, !draft.isEmpty {
                 let text = L.string("ui.draft", ["text": Self.oneLine(draft)])
-                g.put(text, x: x + 1, y: ry + 1, style: merge(base, Theme.draft), maxWidth: max(1, w - badgeW - 3))
+                g.put(TextWrap.truncate(text, width: previewW), x: x + 1, y: ry + 1, style: merge(base, Theme.draft), maxWidth: previewW)
             } else {
-                g.put(Self.oneLine(c.lastMessagePreview), x: x + 1, y: ry + 1, style: merge(base, Theme.dim), maxWidth: max(1, w - badgeW - 3))
+                g.put(TextWrap.truncate(Self.oneLine(c.lastMessagePreview), width: previewW), x: x + 1, y: ry + 1,
+                      style: merge(base, Theme.dim), maxWidth: previewW)
             }
             if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: Theme.badge) }
         }
@@ -371,7 +375,7 @@ extension ChatApp {
             case .messages: hints = L.string("ui.hints.messages")
             case .input: hints = L.string("ui.hints.input")
             }
-            g.put(hints, x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
+            g.put(TextWrap.truncate(hints, width: w - x - 1), x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
         }
     }
 

@@ -91,6 +91,11 @@ enum MediaKeyName {
         #expect(g.rowText(39).contains("j/k"), "key hints on the status line")
         #expect(g.find("在左侧选择一个会话") != nil, "the message pane says how to open a chat, not that there are no messages")
         #expect(g.find("暂无消息") == nil)
+        // A preview or hint line too long for a narrower pane ends in "…".
+        let narrow = app.frame(width: 100, height: 30)
+        #expect(narrow.find("我会…") != nil, "the preview is cut with an ellipsis")
+        let hints = app.frame(width: 70, height: 30).rowText(29).trimmingCharacters(in: .whitespaces)
+        #expect(hints.hasSuffix("…") && hints.contains("j/k"), "so are the key hints")
     }
 
     /// `?` shows every key with what it does, in two columns when the

@@ -89,7 +89,12 @@ extension ChatApp {
             return
         }
         if convs.isEmpty {
-            let lines = [L.string("ui.empty.title")] + TextWrap.wrap(L.string("ui.empty.hint"), width: max(1, w - 2))
+            // A filter that matches nothing says so; only a list that is
+            // really empty explains where conversations come from.
+            var filtering = false
+            if case .listSearch = mode { filtering = !list.conversations.isEmpty }
+            let lines = filtering ? [L.string("ui.search.none")]
+                : [L.string("ui.empty.title")] + TextWrap.wrap(L.string("ui.empty.hint"), width: max(1, w - 2))
             for (i, line) in lines.enumerated() {
                 g.put(line, x: x + max(0, (w - DisplayWidth.of(line)) / 2), y: top + h / 3 + i,
                       style: i == 0 ? Theme.title : Theme.dim)
@@ -175,7 +180,7 @@ extension ChatApp {
 
     func drawChat(_ g: inout Grid, x: Int, y: Int, w: Int, h: Int) {
         guard let chat else {
-            let hint = L.string(visibleConversations.isEmpty ? "ui.empty.title" : "ui.noChat")
+            let hint = L.string(list.conversations.isEmpty ? "ui.empty.title" : "ui.noChat")
             g.put(hint, x: x + max(0, (w - DisplayWidth.of(hint)) / 2), y: y + h / 2, style: Theme.dim)
             return
         }

@@ -328,6 +328,11 @@ enum MediaKeyName {
         let g = app.frame(width: 120, height: 40)
         #expect(g.find("Bob 鲍勃") != nil)
         #expect(g.find("Alice 爱丽丝") == nil)
+        // A filter that matches nobody says so, not "no messages yet".
+        await type(app, "zzz")
+        let none = app.frame(width: 120, height: 40)
+        #expect(none.find("没有找到") != nil)
+        #expect(none.find("暂无消息") == nil && none.find("通过信号互动后") == nil)
         await app.handle(.escape)
         #expect(app.frame(width: 120, height: 40).find("Alice 爱丽丝") != nil)
     }

@@ -44,7 +44,7 @@ public enum ChatServerApp {
         let hub = PushHub()
         let service = try ChatService(config: config, hub: hub)
         let ref = WeakService(service)
-        hub.contacts.withLock { $0 = { uid in ref.service?.contacts(of: uid) ?? [] } }
+        hub.contacts.withLock { $0 = ContactsLookup { uid in ref.service?.contacts(of: uid) ?? [] } }
         if config.demo { try DemoSeeder(service: service).seedIfNeeded() }
         try service.pruneSyncLog()
 

@@ -105,7 +105,7 @@ struct DemoSeeder {
         let service = self.service
         let delay = service.config.demoReplyDelay
         service.afterSend.withLock { hook in
-            hook = { message in
+            hook = AfterSendHook { message in
                 guard ConversationIDHelper.uid(fromImUid: message.sendID) == me,
                       let peer = ConversationIDHelper.uid(fromImUid: message.recvID), peers.contains(peer),
                       message.contentType != ContentType.revokeNotice else { return }

@@ -14,8 +14,9 @@ public final class PushHub: Sendable {
         var sockets: [Int: [Connection]] = [:]
     }
     private let state = Mutex(State())
-    /// Who should see a user's presence; set by the service.
-    let contacts = Mutex<(@Sendable (Int) -> [Int])?>(nil)
+    /// Who should see a user's presence; set by the service. In a struct,
+    /// not bare in the mutex (see AfterSendHook).
+    let contacts = Mutex<ContactsLookup?>(nil)
 
     public init() {}
 
@@ -55,7 +56,7 @@ public final class PushHub: Sendable {
     }
 
     func broadcastPresence(uid: Int, online: Bool) {
-        let peers = contacts.withLock { $0 }?(uid) ?? []
+        let peers = contacts.withLock { $0 }?.of(uid) ?? []
         let frame = Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online))
         let conns = state.withLock { s in peers.flatMap { s.sockets[$0] ?? [] } }
         for c in conns { c.continuation.yield(frame) }
@@ -73,4 +74,9 @@ public final class PushHub: Sendable {
         }
         for c in all { c.continuation.finish() }
     }
+}
+
+/// Who should see a user's presence (see AfterSendHook for why a struct).
+struct ContactsLookup: Sendable {
+    let of: @Sendable (Int) -> [Int]
 }

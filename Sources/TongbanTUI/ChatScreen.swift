@@ -145,20 +145,19 @@ extension ChatApp {
         TerminalSanitizer.sanitize(s.replacingOccurrences(of: "\n", with: " "))
     }
 
-    /// `HH:mm` today, `昨天` yesterday, else `M/d` (seed §五).
-    nonisolated static func timeLabel(_ ms: Int, _ L: Localizer, now: Date = Date()) -> String {
-        guard ms > 0 else { return "" }
-        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-        // Calendar fields, not a DateFormatter: this runs for every row of
-        // the list on every frame, and building a formatter (ICU) is slow.
-        let cal = Calendar.current
-        let c = cal.dateComponents([.month, .day, .hour, .minute], from: date)
-        if cal.isDate(date, inSameDayAs: now) {
-            let h = c.hour ?? 0, m = c.minute ?? 0
-            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
+    /// `HH:mm` today, `昨天` yesterday, else `M/d` (seed §五), in the
+    /// user's time zone (`utcOffsetSeconds` fixes one, for tests).
+    nonisolated public static func timeLabel(_ ms: Int, _ L: Localizer, now: Date = Date(), utcOffsetSeconds: Int? = nil) -> String {
+        guard ms > 0, let t = LocalTime.of(milliseconds: ms, utcOffsetSeconds: utcOffsetSeconds) else { return "" }
+        // The C library's local time, not Calendar.current: this runs for
+        // every row of the list on every frame, and Calendar.current loads
+        // ICU's locale data (see LocalTime).
+        let nowMs = Int((now.timeIntervalSince1970 * 1000).rounded(.down))
+        if let today = LocalTime.of(milliseconds: nowMs, utcOffsetSeconds: utcOffsetSeconds) {
+            if t.dayNumber == today.dayNumber { return t.clock }
+            if t.dayNumber == today.dayNumber - 1 { return L.string("time.yesterday") }
         }
-        if let y = cal.date(byAdding: .day, value: -1, to: now), cal.isDate(date, inSameDayAs: y) { return L.string("time.yesterday") }
-        return "\(c.month ?? 0)/\(c.day ?? 0)"
+        return "\(t.month)/\(t.day)"
     }
 
     // MARK: - Chat pane

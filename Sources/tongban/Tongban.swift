@@ -139,15 +139,8 @@ func conversationId(_ session: Session, with account: String) async throws -> St
     return id
 }
 
-func timeLabel(_ ms: Int, now: Date = Date()) -> String {
-    let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-    let cal = Calendar.current
-    let f = DateFormatter()
-    if cal.isDateInToday(date) { f.dateFormat = "HH:mm"; return f.string(from: date) }
-    if cal.isDateInYesterday(date) { return L.string("time.yesterday") }
-    f.dateFormat = "M/d"
-    return f.string(from: date)
-}
+/// The list's time column, the same as the full-screen client's.
+func timeLabel(_ ms: Int) -> String { ChatApp.timeLabel(ms, L) }
 
 struct Start: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -292,3 +292,47 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
         #expect(throws: (any Error).self) { try JSONDecoder().decode(PushFrame.self, from: Data(#"{"type":"x"}"#.utf8)) }
     }
 }
+
+@Suite struct LocalTimeTests {
+    /// Fixed offsets: the fields a user in that zone would read on a clock.
+    @Test func fieldsAtAFixedOffset() {
+        // 2025-11-22 08:26:40 UTC.
+        let ms = 1_763_800_000_000
+        #expect(LocalTime.of(milliseconds: ms, utcOffsetSeconds: 0) == LocalTime(year: 2025, month: 11, day: 22, hour: 8, minute: 26))
+        #expect(LocalTime.of(milliseconds: ms, utcOffsetSeconds: 8 * 3600) == LocalTime(year: 2025, month: 11, day: 22, hour: 16, minute: 26))
+        // Across midnight backwards: New York (−5) is still on the 22nd at 03:26.
+        #expect(LocalTime.of(milliseconds: ms, utcOffsetSeconds: -5 * 3600)?.hour == 3)
+        #expect(LocalTime.of(milliseconds: ms - 9 * 3_600_000, utcOffsetSeconds: 0)?.day == 21)
+        // One millisecond before the epoch is the last minute of 1969, not 1970.
+        #expect(LocalTime.of(milliseconds: -1, utcOffsetSeconds: 0) == LocalTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59))
+        #expect(LocalTime.of(milliseconds: 0, utcOffsetSeconds: 0)?.clock == "00:00")
+    }
+
+    /// Times from a store edited by hand: no trap, a year ~292 million
+    /// years away (the C library still represents it).
+    @Test func extremeInstantsDoNotTrap() {
+        #expect((LocalTime.of(milliseconds: Int.max, utcOffsetSeconds: 0)?.year ?? Int.max) > 200_000_000)
+        #expect((LocalTime.of(milliseconds: Int.min)?.year ?? Int.min) < -200_000_000)
+        #expect((LocalTime.of(milliseconds: Int.max, utcOffsetSeconds: 14 * 3600)?.year ?? Int.max) > 200_000_000)
+    }
+
+    /// Day numbers count calendar days, so yesterday is always one less.
+    @Test func dayNumbers() {
+        #expect(LocalTime(year: 1970, month: 1, day: 1, hour: 0, minute: 0).dayNumber == 0)
+        #expect(LocalTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59).dayNumber == -1)
+        #expect(LocalTime(year: 2000, month: 3, day: 1, hour: 0, minute: 0).dayNumber == 11_017)
+        #expect(LocalTime(year: 2024, month: 3, day: 1, hour: 0, minute: 0).dayNumber
+                - LocalTime(year: 2024, month: 2, day: 28, hour: 0, minute: 0).dayNumber == 2, "leap day")
+        #expect(LocalTime(year: 2026, month: 1, day: 1, hour: 0, minute: 0).dayNumber
+                - LocalTime(year: 2025, month: 12, day: 31, hour: 0, minute: 0).dayNumber == 1)
+    }
+
+    /// The local zone agrees with Foundation's (both read TZ / /etc/localtime).
+    @Test func localZoneAgreesWithFoundation() {
+        let cal = Calendar.current
+        for ms in stride(from: 1_700_000_000_000, to: 1_800_000_000_000, by: 7_777_777_777) {
+            let c = cal.dateComponents([.year, .month, .day, .hour, .minute], from: Date(timeIntervalSince1970: Double(ms) / 1000))
+            #expect(LocalTime.of(milliseconds: ms) == LocalTime(year: c.year!, month: c.month!, day: c.day!, hour: c.hour!, minute: c.minute!))
+        }
+    }
+}

@@ -41,7 +41,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         // newest first, as the view model holds them
         let input = [msg(base + 12 * minute, "e"), msg(base + 9 * minute, "d"), msg(base + 4 * minute, "c"),
                      msg(base + 2 * minute, "b"), msg(base, "a")]
-        let out = ConversationViewModel.insertTimeMarkers(into: input, timeZone: TimeZone(identifier: "Asia/Shanghai")!)
+        let out = ConversationViewModel.insertTimeMarkers(into: input, utcOffsetSeconds: 8 * 3600)  // Asia/Shanghai
         // a gets a marker (first); b, c within 5 min of that marker; d is 9 min after a -> marker;
         // e is 3 min after d's marker -> none.
         #expect(out.map(\.id) == ["e", "d", "time_\(base + 9 * minute)", "c", "b", "a", "time_\(base)"])

@@ -570,4 +570,19 @@ extension ChatAppScreenTests {
         #expect(ChatApp.timeLabel(ms(older), zh, now: now) == "2/7")
         #expect(ChatApp.timeLabel(0, zh, now: now) == "")
     }
+
+    /// The day boundary is the user's, not UTC's: at 01:00 in Shanghai a
+    /// message from 23:30 the evening before (both 17:xx UTC, the same UTC
+    /// day) is yesterday, and one from 00:30 is today.
+    @Test func dayBoundaryIsTheUsersZone() {
+        let zh = Localizer(language: .zhHans)
+        let shanghai = 8 * 3600
+        // 2026-03-09 01:00 +08 = 2026-03-08 17:00 UTC.
+        let now = Date(timeIntervalSince1970: 1_772_989_200)
+        let nowMs = 1_772_989_200_000
+        #expect(ChatApp.timeLabel(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "昨天")
+        #expect(ChatApp.timeLabel(nowMs - 30 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "00:30")
+        #expect(ChatApp.timeLabel(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: 0) == "15:30", "in UTC both are the 8th")
+        #expect(ChatApp.timeLabel(nowMs - 3 * 86_400_000, zh, now: now, utcOffsetSeconds: shanghai) == "3/6")
+    }
 }

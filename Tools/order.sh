@@ -11,9 +11,9 @@
 # How: a release build of the client runs under valgrind's callgrind (which
 # sees every function executed, however rarely) through
 #   1. a scripted session in tmux against a real tongban-server: start, move,
-#      filter, help, open a chat, send Chinese text and emoji, scroll and load
-#      history, select and open a picture, search, switch chats, a flood of
-#      incoming messages, idle, quit;
+#      filter, help, open a chat, send Chinese text and emoji, select older
+#      messages and open one, scroll and load history, search, switch chats,
+#      a flood of incoming messages, idle, quit;
 #   2. the client phases of Tests/bench/clients.sh (startup, idle, keys, flood).
 # Every function either run executed is written out by mangled name, hottest
 # (most instructions) first, so the busiest loops also share pages.
@@ -22,9 +22,8 @@
 #
 # Usage: make order   (builds the release client, needs valgrind and tmux)
 set -euo pipefail
-BIN=${BIN:-.build/release}
+BIN=$(cd "${BIN:-.build/release}" && pwd)
 OUT=${OUT:-Tools/tongban.order}
-ROOT=$(pwd)
 WORK=$(mktemp -d /tmp/tongban-order.XXXXXX)
 SESSION=tongban-order-$$
 SERVER_PID=""
@@ -41,8 +40,8 @@ die() { log "$*"; tmux capture-pane -p -t "$SESSION" 2>/dev/null | tail -10 >&2 
 # symbol table, which is what callgrind names functions by, stays).
 mkdir -p "$WORK/bin" "$WORK/cg"
 objcopy --strip-debug "$BIN/tongban" "$WORK/bin/tongban.real"
-ln -s "$ROOT/$BIN/tongban-server" "$WORK/bin/tongban-server"
-ln -s "$ROOT/$BIN/tongban-bench" "$WORK/bin/tongban-bench"
+ln -s "$BIN/tongban-server" "$WORK/bin/tongban-server"
+ln -s "$BIN/tongban-bench" "$WORK/bin/tongban-bench"
 cat >"$WORK/bin/tongban" <<EOF
 #!/bin/sh
 exec valgrind --tool=callgrind --demangle=no --callgrind-out-file=$WORK/cg/cg.%p --log-file=$WORK/cg/vg.%p $WORK/bin/tongban.real "\$@"

@@ -11,8 +11,8 @@ import Darwin
 ///
 /// It comes from the C library (`localtime_r`: `TZ`, else `/etc/localtime`),
 /// the same zone Foundation would pick, rather than from `Calendar.current`:
-/// the first `Calendar.current` loads ICU's locale and zone data, about 2 MiB
-/// resident for the rest of the session, to print `15:30` and `3/9`.
+/// the first `Calendar.current` loads ICU's locale data, over a MiB resident
+/// for the rest of the session, to print `15:30` and `3/9`.
 public struct LocalTime: Sendable, Equatable {
     public var year: Int
     public var month: Int

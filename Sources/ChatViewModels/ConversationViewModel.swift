@@ -43,14 +43,35 @@ public final class ConversationViewModel {
     // MARK: - Lifecycle
 
     public func onAppear() async {
+        showLocal()
+        await completeAppearance()
+    }
+
+    /// Whether the chat is on screen: between `showLocal` and `onDisappear`.
+    private(set) var isVisible = false
+
+    /// The part of appearing that needs no network: what the store has,
+    /// on screen and read. A UI calls it before answering the next key.
+    public func showLocal() {
+        isVisible = true
         isLoading = true
         reload()
         changed()
+        markRead()
+    }
+
+    /// The rest, which asks the server: missing history, the signal quote,
+    /// then listening, the read position and the pictures. A UI runs it
+    /// beside its keys (a slow or dead server must not hold up the next
+    /// one); when the chat was left meanwhile, it stops after the history.
+    public func completeAppearance() async {
         await fillFromServer()
         isLoading = false
+        guard isVisible else { return }
         reload()
         changed()
         if conversation.fromSignal && !conversation.isImOpened { await sendSignalQuote() }
+        guard isVisible else { return }
         startListening()
         markRead()
         refreshMediaInBackground()
@@ -67,6 +88,7 @@ public final class ConversationViewModel {
 
     /// Saves the draft (blank removes it) and stops listening.
     public func onDisappear(draft: String?) {
+        isVisible = false
         mediaTask?.cancel()
         mediaTask = nil
         try? session.store.setDraft(id: id, text: draft)
@@ -234,7 +256,9 @@ public final class ConversationViewModel {
     public func markRead() {
         guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
               newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
-        try? session.store.markRead(id: id, upTo: newest)
+        guard (try? session.store.markRead(id: id, upTo: newest)) != nil else { return }
+        conversation.readSeq = max(conversation.readSeq, newest)
+        conversation.unreadCount = 0
         sendRead(newest)
     }
 

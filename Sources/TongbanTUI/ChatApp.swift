@@ -263,11 +263,22 @@ public final class ChatApp {
         scroll = 0
         focus = .input
         narrowShowsMessages = true
-        redraw()
-        await vm.onAppear()
+        vm.showLocal()
         list.loadFromStore()
         redraw()
+        // The server's part runs beside the keys: with a slow or dead server
+        // the next key used to wait for it (Escape right after opening a
+        // chat took 2 s while the HTTP client retried a dead server).
+        appearing = Task { @MainActor [weak self] in
+            await vm.completeAppearance()
+            guard let self, self.chat === vm else { return }
+            self.list.loadFromStore()
+            self.redraw()
+        }
     }
+
+    /// The server's part of opening the current chat (tests await it).
+    var appearing: Task<Void, Never>?
 
     func closeChat() {
         chat?.onDisappear(draft: input.text)

@@ -472,12 +472,32 @@ extension ChatAppScreenTests {
         #expect(app.visibleConversations.count == before, "nothing deleted")
     }
 
+    /// Opening a chat shows what the store has and answers the next key at
+    /// once; asking the server for history runs beside the keys. With the
+    /// server gone, Escape right after Enter used to wait ~2 s for the HTTP
+    /// client to give up.
+    @Test func aDeadServerDoesNotHoldUpTheNextKey() async throws {
+        let (server, session) = try await demoSession()
+        let app = await app(session)
+        await server.stop()
+        await app.handle(.enter)  // Alice: her older history is asked of a server that is gone
+        let chat = try #require(app.chat)
+        #expect(chat.isLoading, "the key was answered before the server's part ended")
+        #expect(app.frame(width: 120, height: 40).find("好的，发消息给我试试") != nil, "the stored messages are on screen")
+        await app.handle(.escape)
+        #expect(app.focus == .messages, "the next key was handled")
+        await app.appearing?.value
+        #expect(!chat.isLoading)
+        #expect(app.chat === chat)
+    }
+
     @Test func enterShowsAnImageFullScreenInTrueColour() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }
         let app = await app(session)
         app.trueColor = true
         await app.handle(.enter)  // Alice, pinned on top
+        await app.appearing?.value  // her older history (the picture) comes from the server
         #expect(await waitFor(app, "好的，发消息给我试试"))
         await app.handle(.escape)
         for _ in 0..<10 where app.selectedMessage?.type != .image { await app.handle(.char("k")) }

@@ -32,10 +32,14 @@ public final class ChatStore: Sendable {
     let listCache = ListCache()
     /// Drops or patches `listCache` after each commit touching `conversation`.
     let listObserver: ConversationTableObserver
+    /// Indexes stored messages for search once a burst of them is over.
+    let searchIndexer: SearchIndexer
 
     /// Opens (creating and migrating if needed) the store at `path`. The
     /// folder is made 0700 and the database files 0600.
-    public init(path: String, myUid: Int) throws {
+    /// `searchIndexing`: when messages stored by this process are added to
+    /// the search index (`SearchIndexer`).
+    public init(path: String, myUid: Int, searchIndexing: SearchIndexTiming = SearchIndexTiming()) throws {
         self.path = path
         self.myUid = myUid
         self.myImUid = ConversationIDHelper.imUid(myUid)
@@ -53,6 +57,15 @@ public final class ChatStore: Sendable {
             dbPool = try DatabasePool(path: path, configuration: config)
             try StoreMigrations.migrator.migrate(dbPool)
             dbPool.add(transactionObserver: listObserver, extent: .databaseLifetime)
+            searchIndexer = SearchIndexer(dbPool: dbPool, timing: searchIndexing)
+            dbPool.add(transactionObserver: MessageInsertObserver(indexer: searchIndexer), extent: .databaseLifetime)
+            // Messages stored before the last exit and not indexed yet.
+            let waiting = try dbPool.read { db in
+                try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS(SELECT 1 FROM message WHERE id > (SELECT indexedThrough FROM search_index_state WHERE id = 1))
+                    """) ?? false
+            }
+            if waiting { searchIndexer.messagesInserted() }
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "\(error)")

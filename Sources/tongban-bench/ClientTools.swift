@@ -135,6 +135,8 @@ enum ClientTools {
             }
             try session.store.apply(events: batch, cursor: 0)
             try session.store.saveProfiles(profiles)
+            // Searchable at once, like a store that has been idle a while.
+            while try session.store.indexSearchBacklog(limit: 10_000) {}
         } else {
             for c in 0..<conversations {
                 let name = "benchpeer\(c)"

@@ -17,7 +17,11 @@ struct StoreBench {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
 
-        let store = try ChatStore(path: dir.appendingPathComponent("store/chat.sqlite").path, myUid: 1)
+        // The search index is brought up to date inside the timed ingest
+        // below (as the reference builds it in its transaction), not by the
+        // store's background indexer.
+        let store = try ChatStore(path: dir.appendingPathComponent("store/chat.sqlite").path, myUid: 1,
+                                  searchIndexing: SearchIndexTiming(quiet: .seconds(86_400), maxDelay: .seconds(86_400)))
         let perConv = messages / conversations
         // The largest conversation gets the remainder, so "largest" is well defined.
         func conversationId(_ c: Int) -> String { ConversationIDHelper.make(myUid: 1, targetUid: c + 2) }
@@ -40,8 +44,11 @@ struct StoreBench {
             try store.apply(events: (i..<end).map { .message(wire($0)) }, cursor: end)
             i = end
         }
+        let stored = seconds(since: t0)
+        while try store.indexSearchBacklog(limit: 10_000) {}
         let ingest = seconds(since: t0)
         let ours = Double(messages) / ingest
+        let oursStored = Double(messages) / stored
 
         // Physical reference: the same schema, the same rows, plain sqlite3, one transaction.
         let refPath = dir.appendingPathComponent("ref.sqlite").path
@@ -62,6 +69,13 @@ struct StoreBench {
             chunk += "INSERT INTO message(clientMsgID,serverMsgID,conversationId,seq,sendID,recvID,contentType,content,sendTime,revoked,flashViewed,isControl,status,searchText) VALUES('\(w.clientMsgID)','\(w.serverMsgID)','\(w.conversationId)',\(w.seq),'\(w.sendID)','\(w.recvID)',101,'\(w.content)',\(w.sendTime),0,0,0,'success','\(w.content)');\n"
             if j % 10_000 == 9_999 { fh.write(Data(chunk.utf8)); chunk = "" }
         }
+        // The search index in the same transaction, as the store's indexer
+        // builds it: every row with text, then the watermark.
+        chunk += """
+            INSERT INTO message_fts(rowid, searchText) SELECT id, searchText FROM message WHERE searchText <> '';
+            INSERT OR REPLACE INTO search_index_state(id, indexedThrough) VALUES (1, (SELECT MAX(id) FROM message));
+
+            """
         fh.write(Data((chunk + "COMMIT;\n").utf8))
         try fh.close()
         let t1 = DispatchTime.now()
@@ -82,8 +96,9 @@ struct StoreBench {
         let searchUs = try median(20) { _ = try store.search("天气不错", limit: 50) }
 
         return [
-            BenchRow(figure: "ingest (msgs/s)", ours: ours, reference: reference, referenceName: "sqlite3 CLI, 1 txn",
-                     goal: "≥ 50% of reference", met: ours >= 0.5 * reference),
+            BenchRow(figure: "ingest with search index (msgs/s)", ours: ours, reference: reference,
+                     referenceName: "sqlite3 CLI, 1 txn", goal: "≥ 50% of reference", met: ours >= 0.5 * reference),
+            BenchRow(figure: "ingest, stored and shown, index not yet built (msgs/s)", ours: oursStored, goal: "", met: nil),
             BenchRow(figure: "conversation list, from the database (µs)", ours: listUs, goal: "< 2000 µs", met: listUs < 2000),
             BenchRow(figure: "conversation list, unchanged since last read (µs)", ours: cachedUs, goal: "< 2000 µs", met: cachedUs < 2000),
             BenchRow(figure: "newest 40 of largest (µs)", ours: pageUs, goal: "< 2000 µs", met: pageUs < 2000),

@@ -553,46 +553,4 @@ extension ChatStore {
             return Dictionary(rows.map { ($0.uid, $0.info) }, uniquingKeysWith: { a, _ in a })
         }
     }
-
-    // MARK: - Search
-
-    /// Messages whose text contains `query` (Chinese included), newest first.
-    /// Three characters or more use the trigram index; shorter queries scan
-    /// with an escaped LIKE.
-    public func search(_ query: String, conversationId: String? = nil, limit: Int = 50) throws -> [MessageRecord] {
-        let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !q.isEmpty else { return [] }
-        return try dbPool.read { db in
-            var args: StatementArguments
-            var sql: String
-            if q.count >= 3 {
-                let phrase = "\"" + q.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                // Newest first straight from the index (rowid order), so a
-                // common word in a million messages does not sort them all.
-                let candidates = conversationId == nil ? "ORDER BY rowid DESC LIMIT \(limit * 4)" : ""
-                sql = """
-                    SELECT m.* FROM (SELECT rowid FROM message_fts WHERE message_fts MATCH ? \(candidates)) f
-                    JOIN message m ON m.id = f.rowid
-                    JOIN conversation c ON c.id = m.conversationId
-                    WHERE m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
-                    """
-                args = [phrase]
-            } else {
-                let escaped = q.replacingOccurrences(of: "\\", with: "\\\\")
-                    .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-                sql = """
-                    SELECT m.* FROM message m JOIN conversation c ON c.id = m.conversationId
-                    WHERE m.searchText LIKE ? ESCAPE '\\' AND m.revoked = 0 AND (m.seq IS NULL OR m.seq > c.clearedSeq)
-                    """
-                args = ["%" + escaped + "%"]
-            }
-            if let conversationId {
-                sql += " AND m.conversationId = ?"
-                args += [conversationId]
-            }
-            sql += " ORDER BY m.sendTime DESC, m.id DESC LIMIT ?"
-            args += [limit]
-            return try MessageRecord.fetchAll(db, sql: sql, arguments: args)
-        }
-    }
 }

@@ -122,6 +122,39 @@ enum StoreMigrations {
                 t.add(column: "failed", .boolean).notNull().defaults(to: false)
             }
         }
+        m.registerMigration("v4-search-in-background") { db in
+            // The search index no longer grows inside the transaction that
+            // stores a message (a trigger did that): a burst of incoming
+            // messages spent a third of its CPU on trigrams before anything
+            // reached the screen. `SearchIndexer` indexes the rows past
+            // `indexedThrough` once the burst is over, and search reads
+            // those rows directly until then. Row ids only grow (AUTOINCREMENT),
+            // so "id > indexedThrough" is exactly the rows the index lacks;
+            // deletes and text changes touch the index only for rows in it.
+            try db.execute(sql: """
+                CREATE TABLE search_index_state(
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    indexedThrough INTEGER NOT NULL);
+                INSERT INTO search_index_state(id, indexedThrough)
+                    VALUES (1, (SELECT COALESCE(MAX(id), 0) FROM message));
+                DROP TRIGGER message_fts_ai;
+                DROP TRIGGER message_fts_ad;
+                DROP TRIGGER message_fts_au;
+                CREATE TRIGGER message_fts_ad AFTER DELETE ON message
+                    WHEN old.searchText <> '' AND old.id <= (SELECT indexedThrough FROM search_index_state WHERE id = 1)
+                BEGIN
+                    INSERT INTO message_fts(message_fts, rowid, searchText) VALUES ('delete', old.id, old.searchText);
+                END;
+                CREATE TRIGGER message_fts_au AFTER UPDATE OF searchText ON message
+                    WHEN old.id <= (SELECT indexedThrough FROM search_index_state WHERE id = 1)
+                BEGIN
+                    INSERT INTO message_fts(message_fts, rowid, searchText)
+                        SELECT 'delete', old.id, old.searchText WHERE old.searchText <> '';
+                    INSERT INTO message_fts(rowid, searchText)
+                        SELECT new.id, new.searchText WHERE new.searchText <> '';
+                END;
+                """)
+        }
         return m
     }
 }

@@ -111,6 +111,25 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(try await eventually { try texts(b, conv) == ["推送来了"] })
     }
 
+    @Test func noticesInABurstShareAPullButAFirstNoticeIsPulledAtOnce() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let a = try await makeSession(server.baseURL, "noticed")
+        let engine = a.sync
+        #expect(engine.timing.noticeGap == .milliseconds(50))
+        // A notice after a quiet spell: pulled without waiting for the gap.
+        engine.noticeArrived()
+        #expect(await eventually(.seconds(5)) { engine.pullsStarted.withLock { $0.count } == 1 })
+        let first = try #require(engine.pullsStarted.withLock { $0.last })
+        // Thirty more within a few milliseconds: one more pull, a gap after the first.
+        for _ in 0..<30 { engine.noticeArrived() }
+        #expect(await eventually(.seconds(5)) { engine.pullsStarted.withLock { $0.count } == 2 })
+        let second = try #require(engine.pullsStarted.withLock { $0.last })
+        #expect(second - first >= .milliseconds(40), "the second pull waited out the gap")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(engine.pullsStarted.withLock { $0.count } == 2, "the burst's notices shared one pull")
+    }
+
     @Test func pollingDeliversWhenTheSocketIsDown() async throws {
         let server = try await startServer(dir: tempURL("srv"))
         defer { Task { await server.stop() } }

@@ -105,7 +105,8 @@ public final class Terminal: @unchecked Sendable {
     ///
     /// `benchLog` (bench mode, `TONGBAN_BENCH_LOG`): a file that gets
     /// `first_frame_ms N` (from `launchedAt`, monotonic ns) and
-    /// `key_to_frame_ms N` (key read to the next frame drawn) lines.
+    /// `key_to_frame_ms N KEY` (key read to the next frame drawn; the first
+    /// key of the batch) lines.
     public init(pollMilliseconds: Int = 30, environment: [String: String] = ProcessInfo.processInfo.environment,
                 benchLog: String? = nil, launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         (keys, continuation) = AsyncStream.makeStream(of: Key.self, bufferingPolicy: .unbounded)
@@ -252,6 +253,7 @@ public final class Terminal: @unchecked Sendable {
         var lastInputAt: UInt64 = 0
         var lastTimeoutAt: UInt64 = 0
         var keyReadAt: UInt64?
+        var keyReadName = ""
         let pollNanos = UInt64(pollMilliseconds) * 1_000_000
         while true {
             let (frame, work, stopping) = lock.withLock {
@@ -275,7 +277,7 @@ public final class Terminal: @unchecked Sendable {
                     if !firstFrameDrawn {
                         bench("first_frame_ms \(Double(now - launchedAt) / 1e6)")
                     } else if let k = keyReadAt {
-                        bench("key_to_frame_ms \(Double(now - k) / 1e6)")
+                        bench("key_to_frame_ms \(Double(now - k) / 1e6) \(keyReadName)")
                     }
                     firstFrameDrawn = true
                     keyReadAt = nil
@@ -330,7 +332,10 @@ public final class Terminal: @unchecked Sendable {
             }
             if !keys.isEmpty {
                 lastInputAt = DispatchTime.now().uptimeNanoseconds
-                if keyReadAt == nil { keyReadAt = lastInputAt }
+                if keyReadAt == nil {
+                    keyReadAt = lastInputAt
+                    if benchLog != nil { keyReadName = String(describing: keys[0]) }
+                }
             }
             for key in keys {
                 continuation.yield(key)

@@ -58,6 +58,22 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
     }
 }
 
+@MainActor @Suite struct ListOrderTests {
+    func c(_ id: String, _ time: Int, pinned: Bool = false) -> Conversation {
+        Conversation(id: id, targetUid: 0, nickname: id, isPinned: pinned, lastMessageTime: time)
+    }
+
+    @Test func pinnedFirstThenNewestThenId() {
+        let ordered = [c("p", 1, pinned: true), c("b", 9), c("z", 5), c("a", 5), c("old", 1)]
+        #expect(ConversationListViewModel.sorted(ordered).map(\.id) == ["p", "b", "z", "a", "old"], "an ordered list stays")
+        let shuffled = [c("a", 5), c("old", 1), c("b", 9), c("p", 1, pinned: true), c("z", 5)]
+        #expect(ConversationListViewModel.sorted(shuffled).map(\.id) == ["p", "b", "z", "a", "old"])
+        let lastTwoSwapped = [c("p", 1, pinned: true), c("b", 9), c("z", 5), c("old", 1), c("a", 5)]
+        #expect(ConversationListViewModel.sorted(lastTwoSwapped).map(\.id) == ["p", "b", "z", "a", "old"])
+        #expect(ConversationListViewModel.sorted([]).isEmpty)
+    }
+}
+
 @MainActor @Suite(.serialized) struct ListViewModelTests {
     @Test func appearPinDeleteAndRestore() async throws {
         let srv = try await server()

@@ -334,7 +334,8 @@ public final class Terminal: @unchecked Sendable {
                 lastInputAt = DispatchTime.now().uptimeNanoseconds
                 if keyReadAt == nil {
                     keyReadAt = lastInputAt
-                    if benchLog != nil { keyReadName = String(describing: keys[0]) }
+                    // One line per frame: a pasted text's newlines are dropped.
+                    if benchLog != nil { keyReadName = String(String(describing: keys[0]).filter { !$0.isNewline }.prefix(40)) }
                 }
             }
             for key in keys {

@@ -60,9 +60,6 @@ final class SearchIndexer: Sendable {
         if start { Task.detached(priority: .utility) { await self.run() } }
     }
 
-    /// Whether an indexing pass is waiting or running (for tests).
-    var isBusy: Bool { state.withLock { $0.running } }
-
     private func run() async {
         while true {
             // nil: nothing noted since the last pass, stop; zero: index now.

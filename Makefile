@@ -43,7 +43,19 @@ run: deps
 # symbol-less helpers gathered next to them (Tools/tongban-text.ld). No
 # exported dynamic symbols: the static stdlib link asks for -export-dynamic,
 # which put 4 MB of symbol tables nobody looks up into the binary.
+#
+# libstdc++ (which the Swift runtime and ICU need) is linked in as well: the
+# toolchain asks for -lstdc++, and a one-line linker script named
+# libstdc++.so in a folder searched first turns that into libstdc++.a. The
+# shared library cost an idle client 1.0 MiB of resident memory (its symbol
+# tables and relocations) and its loading slowed every start (BENCHMARKS.md).
+# Without gcc's libstdc++.a the shared library is used.
 RELEASE_FLAGS := --static-swift-stdlib
+STATIC_CXX    := $(shell gcc -print-file-name=libstdc++.a 2>/dev/null)
+STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
+ifneq ($(wildcard $(STATIC_CXX)),)
+RELEASE_FLAGS += -Xswiftc -L -Xswiftc $(STATIC_CXX_DIR)
+endif
 CLIENT_LINK_FLAGS :=
 ifneq ($(shell command -v ld.lld 2>/dev/null),)
 RELEASE_FLAGS += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
@@ -57,6 +69,7 @@ endif
 # change in the two Tools files, so the client binary is removed first and
 # always relinked (a few seconds).
 release: deps
+	@if [ -f "$(STATIC_CXX)" ]; then mkdir -p $(STATIC_CXX_DIR) && echo "INPUT($(STATIC_CXX))" > $(STATIC_CXX_DIR)/libstdc++.so; fi
 	for p in tongban-server tongban-bench; do $(SWIFT) build -c release $(RELEASE_FLAGS) --product $$p || exit 1; done
 	rm -f .build/release/tongban
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(CLIENT_LINK_FLAGS) --product tongban

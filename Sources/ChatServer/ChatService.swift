@@ -444,17 +444,22 @@ public final class ChatService: Sendable {
     }
 
     /// Message ids in time order (12 hex digits of milliseconds, then a
-    /// counter and randomness): new rows land at the end of the id index
-    /// instead of on a random page of it.
+    /// counter and this process's random nonce): new rows land at the end of
+    /// the id index instead of on a random page of it. Milliseconds and the
+    /// counter keep one process's ids apart, the nonce two processes' (a
+    /// restart within the same millisecond). Ids are not secrets: every
+    /// endpoint checks membership. The nonce is drawn once, because a
+    /// random draw per id was a `getrandom` system call on every send.
     static func newServerMsgID() -> String {
         let n = messageIDCounter.add(1, ordering: .relaxed).newValue
-        func hex(_ v: UInt64, _ width: Int) -> String {
-            let s = String(v, radix: 16)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "m_" + hex(UInt64(nowMs()), 12) + hex(n & 0xFFFF_FFFF, 8) + hex(UInt64.random(in: 0...UInt64(UInt32.max)), 8)
+        return "m_" + hex(UInt64(nowMs()), 12) + hex(n & 0xFFFF_FFFF, 8) + messageIDNonce
     }
     private static let messageIDCounter = Atomic<UInt64>(0)
+    private static let messageIDNonce = hex(UInt64.random(in: 0...UInt64(UInt32.max)), 8)
+    private static func hex(_ v: UInt64, _ width: Int) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
 
     /// Replaces every logged copy of a message with its current state, so a
     /// revoked text is not kept in anyone's sync log.

@@ -129,6 +129,14 @@ import Testing
         #expect(try await a.history(conv).messages.count == 1)
     }
 
+    @Test func serverMessageIDsAreUniqueAndInTimeOrder() {
+        let ids = (0..<20_000).map { _ in ChatService.newServerMsgID() }
+        #expect(Set(ids).count == ids.count)
+        // Milliseconds, then the counter: the id index grows at its end.
+        #expect(ids == ids.sorted())
+        #expect(ids.allSatisfy { $0.hasPrefix("m_") && $0.count == 2 + 12 + 8 + 8 })
+    }
+
     @Test func noHolesUnderConcurrency() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -432,6 +432,62 @@ extension ChatAppScreenTests {
         #expect(app.selectedMessage?.id == picked.id, "R or Enter now would act on the message the user picked")
     }
 
+    @Test func aLongLoadedHistoryScrollsAndSelectsToItsOldestMessage() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        #expect(await waitFor(app, "好的，发消息给我试试"))
+        let chat = try #require(app.chat)
+        let maxSeq = try #require(try session.store.conversation(id: chat.conversation.id)?.maxSeq)
+        let alice = ConversationIDHelper.imUid(chat.conversation.targetUid)
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        // 300 more, every third long enough to wrap over several rows.
+        try session.store.apply(events: (1...300).map { i in
+            .message(WireMessage(serverMsgID: "h\(i)", clientMsgID: "history-\(i)", conversationId: chat.conversation.id,
+                                 seq: maxSeq + i, sendID: alice, recvID: session.credentials.imUid, contentType: 101,
+                                 content: "长历史 #\(i)# " + (i % 3 == 0 ? String(repeating: "很长的一段话，", count: 20) : ""),
+                                 sendTime: now - (300 - i) * 1000))
+        }, cursor: 10_000)
+        chat.reload()
+        // Opening the chat is still asking the server (isLoading): paging
+        // back before it finished returns at once, and this loop, never
+        // suspending, would starve it on the main actor for ever.
+        await app.appearing?.value
+        for _ in 0..<100 where chat.hasMoreHistory { await chat.loadMoreHistory() }
+        #expect(!chat.hasMoreHistory)
+        #expect(chat.messages.count > 300)
+        await app.handle(.escape)   // to the messages
+        await app.handle(.char("G"))
+        #expect(app.frame(width: 120, height: 40).find("#300#") != nil)
+
+        // PageUp passes every message on its way to the top, and stops there.
+        var seen = Set<Int>()
+        var lastScroll = -1
+        for _ in 0..<1_000 {
+            await app.handle(.pageUp)
+            let text = app.frame(width: 120, height: 40).text()
+            for i in [1, 2, 99, 150, 299] where text.contains("#\(i)#") { seen.insert(i) }
+            if app.scroll == lastScroll { break }
+            lastScroll = app.scroll
+        }
+        #expect(seen == [1, 2, 99, 150, 299])
+        #expect(app.scroll == app.maxScroll, "the top of the history is reachable and the scroll stops there")
+        if case .text(let oldest) = try #require(chat.messages.last).content {
+            let head = String(oldest.prefix(6))
+            #expect(app.frame(width: 120, height: 40).find(head) != nil, "the oldest message is on screen at the top")
+        }
+
+        // A selection far up the history is scrolled to and highlighted.
+        await app.handle(.char("G"))
+        for _ in 0..<250 { await app.handle(.char("k")) }
+        guard case .text(let picked) = try #require(app.selectedMessage).content else { Issue.record("not a text"); return }
+        let marker = try #require(picked.split(separator: " ").dropFirst().first.map(String.init))
+        let f = app.frame(width: 120, height: 40)
+        let at = try #require(f.find(marker), "the selected message \(marker) is on screen")
+        #expect(f[at.x, at.y].style.reverse)
+    }
+
     @Test func anIdleClientDrawsOnlyWhenTheMinuteChanges() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

@@ -72,7 +72,7 @@ struct Routes {
         }
 
         auth.get("/chat/sync") { req, ctx in
-            json(try service.sync(caller: ctx.uid, since: try intParam(req, "since") ?? 0, limit: try intParam(req, "limit") ?? 500))
+            json(bytes: try service.syncPage(caller: ctx.uid, since: try intParam(req, "since") ?? 0, limit: try intParam(req, "limit") ?? 500))
         }
         // Reached only when the WebSocket upgrade did not happen.
         auth.get("/chat/ws") { _, _ -> Response in

@@ -1,6 +1,7 @@
 import ChatCore
 import Crypto
 import Foundation
+import GRDB
 import Testing
 @testable import ChatServer
 
@@ -411,6 +412,34 @@ import Testing
         #expect(expired.status == 410)
         #expect(expired.errorCode == "cursor_expired")
         #expect(try await b.get("/chat/sync?since=0").status == 200)
+    }
+
+    /// /chat/sync hands out the bodies the server stored; one that a damaged
+    /// database turned into broken JSON is left out, and the rest of the
+    /// page still reads (a broken body spliced in would break every event).
+    @Test func aDamagedStoredEventCostsOnlyItself() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        for i in 1...3 { _ = try await a.sendText(conv, "第\(i)条 \"引号\" \\ \n") }
+        let before = try await b.get("/chat/sync?since=0").decode(SyncResponse.self)
+        #expect(before.events.count == 3 && before.skippedEvents == 0)
+        #expect(before.events.compactMap { if case .message(let m) = $0 { m.content } else { nil } }
+                == (1...3).map { "第\($0)条 \"引号\" \\ \n" })
+        let cursors = try await server.running.service.db.read { db in
+            try Int.fetchAll(db, sql: "SELECT cursor FROM event WHERE uid = ? ORDER BY cursor", arguments: [ub.uid])
+        }
+        try await server.running.service.db.write { db in
+            try db.execute(sql: "UPDATE event SET body = ? WHERE cursor = ?", arguments: [#"{"kind":"message","message":{"seq":2"#, cursors[1]])
+        }
+        let r = try await b.get("/chat/sync?since=0")
+        #expect(r.status == 200)
+        let after = try r.decode(SyncResponse.self)
+        #expect(after.events.compactMap { if case .message(let m) = $0 { m.seq } else { nil } } == [1, 3])
+        #expect(after.cursor == before.cursor, "the cursor still moves past the damaged event")
+        #expect(!after.hasMore)
     }
 
     @Test func webSocketHelloSyncPresencePing() async throws {

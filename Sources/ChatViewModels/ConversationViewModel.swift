@@ -126,6 +126,12 @@ public final class ConversationViewModel {
     /// Rebuilds `messages` from the store, keeping how far back we loaded.
     public func reload() {
         guard let page = try? session.store.newestPage(conversationId: id, limit: loadedCount) else { return }
+        // A full window may have older messages below it, stored or not:
+        // messages that arrived while the chat was open slide the window up
+        // past ones it showed, and those must stay reachable by scrolling
+        // back even after the server said it has nothing older (paging back
+        // asks the store first, and turns this off again at the oldest).
+        if page.messages.count >= loadedCount { hasMoreHistory = true }
         if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
         var mapped = page.messages.map { record -> ChatMessage in
             var m = record.chatMessage(myImUid: myImUid)

@@ -161,6 +161,39 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(try me.store.conversation(id: conv)?.draftText == "还没写完")
     }
 
+    /// A short chat (the server has nothing older) then a burst while it is
+    /// open at the bottom: the window slides, and scrolling back must still
+    /// reach the messages that slid out of it, down to the first one.
+    @Test func messagesThatSlidOutOfTheWindowStayReachable() async throws {
+        let srv = try await server()
+        defer { Task { await srv.stop() } }
+        let me = try await session(srv.baseURL, "slideme")
+        let peer = try await session(srv.baseURL, "slidepeer")
+        let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
+        for i in 1...3 {
+            _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "早 \(i)", contentType: 101, clientMsgId: "e\(i)"))
+        }
+        try me.store.ensureConversation(id: conv, nickname: "slidepeer")
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me)
+        await vm.onAppear()
+        #expect(vm.messages.compactMap(\.text).count == 3)
+        #expect(!vm.hasMoreHistory, "the server has nothing older")
+        for i in 1...100 {
+            _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "涌来 \(i)", contentType: 101, clientMsgId: "f\(i)"))
+        }
+        try await me.sync.pull()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while vm.messages.first?.text != "涌来 100" && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(vm.messages.first?.text == "涌来 100")
+        #expect(!vm.messages.compactMap(\.text).contains("早 1"), "the window slid")
+        #expect(vm.hasMoreHistory, "what slid out is still below")
+        for _ in 0..<10 where vm.hasMoreHistory { await vm.loadMoreHistory() }
+        let texts = vm.messages.compactMap(\.text)
+        #expect(texts.count == 103)
+        #expect(texts.last == "早 1")
+        #expect(!vm.hasMoreHistory)
+    }
+
     @Test func pagingBackFillsAHoleInsteadOfJumpingOverIt() async throws {
         let srv = try await server()
         defer { Task { await srv.stop() } }

@@ -438,6 +438,8 @@ extension ChatAppScreenTests {
         let app = await app(session)
         await app.handle(.enter)  // Alice
         #expect(await waitFor(app, "好的，发消息给我试试"))
+        // Opening the chat asks the server beside the keys (isLoading meanwhile).
+        await app.appearing?.value
         let chat = try #require(app.chat)
         let maxSeq = try #require(try session.store.conversation(id: chat.conversation.id)?.maxSeq)
         let alice = ConversationIDHelper.imUid(chat.conversation.targetUid)
@@ -450,10 +452,8 @@ extension ChatAppScreenTests {
                                  sendTime: now - (300 - i) * 1000))
         }, cursor: 10_000)
         chat.reload()
-        // Opening the chat is still asking the server (isLoading): paging
-        // back before it finished returns at once, and this loop, never
-        // suspending, would starve it on the main actor for ever.
-        await app.appearing?.value
+        // Bounded: paging back while a load is out returns at once, and on
+        // the main actor an unbounded loop would starve that load for ever.
         for _ in 0..<100 where chat.hasMoreHistory { await chat.loadMoreHistory() }
         #expect(!chat.hasMoreHistory)
         #expect(chat.messages.count > 300)
@@ -461,13 +461,18 @@ extension ChatAppScreenTests {
         await app.handle(.char("G"))
         #expect(app.frame(width: 120, height: 40).find("#300#") != nil)
 
-        // PageUp passes every message on its way to the top, and stops there.
+        // PageUp passes every message on its way to the top (from the
+        // bottom's own frame on), and stops there.
         var seen = Set<Int>()
+        func look() {
+            let text = app.frame(width: 120, height: 40).text()
+            for i in [1, 2, 99, 150, 299] where text.contains("#\(i)#") { seen.insert(i) }
+        }
+        look()
         var lastScroll = -1
         for _ in 0..<1_000 {
             await app.handle(.pageUp)
-            let text = app.frame(width: 120, height: 40).text()
-            for i in [1, 2, 99, 150, 299] where text.contains("#\(i)#") { seen.insert(i) }
+            look()
             if app.scroll == lastScroll { break }
             lastScroll = app.scroll
         }

@@ -39,7 +39,8 @@ run: deps
 # Code layout of the client (lld only; see Tools/order.sh): every function in
 # its own section (Swift, C and C++), so that --gc-sections drops unused ones
 # and lld can place the functions a running client uses first
-# (Tools/tongban.order, hottest first, written by `make order`), with Swift's
+# (Tools/tongban.order: the idle client's functions first, then the rest,
+# each hottest first; written by `make order`), with Swift's
 # symbol-less helpers gathered next to them (Tools/tongban-text.ld). No
 # exported dynamic symbols: the static stdlib link asks for -export-dynamic,
 # which put 4 MB of symbol tables nobody looks up into the binary.

@@ -433,10 +433,37 @@ extension ChatApp {
         }
     }
 
+    /// The help's sections (list, messages, input, everywhere), with each
+    /// key rebound in `keys.json` written in front of the default key it
+    /// stands for (both work).
+    func helpTexts() -> [String] {
+        var texts = ["ui.help.list", "ui.help.messages", "ui.help.input", "ui.help.everywhere"].map { L.string($0) }
+        for binding in keyMap.rebound {
+            guard let (scope, original) = KeyMap.defaults[binding.action] else { continue }
+            let section = scope == .list ? 0 : scope == .messages ? 1 : 3
+            texts[section] = Self.addKey(KeyMap.name(of: binding.key), before: KeyMap.name(of: original), in: texts[section])
+        }
+        return texts
+    }
+
+    /// `text` with `key` put in front of the first row whose keys include
+    /// `original` (rows are "keys<TAB>what they do", after a title line).
+    static func addKey(_ key: String, before original: String, in text: String) -> String {
+        var rows = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for i in rows.indices.dropFirst() {
+            guard let tab = rows[i].firstIndex(of: "\t") else { continue }
+            let keys = rows[i][..<tab].split(separator: " ").map(String.init)
+            guard keys.contains(original) else { continue }
+            if !keys.contains(key) { rows[i] = key + " " + rows[i] }
+            break
+        }
+        return rows.joined(separator: "\n")
+    }
+
     /// The key reference: list and global keys beside message and input
     /// keys when the screen is wide enough, else one column.
     func drawHelp(_ g: inout Grid, width: Int, height: Int) {
-        let s = ["ui.help.list", "ui.help.messages", "ui.help.input", "ui.help.everywhere"].map { Self.helpSection(L.string($0)) }
+        let s = helpTexts().map { Self.helpSection($0) }
         let blank = [("", Style())]
         let left = s[0] + blank + s[3], right = s[1] + blank + s[2]
         let leftWidth = left.map { DisplayWidth.of($0.0) }.max() ?? 0

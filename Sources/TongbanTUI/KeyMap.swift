@@ -24,6 +24,14 @@ public struct KeyMap: Sendable, Equatable {
     /// Custom key -> default key, per scope.
     var translations: [Scope: [Key: Key]] = [:]
 
+    /// A key `keys.json` bound to an action (the default key works too).
+    public struct Binding: Sendable, Equatable {
+        public let action: String
+        public let key: Key
+    }
+    /// What `keys.json` bound, in action-name order (the help lists them).
+    public private(set) var rebound: [Binding] = []
+
     public init() {}
 
     public static func == (a: KeyMap, b: KeyMap) -> Bool { a.translations == b.translations }
@@ -45,6 +53,7 @@ public struct KeyMap: Sendable, Equatable {
             }
             guard let key = parse(spec) else { throw Problem(description: "\(url.path): cannot read the key \(spec) for \(action)") }
             for s in scope.map({ [$0] }) ?? [.list, .messages] { map.translations[s, default: [:]][key] = original }
+            map.rebound.append(Binding(action: action, key: key))
         }
         return map
     }
@@ -61,6 +70,38 @@ public struct KeyMap: Sendable, Equatable {
         if lower.hasPrefix("ctrl-"), s.count == 6, let c = lower.last, c.isLetter { return .ctrl(c) }
         if lower.hasPrefix("alt-"), s.count == 5, let c = s.last { return .alt(c) }
         return nil
+    }
+
+    /// A key as `keys.json` spells it ("P", "Enter", "Ctrl-Q", "Alt-x"); a
+    /// blank or control character by its code point, so it cannot break the
+    /// help's columns or reach the terminal.
+    public static func name(of key: Key) -> String {
+        switch key {
+        case .char(" "): return "Space"
+        case .char(let c):
+            if c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace }) {
+                return c.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+            }
+            return String(c)
+        case .enter: return "Enter"
+        case .escape: return "Esc"
+        case .tab: return "Tab"
+        case .backTab: return "Shift-Tab"
+        case .up: return "Up"
+        case .down: return "Down"
+        case .left: return "Left"
+        case .right: return "Right"
+        case .home: return "Home"
+        case .end: return "End"
+        case .pageUp: return "PgUp"
+        case .pageDown: return "PgDn"
+        case .backspace: return "Backspace"
+        case .delete: return "Delete"
+        case .ctrl(let c): return "Ctrl-" + String(c).uppercased()
+        case .alt(let c): return "Alt-" + name(of: .char(c))
+        case .altEnter: return "Alt-Enter"
+        case .resize, .paste: return ""
+        }
     }
 
     /// The key the handlers of `scope` understand.

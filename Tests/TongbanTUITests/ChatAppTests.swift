@@ -122,6 +122,29 @@ enum MediaKeyName {
         #expect(app.frame(width: 120, height: 40).find("会话列表") == nil, "any key closes it")
     }
 
+    /// Keys rebound in keys.json show in the help, in front of the default
+    /// key they stand for (which still works).
+    @Test func helpShowsReboundKeys() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let file = tmpDir("helpkeys").appendingPathExtension("json")
+        try Data(#"{"list.pin": "P", "quit": "Ctrl-Q", "messages.revoke": "x", "list.new": "\u0007", "help": "?"}"#.utf8).write(to: file)
+        app.keyMap = try KeyMap.load(from: file)
+        await app.handle(.char("?"))
+        let g = app.frame(width: 120, height: 40)
+        func row(_ text: String) throws -> String { g.rowText(try #require(g.find(text), "\(text) in the help").y) }
+        #expect(try row("置顶 / 取消置顶").contains("P p "))
+        #expect(try row("撤回自己刚发的消息").contains("x R "))
+        #expect(try row("退出").contains("Ctrl-Q q Ctrl-C "))
+        #expect(try row("按名字发起新会话").contains("U+7 n "), "a control character by its code point")
+        #expect(try row("本帮助").contains(" ? "), "a key bound to itself is not listed twice")
+        #expect(!(try row("本帮助").contains("? ?")))
+        await app.handle(.escape)
+        await app.handle(.char("P"))  // the rebound key still pins
+        #expect(try session.store.conversationList().first { $0.nickname == "Alice 爱丽丝" }?.isPinned == false, "Alice (pinned, first row) unpinned by P")
+    }
+
     /// My signal quote is a box on the right: its corner, quote, rule and
     /// reply start in one column instead of each line pushed right alone.
     @Test func myQuoteBoxKeepsOneLeftEdge() async throws {

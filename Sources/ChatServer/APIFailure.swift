@@ -1,5 +1,6 @@
 import ChatCore
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 
@@ -20,6 +21,8 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
     static func forbidden(_ m: String) -> APIFailure { .init(.forbidden, m) }
     static func notFound(_ m: String) -> APIFailure { .init(.notFound, m) }
     static let unauthorized = APIFailure(.unauthorized, "missing or invalid token")
+    static let storageFull = APIFailure(.storageFull, "the server's storage is full; nothing was stored, try again later",
+                                        retryAfter: 30)
 
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
@@ -43,7 +46,19 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
             }
         }
         if error is DecodingError { return .invalid(describe(decoding: error)) }
+        if isStorageFull(error) { return .storageFull }
         return .init(.invalidRequest, "request could not be processed")
+    }
+
+    /// SQLite's "database or disk is full" (also when a journal or WAL page
+    /// cannot be written), or a file write that hit ENOSPC / EDQUOT.
+    static func isStorageFull(_ error: any Error) -> Bool {
+        if let db = error as? DatabaseError { return db.resultCode == .SQLITE_FULL }
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return ns.code == Int(ENOSPC) || ns.code == Int(EDQUOT) }
+        if ns.domain == NSCocoaErrorDomain, ns.code == NSFileWriteOutOfSpaceError { return true }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError { return isStorageFull(underlying) }
+        return false
     }
 
     static func describe(decoding error: any Error) -> String {

@@ -125,7 +125,10 @@ struct FrontMiddleware: RouterMiddleware {
                 response = try await next(request, context)
             }
         } catch {
-            if let f = error as? APIFailure ?? (error is HTTPError || error is DecodingError ? APIFailure.from(error) : nil) {
+            if let f = error as? APIFailure
+                ?? (error is HTTPError || error is DecodingError ? APIFailure.from(error) : nil)
+                ?? (APIFailure.isStorageFull(error) ? APIFailure.storageFull : nil) {
+                if f.code == .storageFull { logger.error("storage full on \(request.method) \(request.uri.path): \(error)") }
                 response = f.response
             } else {
                 logger.error("internal error on \(request.method) \(request.uri.path): \(error)")

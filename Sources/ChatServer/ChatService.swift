@@ -73,8 +73,9 @@ public final class ChatService: Sendable {
                              finish: { [unowned self] writes in self.finishSends(writes) })
     }
 
-    static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
-    static func nowS() -> Int { Int(Date().timeIntervalSince1970) }
+    /// The server's time (`ServerConfig.clock`), in Unix milliseconds and seconds.
+    func nowMs() -> Int { config.clock.nowMs() }
+    func nowS() -> Int { config.clock.nowMs() / 1000 }
 
     // MARK: - Accounts
 
@@ -99,38 +100,26 @@ public final class ChatService: Sendable {
             }
             try db.cachedStatement(sql: """
                 INSERT INTO user(account, username, avatar, pwSalt, pwHash, pwRounds, createdAt) VALUES (?, ?, '', ?, ?, ?, ?)
-                """).execute(arguments: [r.account, username, salt, hash, rounds, Self.nowMs()])
+                """).execute(arguments: [r.account, username, salt, hash, rounds, nowMs()])
             let uid = Int(db.lastInsertedRowID)
-            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), uid, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), uid, nowMs()])
             return uid
         }
         return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
     }
 
-    /// Failed logins per account name in the current minute: password
-    /// guessing (and the KDF's CPU) is capped at `maxLoginFailures` a minute.
-    private let loginFailures = Mutex<[String: (minute: Int, count: Int)]>([:])
+    private let loginThrottle = Mutex(LoginThrottle(limit: ChatService.maxLoginFailures, windowMs: 60_000))
     static let maxLoginFailures = 10
 
     public func login(_ r: LoginRequest) throws -> AuthResponse {
         let account = String(r.account.prefix(64))
-        let minute = Self.nowS() / 60
-        let blocked = loginFailures.withLock { table in
-            if let e = table[account], e.minute == minute, e.count >= Self.maxLoginFailures { return true }
-            return false
-        }
-        if blocked {
+        if let waitMs = loginThrottle.withLock({ $0.blockedFor(account, now: nowMs()) }) {
             throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
-                             retryAfter: 60 - Self.nowS() % 60)
+                             retryAfter: (waitMs + 999) / 1000)
         }
         func failed() -> APIFailure {
-            loginFailures.withLock { table in
-                var e = table[account] ?? (minute, 0)
-                if e.minute != minute { e = (minute, 0) }
-                e.count += 1
-                table[account] = e
-                if table.count > 10_000 { table = table.filter { $0.value.minute == minute } }
-            }
+            let now = nowMs()
+            loginThrottle.withLock { $0.recordFailure(account, now: now) }
             return APIFailure(.unauthorized, "wrong account or password")
         }
         guard let user = try db.read({ db in
@@ -144,7 +133,7 @@ public final class ChatService: Sendable {
         guard Self.constantTimeEqual(hash, user.pwHash) else { throw failed() }
         let token = Self.newToken()
         try db.write { db in
-            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), user.uid, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [Self.tokenHash(token), user.uid, nowMs()])
         }
         return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
     }
@@ -183,7 +172,7 @@ public final class ChatService: Sendable {
     func checkRate(uid: Int) throws {
         let limit = config.rateLimitPerSecond
         guard limit > 0 else { return }
-        let now = Self.nowS()
+        let now = nowS()
         let allowed = rate.withLock { table -> Bool in
             var entry = table[uid] ?? (now, 0)
             if entry.second != now { entry = (now, 0) }
@@ -233,8 +222,8 @@ public final class ChatService: Sendable {
     }
 
     static func userInfo(_ uid: Int, db: Database) throws -> UserBasicInfo? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT uid, username, avatar FROM user WHERE uid = ?"), arguments: [uid]).map {
-            UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT uid, username, avatar, account FROM user WHERE uid = ?"), arguments: [uid]).map {
+            UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"], account: $0["account"])
         }
     }
 
@@ -246,11 +235,11 @@ public final class ChatService: Sendable {
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         return try db.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT uid, username, avatar FROM user
+                SELECT uid, username, avatar, account FROM user
                 WHERE uid <> ? AND (account LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')
                 ORDER BY account LIMIT 20
                 """), arguments: [caller, escaped, escaped]).map {
-                UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"])
+                UserBasicInfo(uid: $0["uid"], username: $0["username"], avatar: $0["avatar"], account: $0["account"])
             }
         }
     }
@@ -280,7 +269,7 @@ public final class ChatService: Sendable {
         try db.cachedStatement(sql: """
             INSERT INTO conversation(id, uidLow, uidHigh, maxSeq, createdAt) VALUES (?, ?, ?, 0, ?)
             ON CONFLICT(id) DO NOTHING
-            """).execute(arguments: [id, min(caller, peer), max(caller, peer), Self.nowMs()])
+            """).execute(arguments: [id, min(caller, peer), max(caller, peer), nowMs()])
         for (uid, hidden) in [(caller, false), (peer, true)] {
             try db.cachedStatement(sql: """
                 INSERT INTO member(conversationId, uid, hidden) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
@@ -394,7 +383,7 @@ public final class ChatService: Sendable {
     /// Appends an already encoded event (one encoding serves both members).
     func log(body: String, to uid: Int, messageId: Int64?, db: Database) throws -> Int {
         try db.cachedStatement(sql: "INSERT INTO event(uid, messageId, body, createdAt) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [uid, messageId, body, Self.nowMs()])
+            .execute(arguments: [uid, messageId, body, nowMs()])
         return Int(db.lastInsertedRowID)
     }
 
@@ -414,7 +403,7 @@ public final class ChatService: Sendable {
         var row = MessageRow(id: 0, serverMsgID: serverMsgID ?? Self.newServerMsgID(), clientMsgID: clientMsgID,
                              senderUid: sender, conversationId: conversationId, seq: seq,
                              sendID: ConversationIDHelper.imUid(sender), recvID: ConversationIDHelper.imUid(peer),
-                             contentType: contentType, content: content, sendTime: sendTime ?? Self.nowMs(), isControl: isControl)
+                             contentType: contentType, content: content, sendTime: sendTime ?? nowMs(), isControl: isControl)
         try db.cachedStatement(sql: """
             INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
                                 content, sendTime, isControl)
@@ -431,7 +420,7 @@ public final class ChatService: Sendable {
             """).execute(arguments: [seq, sender, !isControl, conversationId])
         // Both members' log entries in one statement; one encoding serves both.
         let body = try Self.encodeEvent(.message(Self.wire(row)))
-        let now = Self.nowMs()
+        let now = nowMs()
         try db.cachedStatement(sql: """
             INSERT INTO event(uid, messageId, body, createdAt) VALUES (?1, ?3, ?4, ?5), (?2, ?3, ?4, ?5)
             """).execute(arguments: [sender, peer, row.id, body, now])
@@ -452,7 +441,7 @@ public final class ChatService: Sendable {
     /// random draw per id was a `getrandom` system call on every send.
     static func newServerMsgID() -> String {
         let n = messageIDCounter.add(1, ordering: .relaxed).newValue
-        return "m_" + hex(UInt64(nowMs()), 12) + hex(n & 0xFFFF_FFFF, 8) + messageIDNonce
+        return "m_" + hex(UInt64(ServerClock.system.nowMs()), 12) + hex(n & 0xFFFF_FFFF, 8) + messageIDNonce
     }
     private static let messageIDCounter = Atomic<UInt64>(0)
     private static let messageIDNonce = hex(UInt64.random(in: 0...UInt64(UInt32.max)), 8)
@@ -681,7 +670,7 @@ public final class ChatService: Sendable {
             }
             guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can revoke a message") }
             if msg.revoked { return (msg.noticeSeq ?? msg.seq, [:]) }
-            let ageMs = Self.nowMs() - msg.sendTime
+            let ageMs = nowMs() - msg.sendTime
             guard ageMs <= self.config.revokeWindowSeconds * 1000 else {
                 throw APIFailure(.revokeWindowPassed, "messages can be revoked for \(self.config.revokeWindowSeconds) seconds after sending")
             }
@@ -779,7 +768,7 @@ public final class ChatService: Sendable {
     /// Drops sync events older than the retention; later cursors below the
     /// newest dropped one get 410.
     public func pruneSyncLog(olderThanMs cutoff: Int? = nil) throws {
-        let limit = cutoff ?? (Self.nowMs() - config.syncRetentionSeconds * 1000)
+        let limit = cutoff ?? (nowMs() - config.syncRetentionSeconds * 1000)
         try db.write { db in
             guard let newest = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(cursor) FROM event WHERE createdAt < ?"), arguments: [limit]) else { return }
             try db.cachedStatement(sql: "DELETE FROM event WHERE cursor <= ?").execute(arguments: [newest])
@@ -803,14 +792,14 @@ public final class ChatService: Sendable {
     public func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
         let key = try media.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
         try db.write { db in
-            try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, nowMs()])
         }
         return UploadResponse(objectKey: key, size: bytes.count)
     }
 
     public func sign(caller: Int, keys: [String], baseURL: String) throws -> SignResponse {
         guard keys.count <= 100 else { throw APIFailure.invalid("at most 100 object_keys per call") }
-        let exp = Self.nowS() + config.signedURLSeconds
+        let exp = nowS() + config.signedURLSeconds
         let readable = try db.read { db in try keys.filter { try self.mayRead(key: $0, uid: caller, db: db) } }
         var urls: [String: String] = [:]
         for key in readable { urls[key] = media.signedURL(base: baseURL, key: key, exp: exp) }
@@ -823,7 +812,7 @@ public final class ChatService: Sendable {
         guard let exp, let expValue = Int(exp), let sig, media.verify(key: key, exp: expValue, sig: sig) else {
             throw APIFailure.forbidden("bad signature")
         }
-        guard expValue >= Self.nowS() else { throw APIFailure.forbidden("the link has expired") }
+        guard expValue >= nowS() else { throw APIFailure.forbidden("the link has expired") }
         guard let type = try db.read({ db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT contentType FROM media WHERE objectKey = ? AND destroyed = 0"), arguments: [key])
         }), let data = media.read(key: key) else { throw APIFailure.notFound("no such object") }
@@ -837,7 +826,7 @@ public final class ChatService: Sendable {
         guard !text.isEmpty else { throw APIFailure.invalid("content must not be empty") }
         guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "signal is too long") }
         return try db.write { db in
-            try db.cachedStatement(sql: "INSERT INTO signal(ownerUid, content, createdAt) VALUES (?, ?, ?)").execute(arguments: [caller, content, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO signal(ownerUid, content, createdAt) VALUES (?, ?, ?)").execute(arguments: [caller, content, nowMs()])
             return Int(db.lastInsertedRowID)
         }
     }
@@ -852,7 +841,7 @@ public final class ChatService: Sendable {
                 throw APIFailure.notFound("no such signal")
             }
             guard owner != caller else { throw APIFailure.forbidden("you cannot reply to your own signal") }
-            try db.cachedStatement(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)").execute(arguments: [signalId, caller, content, Self.nowMs()])
+            try db.cachedStatement(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)").execute(arguments: [signalId, caller, content, nowMs()])
             return String(db.lastInsertedRowID)
         }
     }

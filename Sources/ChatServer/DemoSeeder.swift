@@ -28,7 +28,7 @@ struct DemoSeeder {
         let carol = try service.register(RegisterRequest(account: "carol", password: Self.password, username: "Carol 卡罗尔")).uid
 
         let day: Int = 24 * 3600 * 1000
-        let now = ChatService.nowMs()
+        let now = service.nowMs()
         let withAlice = ConversationIDHelper.make(myUid: me, targetUid: alice)
         let withBob = ConversationIDHelper.make(myUid: me, targetUid: bob)
 

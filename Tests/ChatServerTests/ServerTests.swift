@@ -282,13 +282,18 @@ import Testing
     }
 
     @Test func revokeWindow() async throws {
-        let server = try await TestServer.start { $0.revokeWindowSeconds = 1 }
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let server = try await TestServer.start { $0.revokeWindowSeconds = 120; $0.clock = clock.clock }
         defer { Task { await server.stop() } }
         let (a, ua) = try await server.user()
         let (_, ub) = try await server.user()
         let conv = conversationId(ua, ub)
         _ = try await a.sendText(conv, "old", id: "late")
-        try await Task.sleep(for: .milliseconds(1300))
+        _ = try await a.sendText(conv, "in time", id: "in-time")
+        clock.advance(ms: 120_000)
+        let inTime = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "in-time"))
+        #expect(inTime.status == 200, "\(inTime.text)")
+        clock.advance(ms: 1)
         let r = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "late"))
         #expect(r.status == 422)
         #expect(r.errorCode == "revoke_window_passed")
@@ -527,21 +532,60 @@ import Testing
         #expect(!texts.contains("冒名顶替"))
     }
 
+    /// Ten failures in any 60 s block the account until the oldest of them
+    /// is 60 s old, wherever the minute boundaries fall: five failures just
+    /// before a minute turns and five just after still block the eleventh try.
     @Test func passwordGuessingIsCappedPerAccount() async throws {
-        let server = try await TestServer.start()
+        let start = 1_800_000_000_000 + 59_000  // one second before a minute turns
+        let clock = ManualClock(ms: start)
+        let server = try await TestServer.start { $0.clock = clock.clock }
         defer { Task { await server.stop() } }
-        let (_, u) = try await server.user("guessme")
-        _ = u
-        for i in 0..<ChatService.maxLoginFailures {
-            let r = try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: "wrong-\(i)"))
-            #expect(r.status == 401)
+        _ = try await server.user("guessme")
+        func attempt(_ password: String) async throws -> Reply {
+            try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: password))
         }
-        let blocked = try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: "password-guessme"))
+        for i in 0..<ChatService.maxLoginFailures {
+            if i == ChatService.maxLoginFailures / 2 { clock.advance(ms: 2_000) }  // across the minute boundary
+            #expect(try await attempt("wrong-\(i)").status == 401)
+        }
+        let blocked = try await attempt("password-guessme")
         #expect(blocked.status == 429 && blocked.errorCode == "rate_limited", "\(blocked.text)")
-        #expect(Int(blocked.header("Retry-After") ?? "") != nil)
-        // Other accounts are not affected.
+        // Blocked until the first failure is 60 s old: 58 s from here.
+        #expect(blocked.header("Retry-After") == "58")
+        clock.advance(ms: 57_999)
+        #expect(try await attempt("password-guessme").status == 429)
+        // Other accounts are not affected meanwhile.
         let (_, other) = try await server.user("someoneelse")
         let fine = try await server.anonymous.post("/auth/login", LoginRequest(account: "someoneelse", password: "password-someoneelse"))
         #expect(fine.status == 200 && other.uid > 0, "\(fine.text)")
+        // Once the first five failures leave the window, the five after the
+        // minute turned still count: five more block again.
+        clock.advance(ms: 1)
+        for i in 0..<ChatService.maxLoginFailures / 2 {
+            #expect(try await attempt("wrong-again-\(i)").status == 401)
+        }
+        let again = try await attempt("password-guessme")
+        #expect(again.status == 429 && again.header("Retry-After") == "2", "\(again.text)")
+        clock.advance(ms: 2_000)
+        #expect(try await attempt("password-guessme").status == 200)
+    }
+
+    @Test func loginThrottleSlidesItsWindow() {
+        var t = LoginThrottle(limit: 3, windowMs: 1_000, maxTracked: 2)
+        t.recordFailure("a", now: 0)
+        t.recordFailure("a", now: 900)
+        #expect(t.blockedFor("a", now: 950) == nil)
+        t.recordFailure("a", now: 950)
+        #expect(t.blockedFor("a", now: 950) == 50)  // until the failure at 0 is 1 s old
+        #expect(t.blockedFor("a", now: 1_000) == nil)
+        // The failures at 900 and 950 still count: one more blocks until 1,900.
+        t.recordFailure("a", now: 1_000)
+        #expect(t.blockedFor("a", now: 1_000) == 900)
+        #expect(t.blockedFor("b", now: 1_000) == nil)
+        // Accounts with no failure left in the window are forgotten once too many are tracked.
+        t.recordFailure("b", now: 1_100)
+        t.recordFailure("c", now: 5_000)
+        #expect(t.trackedAccounts == 1)
+        #expect(t.blockedFor("a", now: 5_000) == nil)
     }
 }

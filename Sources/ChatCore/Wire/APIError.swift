@@ -10,6 +10,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupportedMedia = "unsupported_media"
     case revokeWindowPassed = "revoke_window_passed"
     case rateLimited = "rate_limited"
+    /// The server's disk is full: nothing was stored; the same request may be retried later.
+    case storageFull = "storage_full"
 
     public var httpStatus: Int {
         switch self {
@@ -23,6 +25,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
         case .unsupportedMedia: 415
         case .revokeWindowPassed: 422
         case .rateLimited: 429
+        case .storageFull: 503
         }
     }
 }

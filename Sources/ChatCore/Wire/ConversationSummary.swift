@@ -62,7 +62,11 @@ public struct UserBasicInfo: Codable, Sendable, Hashable {
     public var uid: Int
     public var username: String
     public var avatar: String
-    public init(uid: Int, username: String, avatar: String = "") {
-        self.uid = uid; self.username = username; self.avatar = avatar
+    /// The login name (an addition to PROTOCOL.md's three fields, absent
+    /// from servers that do not send it): lets a client address a peer by
+    /// account while offline.
+    public var account: String?
+    public init(uid: Int, username: String, avatar: String = "", account: String? = nil) {
+        self.uid = uid; self.username = username; self.avatar = avatar; self.account = account
     }
 }

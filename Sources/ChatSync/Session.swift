@@ -58,6 +58,26 @@ public final class Session: Sendable {
         return creds
     }
 
+    /// Creates the account (PROTOCOL.md `/auth/register`), logs it in and
+    /// keeps the token (0600). What the server would refuse for its form is
+    /// refused here first, without a round trip.
+    public static func register(server: String, account: String, password: String, username: String?,
+                                paths: StorePaths) async throws -> Credentials {
+        if let problem = AccountRules.problem(account: account, password: password) { throw problem }
+        let api = APIClient(baseURL: server)
+        let name = username?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let auth: AuthResponse
+        do {
+            auth = try await api.register(account: account, password: password, username: name?.isEmpty == false ? name : nil)
+        } catch let e as APIError where e.code == .conflict {
+            throw AccountRules.Problem.accountTaken(account)
+        }
+        let creds = Credentials(server: api.baseURL, account: account, uid: auth.uid, imUid: auth.imUid,
+                                username: auth.username, token: auth.token)
+        try save(creds, paths: paths)
+        return creds
+    }
+
     public static func save(_ creds: Credentials, paths: StorePaths) throws {
         try StorePaths.makePrivateDirectory(paths.dataDirectory)
         let url = credentialsURL(paths)
@@ -77,13 +97,28 @@ public final class Session: Sendable {
         return true
     }
 
-    /// The conversation with `account` (searched by account name), started
-    /// on the server if new.
-    public func conversation(with account: String) async throws -> String {
-        let found = try await api.searchUsers(account)
-        let exact = found.first { $0.username == account } ?? found.first
-        guard let user = exact else {
-            throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: "no user \(account)", retryAfter: nil)
+    /// The one-to-one conversation with a peer named by uid (`7` or `tb_7`),
+    /// account or display name, from the local store alone: works offline
+    /// for anyone chatted with before. nil when the store does not know them.
+    public func localConversation(with peer: String) throws -> String? {
+        let me = credentials.uid
+        if let uid = Int(peer) ?? (peer.hasPrefix("tb_") ? Int(peer.dropFirst(3)) : nil), uid > 0 {
+            return ConversationIDHelper.make(myUid: me, targetUid: uid)
+        }
+        if let p = try store.profile(account: peer) { return ConversationIDHelper.make(myUid: me, targetUid: p.uid) }
+        return try store.conversationList().first(where: { $0.nickname == peer })?.id
+    }
+
+    /// The conversation with `peer` (an account, else a display name),
+    /// started on the server if new.
+    public func conversation(with peer: String) async throws -> String {
+        if let local = try localConversation(with: peer) { return local }
+        let found = try await api.searchUsers(peer)
+        let exactAccount = found.first { $0.account == peer }
+        let exactName = found.filter { $0.username == peer }
+        guard let user = exactAccount ?? (exactName.count == 1 ? exactName.first : nil) ?? (found.count == 1 ? found.first : nil) else {
+            let why = found.isEmpty ? "no user \(peer)" : "\(peer) matches \(found.count) users; give their account"
+            throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: why, retryAfter: nil)
         }
         let summary = try await api.startConversation(userId: user.uid)
         try store.saveSummaries([summary])

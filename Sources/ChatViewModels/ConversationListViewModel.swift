@@ -156,15 +156,9 @@ public final class ConversationListViewModel {
         changed()
     }
 
-    /// Profiles from the cache; only the uids it lacks go to `openim-batch`.
+    /// Profiles from the cache; only the peers it lacks go to `openim-batch`.
     public func enrichProfiles() async {
-        let uids = Array(Set(conversations.map(\.targetUid).filter { $0 > 0 }))
-        guard !uids.isEmpty else { return }
-        let cached = (try? session.store.profiles(uids: uids)) ?? [:]
-        let missing = uids.filter { cached[$0] == nil }.sorted()
-        if !missing.isEmpty, let fetched = try? await session.api.profiles(missing) {
-            try? session.store.saveProfiles(fetched)
-        }
+        await session.sync.fillProfiles(for: nil)
         loadFromStore()
     }
 

@@ -146,7 +146,12 @@ extension ChatStore {
             try clearHistory(id: s.conversationId, hide: true, db: db)
             return
         }
-        if !s.showName.isEmpty { conv.nickname = s.showName }
+        if !s.showName.isEmpty {
+            conv.nickname = s.showName
+            // The server's name is the current one (a peer may have renamed themselves).
+            try db.cachedStatement(sql: "UPDATE profile SET username = ? WHERE uid = ? AND username <> ?")
+                .execute(arguments: [s.showName, conv.targetUid, s.showName])
+        }
         conv.avatar = s.faceURL
         if conv.isPinned != s.isPinned {
             conv.isPinned = s.isPinned

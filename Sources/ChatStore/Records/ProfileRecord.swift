@@ -8,10 +8,15 @@ public struct ProfileRecord: Codable, Sendable, Hashable, FetchableRecord, Persi
     public var username: String
     public var avatar: String
     public var updatedAt: Int
+    /// The peer's login name; "" when the server did not say, nil when never asked.
+    public var account: String?
 
     public init(info: UserBasicInfo, updatedAt: Int) {
         uid = info.uid; username = info.username; avatar = info.avatar; self.updatedAt = updatedAt
+        account = info.account ?? ""
     }
 
-    public var info: UserBasicInfo { UserBasicInfo(uid: uid, username: username, avatar: avatar) }
+    public var info: UserBasicInfo {
+        UserBasicInfo(uid: uid, username: username, avatar: avatar, account: account.flatMap { $0.isEmpty ? nil : $0 })
+    }
 }

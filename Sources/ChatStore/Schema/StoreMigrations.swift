@@ -155,6 +155,14 @@ enum StoreMigrations {
                 END;
                 """)
         }
+
+        m.registerMigration("v5-profile-account") { db in
+            // A peer's login name, so `send --to ACCOUNT` resolves offline.
+            // NULL: not known yet (cached before this column, or from a
+            // server that does not send it); such profiles are fetched again.
+            try db.alter(table: "profile") { t in t.add(column: "account", .text) }
+            try db.create(index: "profile_account", on: "profile", columns: ["account"])
+        }
         return m
     }
 }

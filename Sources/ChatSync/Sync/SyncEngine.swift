@@ -51,6 +51,10 @@ public final class SyncEngine: Sendable {
     /// Pulls started so far and when the last one started (diagnostics and tests).
     let pullsStarted = Mutex<(count: Int, last: ContinuousClock.Instant?)>((0, nil))
 
+    /// Peers whose profile was asked for and not given (an unknown uid is
+    /// left out of the answer): asked once per run, not on every pull.
+    private let profilesAsked = Mutex<Set<Int>>([])
+
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
 
@@ -129,7 +133,33 @@ public final class SyncEngine: Sendable {
                 break
             }
         }
+        await fillProfiles(for: total.conversationIds)
         return total
+    }
+
+    /// A conversation a stranger started arrives with nothing but ids: its
+    /// peer's profile (name, account) is fetched once (seed §五's
+    /// `openim-batch`) so the list shows a name. `nil`: every conversation.
+    public func fillProfiles(for conversationIds: Set<String>?) async {
+        if conversationIds?.isEmpty == true { return }
+        guard let lacking = try? store.peersLackingProfile(conversationIds: conversationIds) else { return }
+        let ask = profilesAsked.withLock { asked in
+            let new = lacking.filter { !asked.contains($0) }
+            asked.formUnion(new)
+            return new
+        }
+        guard !ask.isEmpty else { return }
+        do {
+            let infos = try await api.profiles(ask)
+            try store.saveProfiles(infos)
+            var changes = AppliedChanges()
+            changes.conversationIds = try store.conversationIds(withPeers: infos.map(\.uid))
+            if !changes.conversationIds.isEmpty { emit(.applied(changes)) }
+        } catch {
+            // Offline or refused: asked again on a later pull.
+            profilesAsked.withLock { $0.subtract(ask) }
+            logger.notice("profiles not fetched: \(Self.reason(error))")
+        }
     }
 
     /// A push notice: pull now, or — when the last notice-driven pull

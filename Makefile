@@ -5,7 +5,7 @@ BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test run bench release order clean
+.PHONY: all deps build test test-once test-repeat run bench release order clean
 
 all: build
 
@@ -23,8 +23,24 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory test-once
+
+# Every test against what is built: the Swift suites, then the end-to-end
+# scripts against the real binaries.
+test-once:
 	$(SWIFT) test --skip-build
 	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
+
+# The whole suite N times over one build; any failure fails the run (a test
+# that passes only by luck shows up here).
+N ?= 5
+test-repeat: deps
+	$(SWIFT) build --build-tests
+	@for i in $$(seq 1 $(N)); do \
+		echo "== test-repeat: run $$i of $(N) =="; \
+		$(MAKE) --no-print-directory test-once || { echo "test-repeat: run $$i of $(N) FAILED"; exit 1; }; \
+	done; echo "test-repeat: all $(N) runs passed"
 
 run: deps
 	$(SWIFT) build --product tongban

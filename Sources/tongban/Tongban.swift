@@ -13,7 +13,7 @@ struct Tongban: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tongban",
         abstract: "Tongban Terminal: chat from a terminal.",
-        subcommands: [Start.self, Login.self, Logout.self, List.self, Send.self, History.self, Sync.self,
+        subcommands: [Start.self, Login.self, Register.self, Logout.self, List.self, Send.self, History.self, Sync.self,
                       Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)
 
@@ -128,13 +128,12 @@ func syncNow(_ session: Session) async throws -> AppliedChanges? {
     return try await online(session) { try await session.sync.pull() }
 }
 
-func conversationId(_ session: Session, with account: String) async throws -> String {
-    if let peer = Int(account), peer > 0 {
-        return ConversationIDHelper.make(myUid: session.credentials.uid, targetUid: peer)
-    }
-    if let local = try session.store.conversationList().first(where: { $0.nickname == account }) { return local.id }
-    guard let id = try await online(session, { try await session.conversation(with: account) }) else {
-        throw CLIError("no local conversation with \(account)")
+/// A peer by uid, account or display name: offline from the store, else
+/// found (and the chat started) on the server.
+func conversationId(_ session: Session, with peer: String) async throws -> String {
+    if let local = try session.localConversation(with: peer) { return local }
+    guard let id = try await online(session, { try await session.conversation(with: peer) }) else {
+        throw CLIError("no local conversation with \(peer)")
     }
     return id
 }
@@ -147,7 +146,7 @@ struct Start: AsyncParsableCommand {
         commandName: "start", abstract: "The full-screen client (the default command).")
     @OptionGroup var common: Common
     @Flag(help: "Start the demo server in this process on a free port and log in as me.") var demo = false
-    @Option(help: "Log into this server first (asks for the account and password).") var server: String?
+    @Option(help: "Use this server; without a saved login for it, asks to log in or create an account first.") var server: String?
 
     func run() async throws {
         if demo {
@@ -155,13 +154,9 @@ struct Start: AsyncParsableCommand {
             return
         }
         if let server, (try Session.saved(paths: common.paths))?.server != APIClient(baseURL: server).baseURL {
-            FileHandle.standardOutput.write(Data("account: ".utf8))
-            guard let account = readLine(strippingNewline: true), !account.isEmpty else { throw CLIError("no account given") }
-            let password = String(cString: getpass("password: "))
-            do {
-                _ = try await Session.login(server: server, account: account, password: password, paths: common.paths)
-            } catch let e as APIError {
-                throw CLIError(e.description)
+            // No login for this server yet: log in or create an account first.
+            guard await SignInForm(server: server, paths: common.paths, localizer: L).run() != nil else {
+                throw ExitCode.failure
             }
         }
         let session = try await common.session()
@@ -239,45 +234,6 @@ struct DecodeImage: ParsableCommand {
     }
 }
 
-struct Login: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log in and keep the token (0600) in the data dir.")
-    @OptionGroup var common: Common
-    @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
-    @Option(help: "Account name.") var account: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (else $TONGBAN_PASSWORD).")
-    var passwordStdin = false
-
-    func run() async throws {
-        let password: String
-        if passwordStdin {
-            password = (readLine(strippingNewline: true) ?? "")
-        } else if let env = ProcessInfo.processInfo.environment["TONGBAN_PASSWORD"] {
-            password = env
-        } else {
-            throw CLIError("give the password on standard input with --password-stdin, or in $TONGBAN_PASSWORD")
-        }
-        do {
-            let creds = try await Session.login(server: server, account: account, password: password, paths: common.paths)
-            out(L.string("cli.loggedIn", ["name": creds.username, "uid": String(creds.uid)]))
-            let session = try Session(credentials: creds, paths: common.paths)
-            if let summaries = try await online(session, { try await session.api.conversations() }) {
-                try session.store.saveSummaries(summaries)
-            }
-            _ = try await syncNow(session)
-        } catch let e as APIError {
-            throw CLIError(e.description)
-        }
-    }
-}
-
-struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End the session; local history stays.")
-    @OptionGroup var common: Common
-    func run() async throws {
-        out(try await Session.logout(paths: common.paths) ? L.string("cli.loggedOut") : L.string("cli.notLoggedInShort"))
-    }
-}
-
 /// `tongban ls --json`: the fields of seed §一 `Conversation`.
 struct ConversationRow: Encodable {
     var id: String
@@ -327,7 +283,7 @@ struct List: AsyncParsableCommand {
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images or a voice message.")
     @OptionGroup var common: Common
-    @Option(help: "Account (display name) or uid of the peer.") var to: String
+    @Option(help: "The peer: account, display name or uid (offline too, for anyone chatted with before).") var to: String
     @Option(help: "An image file (JPEG, PNG, GIF, WebP); over 200 KB it is re-encoded as JPEG.") var image: String?
     @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []

@@ -1,0 +1,33 @@
+import ChatCore
+
+/// PROTOCOL.md's rules for a new account, checked on the client so a
+/// newcomer hears what is wrong before anything is sent.
+public enum AccountRules {
+    public enum Problem: Error, Sendable, Equatable {
+        case badAccount
+        case shortPassword
+        case longPassword
+        case accountTaken(String)
+
+        /// The text for the user, in their language.
+        public func text(_ l: Localizer) -> String {
+            switch self {
+            case .badAccount: l.string("signup.badAccount")
+            case .shortPassword: l.string("signup.shortPassword")
+            case .longPassword: l.string("signup.longPassword")
+            case .accountTaken(let account): l.string("signup.taken", ["account": account])
+            }
+        }
+    }
+
+    public static let passwordLength = 8...128
+
+    public static func problem(account: String, password: String) -> Problem? {
+        let validAccount = (3...32).contains(account.utf8.count)
+            && account.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+        if !validAccount { return .badAccount }
+        if password.count < passwordLength.lowerBound { return .shortPassword }
+        if password.count > passwordLength.upperBound { return .longPassword }
+        return nil
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// The password from standard input (`--password-stdin`), else $TONGBAN_PASSWORD.
+func readPassword(fromStdin: Bool) throws -> String {
+    if fromStdin { return readLine(strippingNewline: true) ?? "" }
+    if let env = ProcessInfo.processInfo.environment["TONGBAN_PASSWORD"] { return env }
+    throw CLIError("give the password on standard input with --password-stdin, or in $TONGBAN_PASSWORD")
+}
+
+/// After a login or a new account: the server's list and log into the store.
+func firstSync(_ creds: Session.Credentials, paths: StorePaths) async throws {
+    let session = try Session(credentials: creds, paths: paths)
+    if let summaries = try await online(session, { try await session.api.conversations() }) {
+        try session.store.saveSummaries(summaries)
+    }
+    _ = try await syncNow(session)
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log in and keep the token (0600) in the data dir.")
+    @OptionGroup var common: Common
+    @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
+    @Option(help: "Account name.") var account: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (else $TONGBAN_PASSWORD).")
+    var passwordStdin = false
+
+    func run() async throws {
+        let password = try readPassword(fromStdin: passwordStdin)
+        do {
+            let creds = try await Session.login(server: server, account: account, password: password, paths: common.paths)
+            out(L.string("cli.loggedIn", ["name": creds.username, "uid": String(creds.uid)]))
+            try await firstSync(creds, paths: common.paths)
+        } catch let e as APIError {
+            throw CLIError(e.description)
+        }
+    }
+}
+
+/// Seed 001 §6: a new account from the command line, logged in at once.
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create an account on a server and log in (the token is kept 0600 in the data dir).")
+    @OptionGroup var common: Common
+    @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
+    @Option(help: "Account name: 3-32 characters of a-z, 0-9 and _.") var account: String
+    @Option(help: "Display name (default: the account).") var name: String?
+    @Flag(name: .customLong("password-stdin"), help: "Read the password (8-128 characters) from standard input (else $TONGBAN_PASSWORD).")
+    var passwordStdin = false
+
+    func run() async throws {
+        let password = try readPassword(fromStdin: passwordStdin)
+        do {
+            let creds = try await Session.register(server: server, account: account, password: password,
+                                                   username: name, paths: common.paths)
+            out(L.string("signup.registered", ["account": creds.account, "name": creds.username, "uid": String(creds.uid)]))
+            try await firstSync(creds, paths: common.paths)
+        } catch let p as AccountRules.Problem {
+            throw CLIError(p.text(L))
+        } catch let e as APIError {
+            switch e {
+            case .unreachable(let why), .badResponse(let why):
+                throw CLIError(L.string("signin.unreachable", ["server": server, "reason": why]))
+            case .timeout:
+                throw CLIError(L.string("signin.unreachable", ["server": server, "reason": e.description]))
+            case .server:
+                throw CLIError(e.description)
+            }
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End the session; local history stays.")
+    @OptionGroup var common: Common
+    func run() async throws {
+        out(try await Session.logout(paths: common.paths) ? L.string("cli.loggedOut") : L.string("cli.notLoggedInShort"))
+    }
+}
+

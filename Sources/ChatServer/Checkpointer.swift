@@ -31,6 +31,8 @@ final class Checkpointer: Sendable {
         /// A checkpoint is due after the current one or the interval, so the
         /// last commits before a quiet spell are copied too.
         var trailing = false
+        /// Checkpoints run so far (tests wait for one instead of sleeping).
+        var completed = 0
     }
     private let state = Mutex(State())
 
@@ -63,7 +65,7 @@ final class Checkpointer: Sendable {
         switch action {
         case .start:
             queue.async { [self] in
-                defer { state.withLock { $0.running = false } }
+                defer { state.withLock { $0.running = false; $0.completed += 1 } }
                 run()
             }
         case .later:
@@ -76,6 +78,13 @@ final class Checkpointer: Sendable {
             break
         }
     }
+
+    var checkpointsCompleted: Int { state.withLock { $0.completed } }
+
+    /// No checkpoint running or due. Read on the checkpoint queue, between
+    /// two of its blocks, never inside one (where a trailing checkpoint is
+    /// being turned into a running one).
+    var isIdle: Bool { queue.sync { state.withLock { !$0.running && !$0.trailing } } }
 
     /// One passive checkpoint now, on the caller's thread.
     func run() {

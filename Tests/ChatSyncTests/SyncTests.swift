@@ -126,7 +126,8 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(await eventually(.seconds(5)) { engine.pullsStarted.withLock { $0.count } == 2 })
         let second = try #require(engine.pullsStarted.withLock { $0.last })
         #expect(second - first >= .milliseconds(40), "the second pull waited out the gap")
-        try await Task.sleep(for: .milliseconds(300))
+        // Nothing is left scheduled: the burst's notices shared that one pull.
+        #expect(!engine.noticeState.withLock { $0.scheduled }, "no further pull is pending")
         #expect(engine.pullsStarted.withLock { $0.count } == 2, "the burst's notices shared one pull")
     }
 
@@ -242,14 +243,15 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
     }
 
     @Test func revokeRollsBackWhenRefused() async throws {
-        let server = try await startServer(dir: tempURL("srv")) { $0.revokeWindowSeconds = 0 }
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let server = try await startServer(dir: tempURL("srv")) { $0.revokeWindowSeconds = 0; $0.clock = clock.clock }
         defer { Task { await server.stop() } }
         let a = try await makeSession(server.baseURL, "reverter")
         let b = try await makeSession(server.baseURL, "watcher")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         try await a.repository.sendText("收不回来", to: conv, clientMsgID: "keep")
         _ = await a.repository.drain()
-        try await Task.sleep(for: .milliseconds(20))
+        clock.advance(ms: 1)  // past the zero-second window
         await #expect(throws: APIError.self) { try await a.repository.revoke(clientMsgID: "keep") }
         do {
             try await a.repository.revoke(clientMsgID: "keep")
@@ -352,7 +354,8 @@ import Synchronization
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "big1")
         #expect(await a.repository.drain() == .empty)
-        try await Task.sleep(for: .milliseconds(50))  // late chunk reports hop through tasks
+        // Chunk reports hop through tasks and may land after the answer.
+        _ = await eventually { Set(seen.values.filter { $0 > 0 && $0 < 1 }).count >= 5 }
         let values = seen.values
         let between = Set(values.filter { $0 > 0 && $0 < 1 })
         #expect(between.count >= 5, "progress moves with the bytes, not only 0 and 100%: \(values)")

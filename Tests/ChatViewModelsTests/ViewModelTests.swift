@@ -225,7 +225,8 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
     }
 
     @Test func revokeRefusedRollsBackWithReason() async throws {
-        let srv = try await server { $0.revokeWindowSeconds = 0 }
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let srv = try await server { $0.revokeWindowSeconds = 0; $0.clock = clock.clock }
         defer { Task { await srv.stop() } }
         let me = try await session(srv.baseURL, "slowrev")
         let peer = try await session(srv.baseURL, "slowpeer")
@@ -237,7 +238,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         await vm.sendText("收不回")
         _ = await me.repository.drain()
         vm.reload()
-        try await Task.sleep(for: .milliseconds(20))
+        clock.advance(ms: 1)  // past the zero-second window
         let mine = try #require(vm.messages.first { $0.isMe })
         await vm.revokeMessage(id: mine.id)
         #expect(vm.messages.first { $0.id == mine.id }?.isRecalled == false)

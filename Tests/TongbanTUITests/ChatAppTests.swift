@@ -306,7 +306,8 @@ enum MediaKeyName {
         let template = dir.appendingPathComponent("take.wav")
         try SampleMedia.wav(seconds: 2).write(to: template)
         let script = dir.appendingPathComponent("fake-recorder")
-        try Data("#!/bin/sh\ncp '\(template.path)' \"$1\"\nexec sleep 30\n".utf8).write(to: script)
+        let ready = dir.appendingPathComponent("recording")
+        try Data("#!/bin/sh\ncp '\(template.path)' \"$1\"\ntouch '\(ready.path)'\nexec sleep 30\n".utf8).write(to: script)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
         setenv("TONGBAN_RECORDER", script.path, 1)
         defer { unsetenv("TONGBAN_RECORDER") }
@@ -317,7 +318,11 @@ enum MediaKeyName {
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 0:00  录音中"))
         app.recordingStarted = Date().addingTimeInterval(-65)  // the clock runs while recording
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 1:05  录音中"))
-        try await Task.sleep(for: .milliseconds(200))
+        // The recorder has written its take before it is stopped.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: ready.path) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         await app.handle(.enter)
         #expect(await waitFor(app, "▶ 2″"), "the voice bubble with its duration")
         _ = await session.repository.drain()

@@ -47,7 +47,7 @@ public final class SyncEngine: Sendable {
     private let pullGate = PullGate()
     /// Whether a notice-driven pull is already scheduled, and when the last
     /// one started.
-    private let noticeState = Mutex<(scheduled: Bool, lastStart: ContinuousClock.Instant?)>((false, nil))
+    let noticeState = Mutex<(scheduled: Bool, lastStart: ContinuousClock.Instant?)>((false, nil))
     /// Pulls started so far and when the last one started (diagnostics and tests).
     let pullsStarted = Mutex<(count: Int, last: ContinuousClock.Instant?)>((0, nil))
 

@@ -31,6 +31,7 @@ test-once:
 	$(SWIFT) test --skip-build
 	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
+	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
 
 # The whole suite N times over one build; any failure fails the run (a test
 # that passes only by luck shows up here).

@@ -791,8 +791,13 @@ public final class ChatService: Sendable {
 
     public func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
         let key = try media.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
-        try db.write { db in
-            try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, nowMs()])
+        do {
+            try db.write { db in
+                try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, nowMs()])
+            }
+        } catch {
+            media.delete(key: key)  // no file without its row (a full disk, say)
+            throw error
         }
         return UploadResponse(objectKey: key, size: bytes.count)
     }

@@ -59,7 +59,19 @@ struct MediaStore: Sendable {
         let url = directory.appendingPathComponent(key)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        try bytes.write(to: url, options: .atomic)
+        // Objects are the users' files: readable by the server's user only.
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: bytes)
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: url)  // a full disk leaves no partial object
+            throw error
+        }
         return key
     }
 

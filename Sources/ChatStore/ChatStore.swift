@@ -16,6 +16,14 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
         case .unknownMessage(let id): "no message \(id) in the local store"
         }
     }
+
+    /// The disk (or the database's size limit) is full: the write was rolled
+    /// back whole, and the same write succeeds once there is room.
+    public static func isDiskFull(_ error: any Error) -> Bool {
+        if let db = error as? DatabaseError { return db.resultCode == .SQLITE_FULL }
+        let ns = error as NSError
+        return ns.domain == NSPOSIXErrorDomain && (ns.code == Int(ENOSPC) || ns.code == Int(EDQUOT))
+    }
 }
 
 /// The local message store of one logged-in user (seed 001: one database per

@@ -82,7 +82,7 @@ public final class ConversationListViewModel {
             let fresh = (try? session.store.conversationList(localizer: localizer)) ?? []
             mergeChanges(fresh)
             conversations.removeAll { c in !fresh.contains { $0.id == c.id } }
-        case .connection:
+        case .connection, .storage:
             break
         }
         changed()

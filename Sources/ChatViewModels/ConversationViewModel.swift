@@ -291,11 +291,17 @@ public final class ConversationViewModel {
 
     // MARK: - Sending
 
-    public func sendText(_ text: String) async {
+    /// False when the message could not be queued (the input should keep it).
+    @discardableResult
+    public func sendText(_ text: String) async -> Bool {
         do {
-            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return }
+            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return true }
             afterSend()
-        } catch { fail(error) }
+            return true
+        } catch {
+            fail(error)
+            return false
+        }
     }
 
     public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
@@ -464,6 +470,7 @@ public final class ConversationViewModel {
             if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
             return e.description
         }
+        if StoreError.isDiskFull(error) { return localizer.string("error.diskFull.send") }
         return "\(error)"
     }
 }

@@ -61,6 +61,8 @@ public final class ChatApp {
     var input = InputLine()
     var status: String?
     var connection: ConnectionState = .connecting
+    /// The store's disk was full at the last pull (shown until a pull fits).
+    var storeFull = false
     /// Whether only one pane fits (narrow terminal); which one shows.
     var narrowShowsMessages = false
     public var onRedraw: (() -> Void)?
@@ -143,6 +145,10 @@ public final class ChatApp {
         if case .connection(let s) = update {
             connection = s
             if s == .online { Task { await session.repository.wake() } }
+            redraw()
+        }
+        if case .storage(let full) = update {
+            storeFull = full
             redraw()
         }
     }
@@ -715,8 +721,9 @@ public final class ChatApp {
             } catch {
                 status = "\(error)"
             }
-        } else {
-            await chat.sendText(raw)
+        } else if !(await chat.sendText(raw)) {
+            input = InputLine(text: raw)  // not queued (a full disk): the text stays to send again
+            return
         }
         try? session.store.setDraft(id: chat.conversation.id, text: nil)
         scroll = 0

@@ -379,7 +379,11 @@ extension ChatApp {
         case .offline(let why): conn = "○ " + L.string("ui.status.offline", ["reason": Self.oneLine(why)])
         }
         var x = 1
-        x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
+        if storeFull {
+            x += g.put("⚠ " + L.string("ui.status.diskFull"), x: x, y: y, style: merge(Theme.status, Theme.error), maxWidth: w / 2)
+        } else {
+            x += g.put(conn, x: x, y: y, style: Theme.status, maxWidth: w / 3)
+        }
         x += 2
         if case .recording = mode {
             let seconds = recordingStarted.map { max(0, Int(Date().timeIntervalSince($0))) } ?? 0

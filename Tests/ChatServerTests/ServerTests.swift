@@ -340,6 +340,10 @@ import Testing
         let key = try up.decode(UploadResponse.self).objectKey
         #expect(key.hasPrefix("chat/image/") && key.hasSuffix(".png"))
         #expect(try up.decode(UploadResponse.self).size == png.count)
+        let file = server.dir.appendingPathComponent("media").appendingPathComponent(key).path
+        #expect(FileManager.default.contents(atPath: file) == png)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600,
+                "a user's file is readable by the server's user only")
 
         #expect(try await a.upload(Data("GIF89a-not-png".utf8), type: "image/png").errorCode == "unsupported_media")
         #expect(try await a.upload(png, type: "text/html").errorCode == "unsupported_media")
@@ -568,6 +572,14 @@ import Testing
         #expect(again.status == 429 && again.header("Retry-After") == "2", "\(again.text)")
         clock.advance(ms: 2_000)
         #expect(try await attempt("password-guessme").status == 200)
+    }
+
+    @Test func aFullDiskIsStorageFull() throws {
+        #expect(APIFailure.isStorageFull(DatabaseError(resultCode: .SQLITE_FULL)))
+        #expect(!APIFailure.isStorageFull(DatabaseError(resultCode: .SQLITE_BUSY)))
+        #expect(APIFailure.isStorageFull(CocoaError(.fileWriteOutOfSpace)))
+        #expect(APIFailure.isStorageFull(NSError(domain: NSPOSIXErrorDomain, code: Int(ENOSPC))))
+        #expect(APIFailure.storageFull.code.httpStatus == 503)
     }
 
     @Test func loginThrottleSlidesItsWindow() {

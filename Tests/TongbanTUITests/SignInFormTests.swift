@@ -95,3 +95,33 @@ final class ScriptedTerminal: Sendable {
         #expect(term.shown.contains(l.string("signin.gaveUp")))
     }
 }
+
+@Suite(.serialized) struct DiskFullScreenTests {
+    /// The status line says the disk is full until a pull fits again, and a
+    /// message that could not be stored stays in the input bar.
+    @MainActor @Test func statusLineAndInputKeepTheText() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        app.syncUpdate(.storage(full: true))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("⚠ 磁盘已满：新消息暂留在服务器上"))
+        await app.handle(.enter)  // open the first chat
+        // A full disk: the store capped where it stands, its free room taken.
+        try await session.store.dbPool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA max_page_count = \((try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1) + 4)")
+            try db.execute(sql: "CREATE TABLE filler(x BLOB)")
+            for size in [4096, 64, 1] {
+                while (try? db.execute(sql: "INSERT INTO filler VALUES (randomblob(?))", arguments: [size])) != nil {}
+            }
+        }
+        // Longer than a page, so storing it needs a page the disk does not have.
+        let long = "留在输入框里的话" + String(repeating: "话", count: 1_500)
+        await app.handle(.paste(long))
+        await app.handle(.enter)
+        #expect(app.input.text == long, "the text is still in the input bar")
+        let frame = app.frame(width: 120, height: 40)
+        #expect(frame.text().contains("磁盘已满：消息未保存也未发送"))
+        app.syncUpdate(.storage(full: false))
+        #expect(!app.frame(width: 120, height: 40).text().contains("⚠ 磁盘已满"))
+    }
+}

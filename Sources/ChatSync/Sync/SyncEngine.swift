@@ -13,6 +13,10 @@ public enum SyncUpdate: Sendable {
     /// The server forgot our cursor: conversations were reloaded; gaps are
     /// filled when a conversation is opened.
     case resynced
+    /// The local store could not take what was pulled (`full`: the disk is
+    /// full). Nothing is lost: the cursor did not move, so the same events
+    /// are pulled again, and `full: false` follows the first pull that fits.
+    case storage(full: Bool)
 }
 
 /// Push + poll (seed 002 §2.2): a WebSocket says when to pull, a timer
@@ -54,6 +58,8 @@ public final class SyncEngine: Sendable {
     /// Peers whose profile was asked for and not given (an unknown uid is
     /// left out of the answer): asked once per run, not on every pull.
     private let profilesAsked = Mutex<Set<Int>>([])
+    /// Whether the last pull found the store's disk full.
+    private let storeFull = Mutex(false)
 
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
@@ -119,7 +125,17 @@ public final class SyncEngine: Sendable {
                 continue
             }
             if page.skippedEvents > 0 { logger.notice("skipped \(page.skippedEvents) sync events of unknown kinds") }
-            let changes = try store.apply(events: page.events, cursor: max(page.cursor, cursor))
+            let changes: AppliedChanges
+            do {
+                changes = try store.apply(events: page.events, cursor: max(page.cursor, cursor))
+            } catch where StoreError.isDiskFull(error) {
+                if !storeFull.withLock({ full in defer { full = true }; return full }) {
+                    logger.error("the local store's disk is full; the pulled events wait on the server: \(error)")
+                    emit(.storage(full: true))
+                }
+                throw error
+            }
+            if storeFull.withLock({ full in defer { full = false }; return full }) { emit(.storage(full: false)) }
             total.conversationIds.formUnion(changes.conversationIds)
             total.updatedClientMsgIDs.formUnion(changes.updatedClientMsgIDs)
             total.incoming.merge(changes.incoming, uniquingKeysWith: +)

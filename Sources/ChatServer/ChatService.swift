@@ -244,6 +244,31 @@ public final class ChatService: Sendable {
         }
     }
 
+    /// A new display name. Everyone with a visible conversation with the
+    /// caller gets a `conversation` event carrying the new `showName`
+    /// (PROTOCOL.md's sync: "profile"), so their lists follow at once.
+    public func rename(caller: Int, username raw: String) throws -> UserBasicInfo {
+        let username = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(username.count) else { throw APIFailure.invalid("username must be 1-64 characters") }
+        let (info, cursors) = try db.write { db -> (UserBasicInfo?, [Int: Int]) in
+            try db.cachedStatement(sql: "UPDATE user SET username = ? WHERE uid = ?").execute(arguments: [username, caller])
+            var cursors: [Int: Int] = [:]
+            let peers = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT peer.conversationId, peer.uid FROM member me
+                JOIN member peer ON peer.conversationId = me.conversationId AND peer.uid <> me.uid
+                WHERE me.uid = ? AND peer.hidden = 0
+                """), arguments: [caller])
+            for row in peers {
+                let (id, uid): (String, Int) = (row[0], row[1])
+                cursors[uid] = try self.log(.conversation(try self.summary(id, for: uid, db: db)), to: uid, db: db)
+            }
+            return (try Self.userInfo(caller, db: db), cursors)
+        }
+        notifyCommitted(cursors)
+        guard let info else { throw APIFailure.notFound("no such user") }
+        return info
+    }
+
     public func profiles(_ ids: [Int]) throws -> [UserBasicInfo] {
         guard ids.count <= 1000 else { throw APIFailure.invalid("at most 1000 user_ids") }
         return try db.read { db in try ids.compactMap { try Self.userInfo($0, db: db) } }

@@ -29,6 +29,9 @@ struct Routes {
         auth.get("/user/search") { req, ctx in
             json(try service.searchUsers(query: req.uri.queryParameters.get("q") ?? "", caller: ctx.uid))
         }
+        auth.post("/user/profile/update") { req, ctx in
+            json(try service.rename(caller: ctx.uid, username: try await decode(UpdateProfileRequest.self, req).username))
+        }
         auth.post("/user/profile/openim-batch") { req, _ in
             json(try service.profiles(try await decode(ProfileBatchRequest.self, req).userIds))
         }

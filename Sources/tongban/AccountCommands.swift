@@ -40,6 +40,26 @@ struct Login: AsyncParsableCommand {
     }
 }
 
+/// A new display name; peers' lists show it at their next sync.
+struct Rename: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change your display name (1-64 characters).")
+    @OptionGroup var common: Common
+    @Argument(help: "The new display name.") var name: String
+
+    func run() async throws {
+        let session = try await common.session()
+        do {
+            let info = try await session.api.rename(to: name)
+            var creds = session.credentials
+            creds.username = info.username
+            try Session.save(creds, paths: common.paths)
+            out(L.string("cli.renamed", ["name": info.username]))
+        } catch let e as APIError {
+            throw CLIError(e.description)
+        }
+    }
+}
+
 /// Seed 001 §6: a new account from the command line, logged in at once.
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -13,7 +13,7 @@ struct Tongban: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tongban",
         abstract: "Tongban Terminal: chat from a terminal.",
-        subcommands: [Start.self, Login.self, Register.self, Logout.self, List.self, Send.self, History.self, Sync.self,
+        subcommands: [Start.self, Login.self, Register.self, Rename.self, Logout.self, List.self, Send.self, History.self, Sync.self,
                       Pin.self, Unpin.self, Delete.self, Revoke.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)
 

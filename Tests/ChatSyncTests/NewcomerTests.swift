@@ -75,3 +75,25 @@ import Testing
         }
     }
 }
+
+@Suite(.serialized) struct RenameTests {
+    /// A peer renames themselves: the next sync carries the new name into
+    /// the list (and the cached profile), with no restart and no refresh.
+    @Test func aPeersNewNameReachesTheList() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let me = try await makeSession(server.baseURL, "sonja")
+        let peer = try await makeSession(server.baseURL, "timo")
+        let conv = try await me.conversation(with: "timo")
+        _ = try await me.sync.pull()
+        #expect(try me.store.conversationList().first { $0.id == conv }?.nickname == "timo")
+
+        let renamed = try await peer.api.rename(to: "  Timo 提莫  ")
+        #expect(renamed.username == "Timo 提莫" && renamed.account == "timo")
+        _ = try await me.sync.pull()
+        #expect(try me.store.conversationList().first { $0.id == conv }?.nickname == "Timo 提莫")
+        #expect(try me.store.profile(account: "timo")?.username == "Timo 提莫")
+        #expect(try me.localConversation(with: "Timo 提莫") == conv)
+        await #expect(throws: APIError.self) { try await peer.api.rename(to: "   ") }
+    }
+}

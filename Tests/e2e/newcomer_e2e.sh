@@ -81,6 +81,10 @@ expect_screen "Bob 鲍勃"; ok
   || "$BIN/tongban" ls --data-dir "$WORK/nina" --json | grep -qF '"nickname":"Bob 鲍勃"' \
   || fail "ls --json has no name: $("$BIN/tongban" ls --data-dir "$WORK/nina" --json)"; ok
 
+# Bob renames himself: Nina's open list follows.
+"$BIN/tongban" rename --data-dir "$WORK/bob_x" "Bob 改名了" | grep -qF "昵称已改为 Bob 改名了" || fail "rename"
+expect_screen "Bob 改名了"; ok
+
 # The server goes away; Bob still addresses Nina by account and by display name.
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
 for peer in nina_x 妮娜; do

@@ -125,6 +125,12 @@ public struct ProfileBatchRequest: Codable, Sendable {
     public init(userIds: [Int], scene: String = "list") { self.userIds = userIds; self.scene = scene }
 }
 
+/// `POST /user/profile/update` (an addition to PROTOCOL.md): a new display name.
+public struct UpdateProfileRequest: Codable, Sendable {
+    public var username: String
+    public init(username: String) { self.username = username }
+}
+
 public struct UploadResponse: Codable, Sendable, Hashable {
     public var objectKey: String
     public var size: Int

@@ -124,6 +124,11 @@ public final class APIClient: Sendable {
         try await json([UserBasicInfo].self, .GET, "/user/search?q=\(Self.query(q))")
     }
 
+    /// A new display name (`/user/profile/update`).
+    public func rename(to username: String) async throws -> UserBasicInfo {
+        try await json(UserBasicInfo.self, .POST, "/user/profile/update", body: UpdateProfileRequest(username: username))
+    }
+
     public func profiles(_ uids: [Int]) async throws -> [UserBasicInfo] {
         try await json([UserBasicInfo].self, .POST, "/user/profile/openim-batch", body: ProfileBatchRequest(userIds: uids))
     }

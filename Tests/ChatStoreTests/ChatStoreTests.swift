@@ -39,7 +39,8 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
     @Test func emptyFileMigratesAndIsPrivate() throws {
         let dir = tempDir()
         let store = try makeStore(dir)
-        #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background"])
+        #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
+                                                 "v5-profile-account"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -58,10 +59,14 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
                 var r = MessageRecord(wire: msg(1, "旧版本里的消息已撤回"))
                 try r.insert(db)
                 try ConversationRecord(id: conv, targetUid: 2).insert(db)
+                try db.execute(sql: "INSERT INTO profile(uid, username, avatar, updatedAt) VALUES (2, '老朋友', '', 0)")
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v4-search-in-background")
+        #expect(try store.appliedMigrations().last == "v5-profile-account")
+        // A profile cached before accounts were kept is asked for again.
+        #expect(try store.peersLackingProfile() == [2])
+        #expect(try store.profiles(uids: [2])[2]?.username == "老朋友")
         #expect(try store.search("撤回").count == 1)
         #expect(try store.search("版本里").map(\.clientMsgID) == ["c1"])
         #expect(try store.searchBacklog() == 0, "rows indexed by the old trigger are not indexed twice")

@@ -1,0 +1,79 @@
+import ArgumentParser
+import ChatCore
+import ChatSync
+import Foundation
+
+/// `tongban history --json`: the fields of seed §一 `ChatMessage`.
+struct HistoryLine: Encodable {
+    var id: String
+    var serverId: String?
+    var conversationId: String
+    var seq: Int?
+    var senderId: String
+    var receiverId: String
+    var isMe: Bool
+    var type: String
+    var content: String
+    var createTime: Int
+    var status: String
+    var errorReason: String?
+    var isRecalled: Bool
+    var isFlash: Bool
+    var isDestroyed: Bool
+    var objectKey: String?
+    var multiObjectKeys: [String]?
+    var width: Double?
+    var height: Double?
+    var durationSec: Int?
+}
+
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Messages of a conversation, oldest first.")
+    @OptionGroup var common: Common
+    @Option(help: "The peer: account, display name or uid.") var with: String
+    @Option(help: "How many of the newest messages.") var limit = 40
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
+
+    func run() async throws {
+        let session = try await common.session()
+        let conv = try await conversationId(session, with: with)
+        if !offline {
+            _ = try await syncNow(session)
+            _ = try await online(session) { try await fillNewest(session, conv) }
+        }
+        let page = try session.store.newestPage(conversationId: conv, limit: max(1, min(limit, 1000)))
+        let me = session.credentials.imUid
+        let lines = page.messages.map { r -> HistoryLine in
+            let m = r.chatMessage(myImUid: me)
+            let text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
+            return HistoryLine(id: m.id, serverId: m.serverId, conversationId: m.conversationId, seq: r.seq, senderId: m.senderId,
+                               receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
+                               status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
+                               isDestroyed: m.isDestroyed, objectKey: m.objectKey, multiObjectKeys: m.multiObjectKeys,
+                               width: m.width, height: m.height, durationSec: m.durationSec)
+        }
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            jsonOut(try enc.encode(lines))
+            return
+        }
+        if lines.isEmpty { out(L.string("cli.empty")) }
+        let name = try session.store.conversation(id: conv)?.nickname ?? with
+        for l in lines {
+            let who = l.isMe ? session.credentials.username : name
+            let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
+            out("[\(timeLabel(l.createTime))] \(oneLine(who)): \(indentedBody(l.content))\(mark)")
+        }
+    }
+
+    /// Fetches the newest page from the server when the local copy has holes there.
+    func fillNewest(_ session: Session, _ conv: String) async throws {
+        let missing = try session.store.missingRanges(conversationId: conv)
+        guard let top = missing.last else { return }
+        let page = try await session.api.history(conversationId: conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100)))
+        let low = page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1
+        try session.store.saveHistory(conversationId: conv, messages: page.messages, coveringFrom: low, to: top.upperBound)
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import ChatCore
+import ChatServer
+import ChatStore
+import ChatSync
+import Foundation
+import Logging
+import TongbanTUI
+
+struct Start: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "start", abstract: "The full-screen client (the default command).")
+    @OptionGroup var common: Common
+    @Flag(help: "Start the demo server in this process on a free port and log in as me.") var demo = false
+    @Option(help: "Use this server; without a saved login for it, asks to log in or create an account first.") var server: String?
+
+    func run() async throws {
+        if demo {
+            try await runDemo()
+            return
+        }
+        if let server, (try Session.saved(paths: common.paths))?.server != APIClient(baseURL: server).baseURL {
+            // No login for this server yet: log in or create an account first.
+            guard await SignInForm(server: server, paths: common.paths, localizer: L).run() != nil else {
+                throw ExitCode.failure
+            }
+        }
+        let session = try await common.session()
+        try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt, pictureDecoder: DecodeImage.decoder)
+    }
+
+    /// `make run`: the demo server in-process, logged in as `me`, with its
+    /// own data folders so a real login is never touched.
+    func runDemo() async throws {
+        let root = common.paths.dataDirectory.appendingPathComponent("demo", isDirectory: true)
+        try StorePaths.makePrivateDirectory(root)
+        var config = ServerConfig()
+        config.port = 0
+        config.demo = true
+        config.dataDir = root.appendingPathComponent("server").path
+        var logger = Logger(label: "tongban-demo-server")
+        logger.logLevel = .critical  // ncurses owns the screen
+        config.logger = logger
+        let server = try await ChatServerApp.start(config: config)
+        let paths = StorePaths(dataDirectory: root.appendingPathComponent("client"),
+                               cacheDirectory: common.paths.cacheDirectory.appendingPathComponent("demo"),
+                               configDirectory: common.paths.configDirectory)
+        let creds = try await Session.login(server: server.baseURL, account: "me", password: "tongban-demo", paths: paths)
+        let session = try Session(credentials: creds, paths: paths)
+        try await TUIRunner.run(session: session, localizer: L, pictureDecoder: DecodeImage.decoder)
+        await server.stop()
+    }
+}

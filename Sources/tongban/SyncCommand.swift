@@ -1,0 +1,23 @@
+import ArgumentParser
+import ChatCore
+import ChatSync
+import Foundation
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send the queued messages and pull what is new.")
+    @OptionGroup var common: Common
+    func run() async throws {
+        let session = try await common.session()
+        let drained = await session.repository.drain(retryTransient: false)
+        if case .waiting(let why) = drained { throw CLIError(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why])) }
+        guard let changes = try await online(session, { try await session.sync.pull() }) else { throw ExitCode(2) }
+        for (conv, count) in changes.incoming.sorted(by: { $0.key < $1.key }) {
+            let name = try session.store.conversation(id: conv)?.nickname ?? conv
+            for r in try session.store.newestPage(conversationId: conv, limit: count).messages {
+                let m = r.chatMessage(myImUid: session.credentials.imUid)
+                out("\(oneLine(name)): \(indentedBody(m.text ?? MessageKinds.summary(of: m, localizer: L)))")
+            }
+        }
+        out(L.string("cli.synced", ["count": String(changes.conversationIds.count), "cursor": String(try session.store.syncCursor())]))
+    }
+}

@@ -151,6 +151,10 @@ struct FrontMiddleware: RouterMiddleware {
         let (data, type) = try service.fetchObject(key: key, exp: q.get("exp"), sig: q.get("sig"))
         var headers: HTTPFields = [.contentType: type, .cacheControl: "private, max-age=3600"]
         headers[.contentLength] = String(data.count)
+        if MediaStore.isFileKey(key) {
+            headers[.contentDisposition] = "attachment"
+            headers[.init("X-Content-Type-Options")!] = "nosniff"
+        }
         return Response(status: .ok, headers: headers,
                         body: request.method == .head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -27,9 +27,14 @@ struct MediaStore: Sendable {
         }
     }
 
-    /// `chat/image/2026/11/22/<uuid>.jpg`: nothing else is accepted, so a
-    /// key can never leave the media folder.
-    static var keyPattern: Regex<(Substring, Substring, Substring)> { /^chat\/(image|audio)\/[0-9]{4}\/[0-9]{2}\/[0-9]{2}\/[0-9a-f-]{36}\.(jpg|png|gif|webp|mp3|m4a|ogg|wav)$/ }
+    /// `chat/image/2026/11/22/<uuid>.jpg` (`chat/file/.../<uuid>.bin` for
+    /// files): nothing else is accepted, so a key can never leave the media folder.
+    static var keyPattern: Regex<(Substring, Substring, Substring)> { /^chat\/(image|audio|file)\/[0-9]{4}\/[0-9]{2}\/[0-9]{2}\/[0-9a-f-]{36}\.(jpg|png|gif|webp|mp3|m4a|ogg|wav|bin)$/ }
+
+    /// Files (`chat_file`) are any bytes: always served as a download,
+    /// never as something a browser would render.
+    static let fileType = "application/octet-stream"
+    static func isFileKey(_ key: String) -> Bool { key.hasPrefix("chat/file/") }
 
     static func isValidKey(_ key: String) -> Bool { key.wholeMatch(of: keyPattern) != nil }
 
@@ -41,14 +46,21 @@ struct MediaStore: Sendable {
         switch kind {
         case "chat_image": table = Self.imageTypes; folder = "image"
         case "chat_audio": table = Self.audioTypes; folder = "audio"
-        default: throw APIFailure.invalid("type must be chat_image or chat_audio")
+        case "chat_file": table = [:]; folder = "file"
+        default: throw APIFailure.invalid("type must be chat_image, chat_audio or chat_file")
         }
-        guard let ext = table[type] else {
-            throw APIFailure(.unsupportedMedia, "Content-Type \(type.prefix(60)) is not allowed for \(kind)")
+        let ext: String
+        if folder == "file" {
+            ext = "bin"
+        } else {
+            guard let known = table[type] else {
+                throw APIFailure(.unsupportedMedia, "Content-Type \(type.prefix(60)) is not allowed for \(kind)")
+            }
+            ext = known
         }
         guard bytes.count <= maxBytes else { throw APIFailure(.tooLarge, "media is larger than \(maxBytes) bytes") }
         guard !bytes.isEmpty else { throw APIFailure.invalid("empty upload") }
-        guard Self.matches(type: type, bytes: bytes) else {
+        guard folder == "file" || Self.matches(type: type, bytes: bytes) else {
             throw APIFailure(.unsupportedMedia, "the bytes are not \(type)")
         }
         var cal = Calendar(identifier: .gregorian)

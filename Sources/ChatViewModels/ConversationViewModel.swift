@@ -325,6 +325,14 @@ public final class ConversationViewModel {
                       uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: "@upload0")])
     }
 
+    /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
+    public func sendFile(path: String) async {
+        do {
+            try await session.repository.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
+            afterSend()
+        } catch { fail(error) }
+    }
+
     func enqueue(_ content: MessageContent, uploads: [ChatRepository.PendingUpload]) async {
         do {
             try await session.repository.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)

@@ -86,6 +86,8 @@ public final class ChatApp {
     /// Decodes pictures that came over the network (the runner sets the
     /// helper process; tests decode in-process).
     public var pictureDecoder: PictureDecoder = .inProcess
+    /// Where Enter and `o` save received files.
+    public var downloadsDirectory: URL = Downloads.directory()
     var playing: Process?
     var playingId: String?
     var lastFrameWidth = 80
@@ -331,6 +333,8 @@ public final class ChatApp {
                 await play(m)
             } else if (m.type == .image || m.type == .multiImage), !m.isRecalled {
                 await showPicture(m, index: 0)
+            } else if m.type == .file {
+                await saveFile(m)
             }
         case .char("o"):
             if let m = selectedMessage { await openExternally(m) }
@@ -583,6 +587,7 @@ public final class ChatApp {
 
     /// `o`: the picture in the system viewer (`TONGBAN_IMAGE_VIEWER`, else xdg-open).
     func openExternally(_ m: ChatMessage) async {
+        if m.type == .file { return await openFile(m) }
         if m.type == .multiImage, let first = Self.pictures(of: m).first,
            let file = await localFile(key: first.key, url: first.url, expireAt: m.urlExpireAt ?? 0) {
             openInViewer(file)
@@ -695,7 +700,12 @@ public final class ChatApp {
             startRecording()
             return
         }
-        if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
+        if parts.first == "/file" {
+            // The rest of the line is one path: file names may hold spaces.
+            let path = (String(text.dropFirst("/file".count)).trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+            guard !path.isEmpty else { status = "/file PATH"; return }
+            await sendFile(path)
+        } else if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
             let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
             guard !paths.isEmpty else { status = "\(cmd) PATH"; return }
             do {

@@ -338,6 +338,8 @@ extension ChatApp {
         case .audio(let p):
             let playingNow = playingId == m.id
             out = wrap((playingNow ? "■ " : "") + L.string("ui.voice", ["s": String(p.durationSec)]) + (playingNow ? " " + L.string("ui.playing") : ""), base)
+        case .file(let p):
+            out = wrap("📎 " + SafeFileName.base(p.name) + "  " + FileSizeText.format(p.size), base)
         case .signalQuote(let p):
             let inner = max(4, width - 4)
             var box = [Line(text: "┌ " + L.string("ui.signalQuote"), style: Theme.dim, align: align)]

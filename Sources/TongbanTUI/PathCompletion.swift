@@ -1,13 +1,13 @@
 import Foundation
 
-/// Tab completion of file paths after `/image`, `/flash`, `/multi`, `/voice`.
+/// Tab completion of file paths after `/image`, `/flash`, `/multi`, `/voice`, `/file`.
 enum PathCompletion {
     struct Result: Equatable {
         var text: String
         var choices: [String]
     }
 
-    static let commands = ["/image", "/flash", "/multi", "/voice"]
+    static let commands = ["/image", "/flash", "/multi", "/voice", "/file"]
 
     /// The input with its last word completed as far as it is unambiguous,
     /// and the candidates; nil when the input is not a media command.

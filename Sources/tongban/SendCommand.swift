@@ -6,13 +6,14 @@ import ChatSync
 import Foundation
 
 struct Send: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images or a voice message.")
+    static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images, a voice message or a file.")
     @OptionGroup var common: Common
     @Option(help: "The peer: account, display name or uid (offline too, for anyone chatted with before).") var to: String
     @Option(help: "An image file (JPEG, PNG, GIF, WebP); over 200 KB it is re-encoded as JPEG.") var image: String?
     @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
     @Option(help: "A voice file (WAV, MP3, OGG, M4A).") var voice: String?
+    @Option(help: "Any file, sent as is (up to the server's media limit).") var file: String?
     @Flag(help: "When the server cannot be reached, leave the message in the outbox (exit 0); the next tongban command sends it.")
     var queue = false
     @Argument(help: "The text; read from standard input when omitted and no media is given.") var text: [String] = []
@@ -70,6 +71,10 @@ struct Send: AsyncParsableCommand {
                 uploads.append(u)
             }
             return try await repo.enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), to: conv, uploads: uploads)
+        }
+        if let file {
+            guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(L.string("ui.fileUnreadable", ["path": file])) }
+            return try await repo.enqueueFile(at: file, to: conv)
         }
         if let voice {
             let probe = try MediaProbe.probe(path: voice)

@@ -327,6 +327,39 @@ import Testing
     }
 }
 
+@Suite(.serialized) struct FileTests {
+    /// `chat_file` takes any bytes and is only ever served as a download;
+    /// a `file` payload's name must be a base name; only the two people of
+    /// the conversation can read it.
+    @Test func filesAreAttachmentsForTheConversationOnly() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let (c, _) = try await server.user()
+        let page = Data("<html><script>alert(1)</script></html>".utf8)
+        let up = try await a.upload(page, type: "text/html", kind: "chat_file")
+        #expect(up.status == 201, "\(up.text)")
+        let key = try up.decode(UploadResponse.self).objectKey
+        #expect(key.hasPrefix("chat/file/") && key.hasSuffix(".bin"))
+        let conv = conversationId(ua, ub)
+        for bad in ["../../.bashrc", "a/b", "x\u{0}y", String(repeating: "n", count: 256)] {
+            let r = try await a.sendCustom(conv, ["type": "file", "objectKey": key, "name": bad, "size": page.count])
+            #expect(r.status == 400, "name \(bad.debugDescription): \(r.text)")
+        }
+        let sent = try await a.sendCustom(conv, ["type": "file", "objectKey": key, "name": "page.html", "size": page.count,
+                                                 "mime": "text/html"])
+        #expect(sent.status == 200, "\(sent.text)")
+        #expect(try await c.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls.isEmpty)
+        let url = try #require(try await b.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key])
+        let fetched = try await API(base: "", token: nil).get(url)
+        #expect(fetched.body == page)
+        #expect(fetched.header("Content-Type") == "application/octet-stream")
+        #expect(fetched.header("Content-Disposition") == "attachment")
+        #expect(fetched.header("X-Content-Type-Options") == "nosniff")
+    }
+}
+
 @Suite(.serialized) struct MediaTests {
     @Test func uploadSignFetchAndChecks() async throws {
         let server = try await TestServer.start { $0.maxMediaBytes = 100_000 }

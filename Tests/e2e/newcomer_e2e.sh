@@ -81,6 +81,15 @@ expect_screen "Bob 鲍勃"; ok
   || "$BIN/tongban" ls --data-dir "$WORK/nina" --json | grep -qF '"nickname":"Bob 鲍勃"' \
   || fail "ls --json has no name: $("$BIN/tongban" ls --data-dir "$WORK/nina" --json)"; ok
 
+# A file from Bob: the bubble in Nina's list preview, then `tongban save`.
+head -c 3000 /dev/urandom > "$WORK/报告 final.bin"
+"$BIN/tongban" send --data-dir "$WORK/bob_x" --to nina_x --file "$WORK/报告 final.bin" >/dev/null || fail "send --file"
+expect_screen "[文件] 报告 final.bin"; ok
+out=$("$BIN/tongban" save --data-dir "$WORK/nina" --with bob_x --last --dir "$WORK/dl") || fail "save: $out"
+cmp -s "$WORK/报告 final.bin" "$WORK/dl/报告 final.bin" || fail "the saved file differs: $out"; ok
+out=$("$BIN/tongban" save --data-dir "$WORK/nina" --with bob_x --last --dir "$WORK/dl") || fail "save again: $out"
+[ -f "$WORK/dl/报告 final (1).bin" ] || fail "a second save overwrote the first: $out"; ok
+
 # Bob renames himself: Nina's open list follows.
 "$BIN/tongban" rename --data-dir "$WORK/bob_x" "Bob 改名了" | grep -qF "昵称已改为 Bob 改名了" || fail "rename"
 expect_screen "Bob 改名了"; ok

@@ -11,6 +11,7 @@ extension MessageKind {
             return ["objectKey": .string(p.objectKey), "url": .string(p.url),
                     "expireAt": .number(Double(p.expireAt)), "durationSec": .number(Double(p.durationSec))]
         },
-        summary: { _, l in l.string("summary.voice") }
+        summary: { _, l in l.string("summary.voice") },
+        objectKeys: { content in if case .audio(let p) = content { [p.objectKey] } else { [] } }
     )
 }

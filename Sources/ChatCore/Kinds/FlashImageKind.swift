@@ -10,6 +10,7 @@ extension MessageKind {
             guard case .flashImage(let p) = content else { return nil }
             return ["objectKey": .string(p.objectKey), "url": .string(p.url), "expireAt": .number(Double(p.expireAt))]
         },
-        summary: { _, l in l.string("summary.flashImage") }
+        summary: { _, l in l.string("summary.flashImage") },
+        objectKeys: { content in if case .flashImage(let p) = content { [p.objectKey] } else { [] } }
     )
 }

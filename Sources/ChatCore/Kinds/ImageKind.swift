@@ -15,6 +15,7 @@ extension MessageKind {
             if let h = p.h { f["h"] = .number(h) }
             return f
         },
-        summary: { _, l in l.string("summary.image") }
+        summary: { _, l in l.string("summary.image") },
+        objectKeys: { content in if case .image(let p) = content { [p.objectKey] } else { [] } }
     )
 }

@@ -11,25 +11,31 @@ public struct MessageKind: Sendable {
     public let encode: @Sendable (MessageContent) -> [String: JSONValue]?
     /// The one-line summary of a message of this kind (not recalled).
     public let summary: @Sendable (ChatMessage, Localizer) -> String
+    /// The media objects a message of this kind refers to: the server lets
+    /// a reader of the conversation fetch exactly these, and a sender may
+    /// only name objects they uploaded. A kind that carries media must say so.
+    public let objectKeys: @Sendable (MessageContent) -> [String]
 
     public init(
         customType: String?, messageType: ChatMessageType,
         decode: @escaping @Sendable (JSONObject) -> MessageContent? = { _ in nil },
         encode: @escaping @Sendable (MessageContent) -> [String: JSONValue]? = { _ in nil },
-        summary: @escaping @Sendable (ChatMessage, Localizer) -> String
+        summary: @escaping @Sendable (ChatMessage, Localizer) -> String,
+        objectKeys: @escaping @Sendable (MessageContent) -> [String] = { _ in [] }
     ) {
         self.customType = customType
         self.messageType = messageType
         self.decode = decode
         self.encode = encode
         self.summary = summary
+        self.objectKeys = objectKeys
     }
 }
 
 /// The registry of every kind this client knows.
 public enum MessageKinds {
     public static let all: [MessageKind] = [
-        .text, .image, .flashImage, .multiImage, .audio, .signalQuote,
+        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote,
         .flashViewed, .revokeNotice, .timeMarker, .unknown,
     ]
 
@@ -60,6 +66,11 @@ public enum MessageKinds {
             return JSONObject(fields: fields).jsonText()
         }
         return nil
+    }
+
+    /// Every media object `content` refers to (see ``MessageKind/objectKeys``).
+    public static func objectKeys(in content: MessageContent) -> [String] {
+        all.flatMap { $0.objectKeys(content) }
     }
 
     /// The one-line summary used by the conversation list and notifications.

@@ -14,6 +14,7 @@ extension MessageKind {
                     "multiUrls": .array(p.multiUrls.map { .string($0) }),
                     "expireAt": .number(Double(p.expireAt))]
         },
-        summary: { _, l in l.string("summary.image") }
+        summary: { _, l in l.string("summary.image") },
+        objectKeys: { content in if case .multiImage(let p) = content { p.multiObjectKeys } else { [] } }
     )
 }

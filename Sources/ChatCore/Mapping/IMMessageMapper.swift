@@ -74,6 +74,10 @@ public enum IMMessageMapper {
             msg.imageUrl = p.url.isEmpty ? nil : p.url
             msg.urlExpireAt = p.expireAt
             msg.durationSec = p.durationSec
+        case .file(let p):
+            msg.objectKey = p.objectKey
+            msg.imageUrl = p.url.isEmpty ? nil : p.url
+            msg.urlExpireAt = p.expireAt
         case .signalQuote(let p):
             msg.signalQuoteId = p.signalId
             msg.signalQuoteContent = p.signalContent

@@ -5,6 +5,7 @@ public enum ChatMessageType: String, Sendable, Codable, CaseIterable {
     case flashImage
     case multiImage
     case voice
+    case file
     case signalQuote
     case flashViewed
     /// A revoke notice (contentType 2101); the revoked message itself keeps

@@ -6,6 +6,7 @@ public enum MessageContent: Sendable, Hashable {
     case flashImage(FlashImagePayload)
     case multiImage(MultiImagePayload)
     case audio(AudioPayload)
+    case file(FilePayload)
     case signalQuote(SignalQuotePayload)
     /// `flash_viewed`: the viewed flash image's clientMsgID.
     case flashViewed(targetClientMsgID: String)
@@ -53,6 +54,23 @@ public struct AudioPayload: Sendable, Hashable, Codable {
     public var durationSec: Int
     public init(objectKey: String, url: String = "", expireAt: Int = 0, durationSec: Int) {
         self.objectKey = objectKey; self.url = url; self.expireAt = expireAt; self.durationSec = durationSec
+    }
+}
+
+/// `file` (PROTOCOL.md v2): any file. `name` is what the sender called it;
+/// it came over the network, so it touches the disk only through
+/// `SafeFileName.base`.
+public struct FilePayload: Sendable, Hashable, Codable {
+    public var objectKey: String
+    public var url: String
+    public var expireAt: Int
+    public var name: String
+    public var size: Int
+    public var mime: String
+    public init(objectKey: String, url: String = "", expireAt: Int = 0, name: String, size: Int,
+                mime: String = "application/octet-stream") {
+        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt
+        self.name = name; self.size = size; self.mime = mime
     }
 }
 

@@ -19,9 +19,11 @@ extension ChatService {
 
     public func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
         let key = try media.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
+        // A file is served as bytes, whatever type its uploader declared.
+        let servedType = MediaStore.isFileKey(key) ? MediaStore.fileType : declaredType
         do {
             try db.write { db in
-                try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, declaredType, bytes.count, nowMs()])
+                try db.cachedStatement(sql: "INSERT INTO media(objectKey, uploaderUid, contentType, size, createdAt) VALUES (?, ?, ?, ?, ?)").execute(arguments: [key, caller, servedType, bytes.count, nowMs()])
             }
         } catch {
             media.delete(key: key)  // no file without its row (a full disk, say)

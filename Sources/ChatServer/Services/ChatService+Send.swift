@@ -152,15 +152,8 @@ extension ChatService {
         }
     }
 
-    static func objectKeys(in payload: MessageContent) -> [String] {
-        switch payload {
-        case .image(let p): [p.objectKey]
-        case .flashImage(let p): [p.objectKey]
-        case .audio(let p): [p.objectKey]
-        case .multiImage(let p): p.multiObjectKeys
-        default: []
-        }
-    }
+    /// The objects a message refers to, as its kind declares them.
+    static func objectKeys(in payload: MessageContent) -> [String] { MessageKinds.objectKeys(in: payload) }
 
     func checkReceiveId(_ receiveId: String, between a: Int, and b: Int) throws {
         guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }

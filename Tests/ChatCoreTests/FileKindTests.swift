@@ -52,6 +52,8 @@ import Testing
         #expect(SafeFileName.base("/") == "file")
         #expect(SafeFileName.base("  . ") == "file")
         #expect(SafeFileName.base("照片 2026.jpg") == "照片 2026.jpg")
+        #expect(SafeFileName.base(".\u{301}hidden") == "\u{301}hidden", "a combining mark cannot keep a leading dot")
+        #expect(SafeFileName.base("a:b*c?.txt") == "a_b_c_.txt")
         let long = SafeFileName.base(String(repeating: "长", count: 100) + ".tar.gz")
         #expect(long.utf8.count <= 255 && long.hasSuffix("长.gz"), "cut on a character, the extension kept")
     }

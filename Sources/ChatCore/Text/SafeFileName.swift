@@ -17,8 +17,9 @@ public enum SafeFileName {
 
     /// A safe base name for `name`: its last path component (`/` and `\`
     /// both separate), without control, format (bidi) or NUL characters,
-    /// without leading dots or spaces and trailing dots or spaces, at most
-    /// 255 bytes with its extension kept; `fallback` when nothing is left.
+    /// `:*?"<>|` as `_` (names other systems refuse), without leading or
+    /// trailing dots and blanks, at most 255 bytes with its extension kept;
+    /// `fallback` when nothing is left.
     public static func base(_ name: String, fallback: String = "file") -> String {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
@@ -28,11 +29,13 @@ public enum SafeFileName {
                 || (0x2028...0x2029).contains(v) {
                 continue
             }
-            scalars.append(s)
+            scalars.append(":*?\"<>|".unicodeScalars.contains(s) ? "_" : s)
         }
-        var cleaned = String(scalars)
-        while let first = cleaned.first, first == "." || first == " " { cleaned.removeFirst() }
-        while let last = cleaned.last, last == "." || last == " " { cleaned.removeLast() }
+        // By scalar, so a combining mark cannot hide a leading dot (".\u{301}").
+        func trimmable(_ s: Unicode.Scalar) -> Bool { s == "." || s.properties.isWhitespace }
+        while let first = scalars.first, trimmable(first) { scalars.removeFirst() }
+        while let last = scalars.last, trimmable(last) { scalars.removeLast() }
+        let cleaned = String(scalars)
         if cleaned.isEmpty { return fallback }
         return truncated(cleaned)
     }

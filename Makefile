@@ -5,7 +5,7 @@ BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test test-once test-repeat run bench release order clean
+.PHONY: all deps build test test-once test-repeat fuzz fuzz-replay run bench release order clean
 
 all: build
 
@@ -42,6 +42,17 @@ test-repeat: deps
 		echo "== test-repeat: run $$i of $(N) =="; \
 		$(MAKE) --no-print-directory test-once || { echo "test-repeat: run $$i of $(N) FAILED"; exit 1; }; \
 	done; echo "test-repeat: all $(N) runs passed"
+
+# libFuzzer harnesses (Fuzz/) of what comes from outside: wire decoders,
+# custom payloads, JSONSyntax, the terminal sanitiser and safe file names,
+# KeyDecoder, the media magic-number check. Not part of `make test`.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	bash Fuzz/run.sh all $(FUZZ_SECONDS)
+
+# Every committed seed and every input a fuzzer once crashed on, run once.
+fuzz-replay: deps
+	bash Fuzz/run.sh replay
 
 run: deps
 	$(SWIFT) build --product tongban

@@ -185,10 +185,10 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
     }
 
     @Test func safeBaseNames() {
-        #expect(TerminalSanitizer.safeBaseName("../../etc/passwd") == "passwd")
-        #expect(TerminalSanitizer.safeBaseName("..") == "file")
-        #expect(TerminalSanitizer.safeBaseName("a/b\\c.jpg").hasSuffix("c.jpg"))
-        #expect(!TerminalSanitizer.safeBaseName("x\u{0}y").contains("\u{0}"))
+        #expect(SafeFileName.base("../../etc/passwd") == "passwd")
+        #expect(SafeFileName.base("..") == "file")
+        #expect(SafeFileName.base("a/b\\c.jpg").hasSuffix("c.jpg"))
+        #expect(!SafeFileName.base("x\u{0}y").contains("\u{0}"))
     }
 }
 

@@ -47,9 +47,10 @@ public enum ConversationIDHelper {
             var value = 0, digits = 0
             while i < bytes.endIndex, bytes[i] >= 0x30, bytes[i] <= 0x39 {
                 if digits == 0 && bytes[i] == 0x30 { return nil }
-                value = value * 10 + Int(bytes[i] - 0x30)
                 digits += 1
+                // Before the multiplication: a 19th digit can overflow Int.
                 guard digits <= 18 else { return nil }
+                value = value * 10 + Int(bytes[i] - 0x30)
                 i = bytes.index(after: i)
             }
             return digits > 0 ? value : nil

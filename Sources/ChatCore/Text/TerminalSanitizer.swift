@@ -85,22 +85,5 @@ public enum TerminalSanitizer {
         }
         return r
     }
-
-    /// Reduces a file name that came over the network to a safe base name:
-    /// no directories, no `..`, no controls, no leading dot, at most 120 bytes.
-    public static func safeBaseName(_ name: String, fallback: String = "file") -> String {
-        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var out = ""
-        for s in last.unicodeScalars {
-            if s.value < 0x20 || s.value == 0x7F || (0x80...0x9F).contains(s.value) { continue }
-            if (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value) { continue }
-            if ":*?\"<>|".unicodeScalars.contains(s) { out.unicodeScalars.append("_"); continue }
-            out.unicodeScalars.append(s)
-        }
-        while out.hasPrefix(".") { out.removeFirst() }
-        out = out.trimmingCharacters(in: .whitespaces)
-        while out.utf8.count > 120 { out.removeLast() }
-        return out.isEmpty ? fallback : out
-    }
 }
 

@@ -19,7 +19,7 @@ public final class MediaCacheService: Sendable {
     /// `chat/image/2026/03/20/abc.jpg` -> `chat_image_2026_03_20_abc.jpg`,
     /// reduced to a safe base name (the key came over the network).
     public static func fileName(for objectKey: String) -> String {
-        TerminalSanitizer.safeBaseName(objectKey.replacingOccurrences(of: "/", with: "_"), fallback: "object")
+        SafeFileName.base(objectKey.replacingOccurrences(of: "/", with: "_"), fallback: "object")
     }
 
     /// The cached file of `objectKey`: memory first, then the root, then
@@ -43,7 +43,7 @@ public final class MediaCacheService: Sendable {
     @discardableResult
     public func save(_ data: Data, for objectKey: String, conversationId: String? = nil) throws -> URL {
         var dir = directory
-        if let conversationId { dir = dir.appendingPathComponent(TerminalSanitizer.safeBaseName(conversationId), isDirectory: true) }
+        if let conversationId { dir = dir.appendingPathComponent(SafeFileName.base(conversationId), isDirectory: true) }
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = dir.appendingPathComponent(Self.fileName(for: objectKey))
         let old = umask(0o077)
@@ -58,7 +58,7 @@ public final class MediaCacheService: Sendable {
     public func pendingUploadFile(_ data: Data, ext: String) throws -> URL {
         let dir = directory.appendingPathComponent("pending", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let url = dir.appendingPathComponent(UUID().uuidString.lowercased() + "." + TerminalSanitizer.safeBaseName(ext))
+        let url = dir.appendingPathComponent(UUID().uuidString.lowercased() + "." + SafeFileName.base(ext))
         let old = umask(0o077)
         defer { umask(old) }
         try data.write(to: url, options: .atomic)

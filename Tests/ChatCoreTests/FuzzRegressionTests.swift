@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import ChatCore
+
+/// Inputs the fuzzers under Fuzz/ found (kept in Fuzz/regressions/<target>/
+/// and replayed by `make fuzz-replay`), each with the promise it broke.
+@Suite struct FuzzRegressionTests {
+    /// fuzz-summary, Fuzz/regressions/summary/conversation-id-19-digits.json:
+    /// a conversation id with a uid of 19 or more digits trapped on Int
+    /// overflow in ConversationIDHelper.uids (the 19th digit was multiplied
+    /// in before the 18-digit limit was checked). The client checks every
+    /// summary's and message's id, the server every request's, so one such
+    /// id stopped either process.
+    @Test func conversationIDWithATooLongUidIsRefusedNotTrapped() throws {
+        let page = #"[{"conversationId": "si_tb_1_tb_999999999999999999999999999999999999999999999999999999999999999999999999992", "userId": "tb_2", "showName": "Bob", "faceURL": "", "isPinned": false, "unreadCount": 3, "lastMessage": {"serverMsgID": "m_9f2c", "clientMsgID": "6F1C-1@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@7", "conversationId": "si_tb_1_tb_2", "seq": 17, "sendID": "tb_1", "recvID": "tb_2", "contentType": 117, "content": "{\"type\":\"audio\",\"objectKey\":\"k\",\"url\":\"u\",\"expireAt\":9,\"durationSec\":12}", "sendTime": 1763800000000, "revoked": false, "flashViewed": false}, "lastMessageTime": 1763800000000, "maxSeq": 17, "readonId": "si_tb_10_tb_9", "userId": "tb_9", "showName": "Bob", "faceURL": "", "": 17, "readSeq": 14, "isOnline": true, "isImOpened": true}]"#
+        let list = try JSONDecoder().decode([ConversationSummary].self, from: Data(page.utf8))
+        #expect(list.count == 1)
+        #expect(ConversationIDHelper.uids(list[0].conversationId) == nil)
+        #expect(ConversationIDHelper.peerUid(in: list[0].conversationId, myUid: 1) == nil)
+        for id in ["si_tb_1_tb_9999999999999999999", "si_tb_9223372036854775808_tb_1", "si_tb_1_tb_" + String(repeating: "9", count: 80)] {
+            #expect(ConversationIDHelper.parse(id) == nil, "\(id)")
+        }
+        // 18 digits, the longest uid there is, still reads.
+        #expect(ConversationIDHelper.uids("si_tb_1_tb_999999999999999999") ?? (0, 0) == (1, 999_999_999_999_999_999))
+    }
+
+    /// fuzz-sanitizer, Fuzz/regressions/sanitizer/: the safe base name (then
+    /// TerminalSanitizer.safeBaseName, now SafeFileName.base) promises
+    /// "no leading dot", but stripped dots before trimming blanks, so
+    /// " .." became ".." (the parent folder, for MediaCacheService's
+    /// per-conversation folder) and " \0.x" a hidden ".x"; and it compared
+    /// Characters, so a dot with a combining mark (".\u{301}x") kept its dot.
+    @Test(arguments: [
+        [0x20, 0x00, 0x2E, 0xE4],  // leading-dot-after-blank (as found: blank, NUL, dot, broken UTF-8)
+        [0x20, 0x2E, 0x2E],        // dotdot-after-blank
+        [0x2E, 0xCC, 0x81, 0x78],  // dot-with-combining-mark
+    ] as [[UInt8]])
+    func safeBaseNameNeverStartsWithADot(_ bytes: [UInt8]) {
+        let name = SafeFileName.base(String(decoding: bytes, as: UTF8.self))
+        #expect(name.unicodeScalars.first != ".", "\(name.debugDescription)")
+        #expect(!name.isEmpty && name != "..")
+    }
+
+    @Test func safeBaseNameStillKeepsOrdinaryNames() {
+        #expect(SafeFileName.base("  . .x") == "x")
+        #expect(SafeFileName.base(" ..") == "file")
+        #expect(SafeFileName.base("chat/image/a.b.jpg ") == "a.b.jpg")
+        #expect(SafeFileName.base(".hidden") == "hidden")
+    }
+}

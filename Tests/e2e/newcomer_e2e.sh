@@ -29,15 +29,8 @@ expect_screen() {
 checks=0
 ok() { checks=$((checks + 1)); }
 
-"$BIN/tongban-server" --port 0 --data-dir "$WORK/server" --log-level info 2>"$WORK/server.log" &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 200); do
-  PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$WORK/server.log" 2>/dev/null | head -1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || fail "the server did not start: $(cat "$WORK/server.log")"
+. "$(dirname "$0")/server.sh"
+start_server "$WORK/server" "$WORK/server.log"
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans LANG=C.UTF-8
 

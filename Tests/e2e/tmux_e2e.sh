@@ -32,16 +32,8 @@ expect_screen() {
 # The first conversation row (row 3 of the list pane).
 first_row() { tmux capture-pane -p -t "$SESSION" | sed -n 3p; }
 
-# Port 0: the server picks a free one and says which in its first log line.
-"$BIN/tongban-server" --demo --port 0 --data-dir "$WORK/server" --log-level info 2>"$WORK/server.log" &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 200); do
-  PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$WORK/server.log" 2>/dev/null | head -1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-[ -n "$PORT" ] || fail "the server did not start: $(cat "$WORK/server.log")"
+. "$(dirname "$0")/server.sh"
+start_server "$WORK/server" "$WORK/server.log" --demo
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || fail "healthz"
 
 export TONGBAN_LANG=zh-Hans

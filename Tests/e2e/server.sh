@@ -1,0 +1,16 @@
+# Sourced by the end-to-end scripts: starts tongban-server on a free port.
+# start_server DATA_DIR LOG [ARGS...]: sets SERVER_PID and PORT; port 0 lets
+# the server pick a free one, which it names in its first log line.
+start_server() {
+  local dir=$1 log=$2
+  shift 2
+  "$BIN/tongban-server" "$@" --port 0 --data-dir "$dir" --log-level info 2>"$log" &
+  SERVER_PID=$!
+  PORT=""
+  for _ in $(seq 1 200); do
+    PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" 2>/dev/null | head -1)
+    [ -n "$PORT" ] && break
+    sleep 0.1
+  done
+  [ -n "$PORT" ] || fail "the server did not start: $(cat "$log")"
+}

@@ -47,4 +47,51 @@ import Testing
         #expect(SafeFileName.base("chat/image/a.b.jpg ") == "a.b.jpg")
         #expect(SafeFileName.base(".hidden") == "hidden")
     }
+
+    /// fuzz-sanitizer, Fuzz/regressions/sanitizer/prepend-mark-hides-*:
+    /// SafeFileName.base split the name into components by Character, and a
+    /// prepended concatenation mark (U+0602, removed afterwards as a format
+    /// character) joins the "/" or "\\" after it into one Character, so the
+    /// separator survived: "x\u{602}/..\u{602}/..\u{602}/.bashrc" became
+    /// "x/../../.bashrc", a path out of the download folder.
+    @Test(arguments: [
+        [0x20, 0x20, 0xE2, 0x80, 0x99, 0x52, 0x61, 0x6E, 0x67, 0x65, 0x61, 0xD8, 0x82, 0x5C],  // as found
+        Array("x\u{602}/..\u{602}/..\u{602}/.bashrc".utf8),
+        Array("a\u{D4E}/b".utf8),  // a prepended letter (not a format character) as well
+    ] as [[UInt8]])
+    func safeBaseNameHasNoSeparatorBehindAPrependedMark(_ bytes: [UInt8]) {
+        let name = SafeFileName.base(String(decoding: bytes, as: UTF8.self))
+        #expect(!name.unicodeScalars.contains("/") && !name.unicodeScalars.contains("\\"), "\(name.debugDescription)")
+        #expect(name.unicodeScalars.first != ".")
+    }
+
+    /// fuzz-sanitizer, Fuzz/regressions/sanitizer/one-grapheme-over-limit.txt:
+    /// a name whose stem is one Character longer than 255 bytes (a letter and
+    /// 200 combining marks) was cut whole, leaving ".txt" (hidden), or ""
+    /// without an extension (the folder itself), where "fallback when
+    /// nothing is left" was promised.
+    @Test func safeBaseNameOfOneHugeCharacterIsTheFallback() {
+        let huge = "a" + String(repeating: "\u{301}", count: 200)
+        #expect(SafeFileName.base(huge + ".txt") == "file")
+        #expect(SafeFileName.base(huge) == "file")
+        #expect(SafeFileName.base(String(repeating: "a", count: 300) + ".txt").hasSuffix("a.txt"))
+    }
+
+    /// fuzz-payload, Fuzz/regressions/payload/string-int-beyond-number-range.json:
+    /// JSONObject.int took a number as a string ("4333333333333333333")
+    /// beyond the range it takes as a JSON number (9e15), so the payload did
+    /// not read back as itself once written (expireAt became 0 on the way
+    /// back; a signal quote's signalId made it unreadable).
+    @Test func numbersInStringsHaveTheSameRangeAsNumbers() throws {
+        let content = String(decoding: try #require(Data(base64Encoded: "eyJ0eXBlIjoiYXVkaW8iLCJvYmplY3RLZXkiOiJrMWUt/////zQwMCIsInVybCI6IiIsImV4cGlyZUF0IjoiIDQzMzMzMzMzMzMzMzMzMzMzMzMgIiwiZHVyYXRpb25TZWMiOiIxMiIsInciOjFlMzAwfQ==")), as: UTF8.self)
+        let (type, decoded) = IMMessageMapper.decode(contentType: ContentType.custom, content: content)
+        #expect(type == .voice)
+        guard case .audio(let p) = decoded else { Issue.record("\(decoded)"); return }
+        #expect(p.expireAt == 0 && p.durationSec == 12)
+        let (_, body) = try #require(IMMessageMapper.wireContent(for: decoded))
+        #expect(IMMessageMapper.decode(contentType: ContentType.custom, content: body).1 == decoded)
+        let obj = try #require(JSONObject(jsonText: #"{"a":" 8999999999999999 ","b":"9000000000000000","c":"-9223372036854775808"}"#))
+        #expect(obj.int("a") == 8_999_999_999_999_999)
+        #expect(obj.int("b") == nil && obj.int("c") == nil)
+    }
 }

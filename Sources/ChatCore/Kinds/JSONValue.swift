@@ -64,7 +64,10 @@ public struct JSONObject: Sendable, Hashable {
         case .number(let d)?:
             guard d.isFinite, d.rounded() == d, abs(d) < 9.0e15 else { return nil }
             return Int(d)
-        case .string(let s)?: return Int(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s)?:
+            // The bound numbers have: a value read must be written back as itself.
+            guard let v = Int(s.trimmingCharacters(in: .whitespaces)), v.magnitude < 9_000_000_000_000_000 else { return nil }
+            return v
         default: return nil
         }
     }

@@ -21,7 +21,9 @@ public enum SafeFileName {
     /// trailing dots and blanks, at most 255 bytes with its extension kept;
     /// `fallback` when nothing is left.
     public static func base(_ name: String, fallback: String = "file") -> String {
-        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        // By scalar: a prepended mark (U+0602) would join a following "/" into one Character.
+        let last = name.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last
+            .map { String(String.UnicodeScalarView($0)) } ?? ""
         var scalars = String.UnicodeScalarView()
         for s in last.unicodeScalars {
             let v = s.value
@@ -36,8 +38,9 @@ public enum SafeFileName {
         while let first = scalars.first, trimmable(first) { scalars.removeFirst() }
         while let last = scalars.last, trimmable(last) { scalars.removeLast() }
         let cleaned = String(scalars)
-        if cleaned.isEmpty { return fallback }
-        return truncated(cleaned)
+        // One character longer than the limit is cut whole: nothing, or only ".ext", may be left.
+        let cut = truncated(cleaned)
+        return cut.isEmpty || cut.unicodeScalars.first == "." ? fallback : cut
     }
 
     /// Cuts `name` to `maxBytes` bytes on a character boundary, keeping a

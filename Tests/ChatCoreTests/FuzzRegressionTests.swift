@@ -94,4 +94,23 @@ import Testing
         #expect(obj.int("a") == 8_999_999_999_999_999)
         #expect(obj.int("b") == nil && obj.int("c") == nil)
     }
+
+    /// fuzz-payload, Fuzz/regressions/payload/file-name-line-separator.json:
+    /// a file payload's name with U+2028 (LINE SEPARATOR, escaped in the
+    /// JSON) made the "one-line summary" of the list two lines: the sanitiser
+    /// leaves U+2028/2029 alone, and the file summary was not flattened as
+    /// the text and unknown kinds' are.
+    @Test func fileSummaryIsOneLine() throws {
+        let found = String(decoding: try #require(Data(base64Encoded: "eyJ0eXBlIjoiZmlsZSIsIm9iamVjdEtleSI6ImNoYTEx0cgyL2EuYmluIiwidXIwbCI6InUiLCJleHBpcmVBdCI6MiwibmFtZSI6Il1dXdic/9ic/9icOtic/9icnDrYnP/YnFx1MjAyOGVwb3J0LnBkZiIsInNpemUiOjEyMzQ1LCJtaW1lIjoiYXBwbGljYXRpb25wZGYifQ==")), as: UTF8.self)
+        for content in [found, #"{"type":"file","objectKey":"k","name":"a\u2028b\u2029c.pdf","size":1}"#] {
+            let wire = WireMessage(serverMsgID: "m_1", clientMsgID: "c_1", conversationId: "si_tb_1_tb_2", seq: 1, sendID: "tb_2",
+                                   recvID: "tb_1", contentType: ContentType.custom, content: content, sendTime: 1)
+            let msg = IMMessageMapper.map(wire, currentUID: "tb_1")
+            #expect(msg.type == .file)
+            for language in Language.allCases {
+                let summary = MessageKinds.summary(of: msg, localizer: Localizer(language: language))
+                #expect(!summary.contains(where: \.isNewline), "\(summary.debugDescription)")
+            }
+        }
+    }
 }

@@ -25,7 +25,18 @@ import Testing
         await type(app, "/file \(file.path)")
         await app.handle(.enter)
         #expect(await waitFor(app, "📎 会议 notes.txt  14 B"))
+        // Send it (the tests run the queue by hand), then wait until the
+        // bubble carries the server's key instead of the upload placeholder.
         #expect(await session.repository.drain() == .empty)
+        func sentFile() -> Bool {
+            app.bubbles.contains { if case .file(let p) = $0.content { !p.objectKey.hasPrefix("@upload") } else { false } }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !sentFile() && ContinuousClock.now < deadline {
+            _ = app.frame(width: 120, height: 40)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(sentFile(), "the file was uploaded and sent")
 
         await app.handle(.escape)  // from the input to the messages
         for _ in 0..<10 where !(app.selectedMessage.map { $0.type == .file } ?? false) { await app.handle(.char("k")) }

@@ -18,7 +18,8 @@ extension MessageKind {
         },
         summary: { m, l in
             guard case .file(let p) = m.content else { return l.string("summary.file", ["name": ""]) }
-            return l.string("summary.file", ["name": TerminalSanitizer.sanitize(p.name)])
+            // One line: a name may hold U+2028/2029, which the sanitiser leaves alone.
+            return l.string("summary.file", ["name": MessageKind.flattenLines(TerminalSanitizer.sanitize(p.name))])
         },
         objectKeys: { content in if case .file(let p) = content { [p.objectKey] } else { [] } }
     )

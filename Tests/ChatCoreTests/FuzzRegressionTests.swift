@@ -109,7 +109,8 @@ import Testing
             #expect(msg.type == .file)
             for language in Language.allCases {
                 let summary = MessageKinds.summary(of: msg, localizer: Localizer(language: language))
-                #expect(!summary.contains(where: \.isNewline), "\(summary.debugDescription)")
+                let lines = summary.split(whereSeparator: \.isNewline).count
+                #expect(lines == 1, "\(summary.debugDescription)")
             }
         }
     }

@@ -4,11 +4,15 @@
 start_server() {
   local dir=$1 log=$2
   shift 2
+  # The log exists before the server starts: the background job opens it
+  # when it gets to it, and a sed on a missing file (exit 2, with pipefail
+  # and set -e) ended the script silently.
+  : >"$log"
   "$BIN/tongban-server" "$@" --port 0 --data-dir "$dir" --log-level info 2>"$log" &
   SERVER_PID=$!
   PORT=""
   for _ in $(seq 1 200); do
-    PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" 2>/dev/null | head -1)
+    PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log" | head -1 || true)
     [ -n "$PORT" ] && break
     sleep 0.1
   done

@@ -54,13 +54,14 @@ log_tail() {
 # start_server DATA_DIR LOG: sets SERVER_PID and PORT; fails if the server
 # does not say it listens (within ~15 s) or healthz does not answer.
 start_server() {
+  : >"$2"  # before the server: a sed on a not yet opened log would end the script (pipefail, set -e)
   "$BIN/tongban-server" --port 0 --data-dir "$1" --log-level info 2>"$2" &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   PORT=""
   local _
   for _ in $(seq 1 300); do
-    PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$2" 2>/dev/null | head -1)
+    PORT=$(sed -n 's|.*tongban-server listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$2" | head -1 || true)
     [ -n "$PORT" ] && break
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.05

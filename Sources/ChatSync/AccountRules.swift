@@ -22,6 +22,18 @@ public enum AccountRules {
 
     public static let passwordLength = 8...128
 
+    /// Why logging in to or registering on `server` failed, in the user's words.
+    public static func describe(_ error: any Error, server: String, localizer l: Localizer) -> String {
+        if let p = error as? Problem { return p.text(l) }
+        guard let e = error as? APIError else { return "\(error)" }
+        switch e {
+        case .server(_, .unauthorized?, _, _, _): return l.string("signin.wrong")
+        case .unreachable(let why), .badResponse(let why): return l.string("signin.unreachable", ["server": server, "reason": why])
+        case .timeout: return l.string("signin.unreachable", ["server": server, "reason": e.description])
+        case .server(_, _, _, let message, _): return message
+        }
+    }
+
     public static func problem(account: String, password: String) -> Problem? {
         let validAccount = (3...32).contains(account.utf8.count)
             && account.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }

@@ -101,14 +101,6 @@ public struct SignInForm {
     }
 
     func describe(_ error: any Error) -> String {
-        let l = localizer
-        if let p = error as? AccountRules.Problem { return p.text(l) }
-        guard let e = error as? APIError else { return "\(error)" }
-        switch e {
-        case .server(_, .unauthorized?, _, _, _): return l.string("signin.wrong")
-        case .unreachable(let why), .badResponse(let why): return l.string("signin.unreachable", ["server": server, "reason": why])
-        case .timeout: return l.string("signin.unreachable", ["server": server, "reason": e.description])
-        case .server(_, _, _, let message, _): return message
-        }
+        AccountRules.describe(error, server: server, localizer: localizer)
     }
 }

@@ -78,17 +78,8 @@ struct Register: AsyncParsableCommand {
                                                    username: name, paths: common.paths)
             out(L.string("signup.registered", ["account": creds.account, "name": creds.username, "uid": String(creds.uid)]))
             try await firstSync(creds, paths: common.paths)
-        } catch let p as AccountRules.Problem {
-            throw CLIError(p.text(L))
-        } catch let e as APIError {
-            switch e {
-            case .unreachable(let why), .badResponse(let why):
-                throw CLIError(L.string("signin.unreachable", ["server": server, "reason": why]))
-            case .timeout:
-                throw CLIError(L.string("signin.unreachable", ["server": server, "reason": e.description]))
-            case .server:
-                throw CLIError(e.description)
-            }
+        } catch let e where e is AccountRules.Problem || e is APIError {
+            throw CLIError(AccountRules.describe(e, server: server, localizer: L))
         }
     }
 }

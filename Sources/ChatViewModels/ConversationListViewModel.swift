@@ -44,11 +44,6 @@ public final class ConversationListViewModel {
         startListening()
     }
 
-    public func onDisappear() {
-        if let observer { session.sync.removeObserver(observer) }
-        observer = nil
-    }
-
     func changed() { onChange?() }
 
     public func loadFromStore() {
@@ -163,10 +158,12 @@ public final class ConversationListViewModel {
     }
 
     /// Conversations whose name contains `query` (case-insensitive).
-    public func filtered(by query: String) -> [Conversation] {
+    public func filtered(by query: String) -> [Conversation] { Self.filter(conversations, by: query) }
+
+    nonisolated public static func filter(_ list: [Conversation], by query: String) -> [Conversation] {
         let q = query.trimmingCharacters(in: .whitespaces)
-        guard !q.isEmpty else { return conversations }
-        return conversations.filter { $0.nickname.localizedCaseInsensitiveContains(q) }
+        guard !q.isEmpty else { return list }
+        return list.filter { $0.nickname.localizedCaseInsensitiveContains(q) }
     }
 
     public func searchUsers(_ query: String) async -> [UserBasicInfo] {
@@ -191,6 +188,30 @@ public final class ConversationListViewModel {
             changed()
             return nil
         }
+    }
+
+    /// Replies to my signals; empty (with the reason as an error) when the
+    /// server cannot be asked.
+    public func signalInbox() async -> [SignalInboxItem] {
+        do { return try await session.api.signalInbox() } catch {
+            errorMessage = describe(error)
+            changed()
+            return []
+        }
+    }
+
+    /// Opens the chat a signal reply started: the quote of the signal goes
+    /// with the first message (seed: signal context).
+    public func openSignal(_ item: SignalInboxItem) async -> Conversation? {
+        guard let c = await startConversation(with: item.from) else { return nil }
+        try? session.store.setSignalContext(id: c.id, signalId: item.signalId, receiveId: item.receiveId,
+                                            reply: item.replyContent, content: item.signalContent)
+        return (try? session.store.conversation(id: c.id, localizer: localizer)) ?? c
+    }
+
+    /// The connection is back: the send queue goes on.
+    public func resumeSending() async {
+        await session.repository.wake()
     }
 
     func describe(_ error: any Error) -> String {

@@ -10,13 +10,12 @@ public final class ConversationViewModel {
     public static let pageSize = 40
 
     public private(set) var conversation: Conversation
-    public private(set) var messages: [ChatMessage] = []
+    public internal(set) var messages: [ChatMessage] = []
     public private(set) var isLoading = false
-    public private(set) var hasMoreHistory = true
+    public internal(set) var hasMoreHistory = true
     public private(set) var newMessageBannerCount = 0
-    public var isAtBottom = true {
-        didSet { if isAtBottom { newMessageBannerCount = 0; markRead() } }
-    }
+    /// Whether the newest message is in view; set by `scrolled(toBottom:)`.
+    public private(set) var isAtBottom = true
     public var errorMessage: String?
     public var onChange: (() -> Void)?
 
@@ -27,7 +26,7 @@ public final class ConversationViewModel {
     private var observer: Int?
     private var progressObserverInstalled = false
     private var progress: [String: Double] = [:]
-    private var resolvedURLs: [String: String] = [:]
+    var resolvedURLs: [String: String] = [:]
 
     public init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
         self.conversation = conversation
@@ -258,6 +257,28 @@ public final class ConversationViewModel {
         refreshMediaInBackground()
     }
 
+    /// The user reached the newest message (the banner goes, everything is
+    /// read) or scrolled away from it (new messages count in the banner).
+    public func scrolled(toBottom: Bool) {
+        guard isAtBottom != toBottom else { return }
+        isAtBottom = toBottom
+        if toBottom {
+            newMessageBannerCount = 0
+            markRead()
+            changed()
+        }
+    }
+
+    /// Saves what is typed and not sent (blank removes the draft).
+    public func saveDraft(_ text: String?) {
+        try? session.store.setDraft(id: id, text: text)
+    }
+
+    /// The stored messages matching `query` in this chat, newest first.
+    public func search(_ query: String, limit: Int = 50) -> [MessageRecord] {
+        (try? session.store.search(query, conversationId: id, limit: limit)) ?? []
+    }
+
     /// Marks everything shown read, locally and on the server.
     public func markRead() {
         guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
@@ -271,8 +292,8 @@ public final class ConversationViewModel {
     /// The read position the server should hear of, and whether a request
     /// is on its way: during a flood one request at a time carries the
     /// newest seq instead of one request per incoming page.
-    private var readWanted = 0
-    private var readSending = false
+    var readWanted = 0
+    var readSending = false
 
     func sendRead(_ seq: Int) {
         readWanted = max(readWanted, seq)
@@ -287,155 +308,6 @@ public final class ConversationViewModel {
             }
             readSending = false
         }
-    }
-
-    // MARK: - Sending
-
-    /// False when the message could not be queued (the input should keep it).
-    @discardableResult
-    public func sendText(_ text: String) async -> Bool {
-        do {
-            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return true }
-            afterSend()
-            return true
-        } catch {
-            fail(error)
-            return false
-        }
-    }
-
-    public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
-        let placeholder = "@upload0"
-        let content: MessageContent = isFlash
-            ? .flashImage(FlashImagePayload(objectKey: placeholder))
-            : .image(ImagePayload(objectKey: placeholder, w: width, h: height))
-        await enqueue(content, uploads: [.init(path: path, contentType: contentType, kind: "chat_image", placeholder: placeholder)])
-    }
-
-    public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
-        guard !paths.isEmpty else { return }
-        let uploads = paths.prefix(9).enumerated().map { i, p in
-            ChatRepository.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
-        }
-        await enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), uploads: uploads)
-    }
-
-    public func sendVoice(path: String, contentType: String, durationSec: Int) async {
-        await enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: durationSec)),
-                      uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: "@upload0")])
-    }
-
-    /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
-    public func sendFile(path: String) async {
-        do {
-            try await session.repository.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
-            afterSend()
-        } catch { fail(error) }
-    }
-
-    func enqueue(_ content: MessageContent, uploads: [ChatRepository.PendingUpload]) async {
-        do {
-            try await session.repository.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
-            afterSend()
-        } catch { fail(error) }
-    }
-
-    func afterSend() {
-        isAtBottom = true
-        reload()
-        changed()
-        let repo = session.repository
-        Task { await repo.wake() }
-    }
-
-    public func retry(messageId: String) async {
-        do { try await session.repository.retry(clientMsgID: messageId) } catch { fail(error) }
-        reload()
-        changed()
-    }
-
-    /// The signal quote goes once, when the chat was opened from a signal.
-    func sendSignalQuote() async {
-        guard let reply = conversation.signalReply, let signalId = conversation.signalId else { return }
-        let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: conversation.signalContent ?? "")
-        do {
-            try await session.repository.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
-            try session.store.setImOpened(id: id)
-            if let receiveId = conversation.receiveId { try await session.api.openIM(receiveId: receiveId) }
-            afterSend()
-        } catch { fail(error) }
-    }
-
-    // MARK: - Revoke and flash
-
-    /// Own messages only; optimistic, rolled back with the server's reason.
-    public func revokeMessage(id messageId: String) async {
-        guard let msg = messages.first(where: { $0.id == messageId }), msg.isMe, !msg.isRecalled else { return }
-        if let idx = messages.firstIndex(where: { $0.id == messageId }) {
-            messages[idx].isRecalled = true
-            changed()
-        }
-        do {
-            try await session.repository.revoke(clientMsgID: messageId)
-        } catch {
-            fail(error)
-        }
-        reload()
-        changed()
-    }
-
-    /// After the flash image was shown: destroyed here, then `flash_viewed`.
-    public func markFlashViewed(id messageId: String) async {
-        guard let msg = messages.first(where: { $0.id == messageId }), msg.type == .flashImage, !msg.isMe, !msg.isDestroyed else { return }
-        try? session.store.setFlashViewed(clientMsgID: messageId)
-        reload()
-        changed()
-        do {
-            try await session.repository.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
-            let repo = session.repository
-            Task { await repo.wake() }
-        } catch { fail(error) }
-    }
-
-    public func clearHistory() async {
-        do {
-            try await session.api.clearConversation(id)
-            try session.store.clearHistory(id: id)
-            hasMoreHistory = false
-        } catch { fail(error) }
-        reload()
-        changed()
-    }
-
-    // MARK: - Media URLs
-
-    /// Re-signs expired URLs in one call and prefetches (never flash images).
-    public func refreshMediaURLs() async {
-        let media = messages.filter { $0.objectKey != nil || $0.multiObjectKeys != nil }
-        guard !media.isEmpty else { return }
-        do {
-            let fresh = try await session.media.resolveMediaURLs(for: media)
-            if Task.isCancelled { return }
-            resolvedURLs.merge(fresh) { _, new in new }
-            reload()
-            changed()
-            for m in media where !m.isFlash && !m.isRecalled {
-                for key in (m.objectKey.map { [$0] } ?? []) + (m.multiObjectKeys ?? []) {
-                    guard session.media.localURL(for: key) == nil, let url = resolvedURLs[key] ?? m.imageUrl, !url.isEmpty,
-                          url.hasPrefix("http") else { continue }
-                    if Task.isCancelled { return }
-                    // Each picture shows as soon as it is in the cache.
-                    if (try? await session.media.prefetch(url: url, expireAt: 0, objectKey: key)) != nil {
-                        reload()
-                        changed()
-                    }
-                }
-            }
-        } catch {
-            errorMessage = describe(error)
-        }
-        reload()
-        changed()
     }
 
     // MARK: - Helpers

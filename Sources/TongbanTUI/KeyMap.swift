@@ -1,40 +1,22 @@
 import Foundation
 import TerminalUI
 
-/// Key bindings: the defaults below, overridden per action by
+/// Key bindings: `Binding.table`, overridden per action by
 /// `$XDG_CONFIG_HOME/tongban/keys.json`, e.g. `{"list.pin": "P", "quit": "Ctrl-Q"}`.
-/// A rebound key is translated to the action's default key before the app
-/// sees it, so the handlers keep one vocabulary.
+/// A rebound key is added to the action; its default keys keep working.
 public struct KeyMap: Sendable, Equatable {
-    public enum Scope: String, Sendable { case list, messages }
+    /// Custom key -> action, per scope.
+    var custom: [Binding.Scope: [Key: Action]] = [:]
 
-    /// Action name -> (scope, default key).
-    public static let defaults: [String: (Scope?, Key)] = [
-        "list.down": (.list, .char("j")), "list.up": (.list, .char("k")), "list.top": (.list, .char("g")),
-        "list.bottom": (.list, .char("G")), "list.pin": (.list, .char("p")), "list.delete": (.list, .char("d")),
-        "list.new": (.list, .char("n")), "list.signals": (.list, .char("s")), "list.refresh": (.list, .char("r")),
-        "list.search": (.list, .char("/")),
-        "messages.up": (.messages, .char("k")), "messages.down": (.messages, .char("j")),
-        "messages.revoke": (.messages, .char("R")), "messages.type": (.messages, .char("i")),
-        "messages.settings": (.messages, .char(",")), "messages.open": (.messages, .char("o")),
-        "messages.search": (.messages, .char("/")), "messages.bottom": (.messages, .char("G")),
-        "help": (nil, .char("?")), "quit": (nil, .char("q")),
-    ]
-
-    /// Custom key -> default key, per scope.
-    var translations: [Scope: [Key: Key]] = [:]
-
-    /// A key `keys.json` bound to an action (the default key works too).
-    public struct Binding: Sendable, Equatable {
+    /// A key `keys.json` bound to an action.
+    public struct Rebound: Sendable, Equatable {
         public let action: String
         public let key: Key
     }
     /// What `keys.json` bound, in action-name order (the help lists them).
-    public private(set) var rebound: [Binding] = []
+    public private(set) var rebound: [Rebound] = []
 
     public init() {}
-
-    public static func == (a: KeyMap, b: KeyMap) -> Bool { a.translations == b.translations }
 
     public struct Problem: Error, CustomStringConvertible, Equatable {
         public let description: String
@@ -47,16 +29,40 @@ public struct KeyMap: Sendable, Equatable {
             throw Problem(description: "\(url.path): expected an object of action names to keys, e.g. {\"list.pin\": \"P\"}")
         }
         var map = KeyMap()
-        for (action, spec) in table.sorted(by: { $0.key < $1.key }) {
-            guard let (scope, original) = defaults[action] else {
-                throw Problem(description: "\(url.path): unknown action \(action)")
+        for (name, spec) in table.sorted(by: { $0.key < $1.key }) {
+            guard let action = Action(rawValue: name), let scope = Binding.scope(of: action) else {
+                throw Problem(description: "\(url.path): unknown action \(name)")
             }
-            guard let key = parse(spec) else { throw Problem(description: "\(url.path): cannot read the key \(spec) for \(action)") }
-            for s in scope.map({ [$0] }) ?? [.list, .messages] { map.translations[s, default: [:]][key] = original }
-            map.rebound.append(Binding(action: action, key: key))
+            guard let key = parse(spec) else { throw Problem(description: "\(url.path): cannot read the key \(spec) for \(name)") }
+            map.custom[scope, default: [:]][key] = action
+            map.rebound.append(Rebound(action: name, key: key))
         }
         return map
     }
+
+    /// What `key` does with the keyboard on `scope` (list, messages or
+    /// input): a custom binding first, then the table; keys bound
+    /// everywhere apply too, except while typing, where only Tab, Shift-Tab
+    /// and Ctrl-C (and rebound control keys) are not text.
+    func action(for key: Key, in scope: Binding.Scope) -> Action? {
+        if let a = custom[scope]?[key] { return a }
+        let typing = scope == .input
+        if let a = custom[.everywhere]?[key], !typing || Self.isControl(key) { return a }
+        if let a = Self.defaults[scope]?[key] { return a }
+        if !typing || Binding.typingKeys.contains(key) { return Self.defaults[.everywhere]?[key] }
+        return nil
+    }
+
+    static func isControl(_ key: Key) -> Bool {
+        if case .ctrl = key { return true }
+        return Binding.typingKeys.contains(key)
+    }
+
+    static let defaults: [Binding.Scope: [Key: Action]] = {
+        var map: [Binding.Scope: [Key: Action]] = [:]
+        for b in Binding.table { if let a = b.action { for k in b.keys { map[b.scope, default: [:]][k] = a } } }
+        return map
+    }()
 
     /// "x", "Enter", "Esc", "Tab", "Up", "Down", "Left", "Right", "Home",
     /// "End", "PgUp", "PgDn", "Ctrl-X", "Alt-X".
@@ -102,10 +108,5 @@ public struct KeyMap: Sendable, Equatable {
         case .altEnter: return "Alt-Enter"
         case .resize, .paste: return ""
         }
-    }
-
-    /// The key the handlers of `scope` understand.
-    public func canonical(_ key: Key, in scope: Scope) -> Key {
-        translations[scope]?[key] ?? key
     }
 }

@@ -130,7 +130,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(!vm.hasMoreHistory, "false only once the server says so")
 
         // New messages while scrolled up -> banner.
-        vm.isAtBottom = false
+        vm.scrolled(toBottom: false)
         me.sync.start()
         defer { me.sync.stop() }
         _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "新的一条", contentType: 101, clientMsgId: "n1"))
@@ -138,7 +138,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         while vm.newMessageBannerCount == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(vm.newMessageBannerCount == 1)
         #expect(texts().first == "新的一条")
-        vm.isAtBottom = true
+        vm.scrolled(toBottom: true)
         #expect(vm.newMessageBannerCount == 0)
 
         // Send: trimmed, empty ignored, shown at once.

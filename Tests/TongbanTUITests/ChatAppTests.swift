@@ -196,7 +196,7 @@ enum MediaKeyName {
         #expect(await waitFor(app, "[图片] 96×64"))
         // The picture is prefetched in the background; then its decoding starts.
         let deadline = ContinuousClock.now + .seconds(5)
-        while app.thumbnailsPending.isEmpty && ContinuousClock.now < deadline {
+        while !app.thumbnails.values.contains(.pending) && ContinuousClock.now < deadline {
             _ = app.frame(width: 120, height: 40)
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -316,7 +316,8 @@ enum MediaKeyName {
         await type(app, "/rec")
         await app.handle(.enter)
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 0:00  录音中"))
-        app.recordingStarted = Date().addingTimeInterval(-65)  // the clock runs while recording
+        let started = Date()
+        app.clock = { started.addingTimeInterval(65) }  // the clock runs while recording
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("● 1:05  录音中"))
         // The recorder has written its take before it is stopped.
         let deadline = ContinuousClock.now + .seconds(10)
@@ -537,13 +538,15 @@ extension ChatAppScreenTests {
         // …until a recording's clock needs every second, and says so at once.
         var woken = 0
         app.onSecondTicksNeeded = { woken += 1 }
-        app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
+        let none = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString).wav")
+        await app.dispatch(.recordingStarted(none))
         #expect(woken == 1)
-        app.mode = .recording(Process(), FileManager.default.temporaryDirectory.appendingPathComponent("none.wav"))
+        await app.dispatch(.recordingStarted(none))
         #expect(woken == 1, "only the start of counting restarts the ticks")
         #expect(app.nextTickDelay(now: fifteenPast) == .seconds(1))
         #expect(await app.tick())
-        app.mode = .normal
+        await app.handle(.escape)
+        #expect(!app.needsSecondTicks)
         #expect(woken == 1)
     }
 
@@ -632,10 +635,13 @@ extension ChatAppScreenTests {
         let file = dir.appendingPathComponent("keys.json")
         try Data(#"{"list.pin": "P", "quit": "Ctrl-Q", "messages.revoke": "x"}"#.utf8).write(to: file)
         let map = try KeyMap.load(from: file)
-        #expect(map.canonical(.char("P"), in: .list) == .char("p"))
-        #expect(map.canonical(.ctrl("q"), in: .messages) == .char("q"))
-        #expect(map.canonical(.char("x"), in: .messages) == .char("R"))
-        #expect(map.canonical(.char("x"), in: .list) == .char("x"), "per scope")
+        #expect(map.action(for: .char("P"), in: .list) == .listPin)
+        #expect(map.action(for: .char("p"), in: .list) == .listPin, "the default key still works")
+        #expect(map.action(for: .ctrl("q"), in: .messages) == .quit)
+        #expect(map.action(for: .ctrl("q"), in: .input) == .quit, "a control key quits while typing too")
+        #expect(map.action(for: .char("q"), in: .input) == nil, "q is text while typing")
+        #expect(map.action(for: .char("x"), in: .messages) == .messagesRevoke)
+        #expect(map.action(for: .char("x"), in: .list) == nil, "per scope")
         #expect(try KeyMap.load(from: dir.appendingPathComponent("none.json")) == KeyMap())
         try Data(#"{"list.fly": "f"}"#.utf8).write(to: file)
         #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }

@@ -12,6 +12,8 @@ extension MessageKind {
                     "expireAt": .number(Double(p.expireAt)), "durationSec": .number(Double(p.durationSec))]
         },
         summary: { _, l in l.string("summary.voice") },
-        objectKeys: { content in if case .audio(let p) = content { [p.objectKey] } else { [] } }
+        objectKeys: { content in if case .audio(let p) = content { [p.objectKey] } else { [] } },
+        primaryAction: { _ in .play },
+        canOpenExternally: true
     )
 }

@@ -21,6 +21,8 @@ extension MessageKind {
             // One line: a name may hold U+2028/2029, which the sanitiser leaves alone.
             return l.string("summary.file", ["name": MessageKind.flattenLines(TerminalSanitizer.sanitize(p.name))])
         },
-        objectKeys: { content in if case .file(let p) = content { [p.objectKey] } else { [] } }
+        objectKeys: { content in if case .file(let p) = content { [p.objectKey] } else { [] } },
+        primaryAction: { _ in .save },
+        canOpenExternally: true
     )
 }

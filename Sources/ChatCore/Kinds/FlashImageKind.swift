@@ -11,6 +11,8 @@ extension MessageKind {
             return ["objectKey": .string(p.objectKey), "url": .string(p.url), "expireAt": .number(Double(p.expireAt))]
         },
         summary: { _, l in l.string("summary.flashImage") },
-        objectKeys: { content in if case .flashImage(let p) = content { [p.objectKey] } else { [] } }
+        objectKeys: { content in if case .flashImage(let p) = content { [p.objectKey] } else { [] } },
+        // Only the receiver views it, once; nobody saves or opens it.
+        primaryAction: { m in !m.isMe && !m.isDestroyed ? .confirmFlash : .none }
     )
 }

@@ -16,6 +16,8 @@ extension MessageKind {
             return f
         },
         summary: { _, l in l.string("summary.image") },
-        objectKeys: { content in if case .image(let p) = content { [p.objectKey] } else { [] } }
+        objectKeys: { content in if case .image(let p) = content { [p.objectKey] } else { [] } },
+        primaryAction: { _ in .showPictures },
+        canOpenExternally: true
     )
 }

@@ -15,13 +15,19 @@ public struct MessageKind: Sendable {
     /// a reader of the conversation fetch exactly these, and a sender may
     /// only name objects they uploaded. A kind that carries media must say so.
     public let objectKeys: @Sendable (MessageContent) -> [String]
+    /// What Enter on a message of this kind does (a UI carries it out).
+    public let primaryAction: @Sendable (ChatMessage) -> MessageAction
+    /// Whether `o` opens it in the system viewer or player.
+    public let canOpenExternally: Bool
 
     public init(
         customType: String?, messageType: ChatMessageType,
         decode: @escaping @Sendable (JSONObject) -> MessageContent? = { _ in nil },
         encode: @escaping @Sendable (MessageContent) -> [String: JSONValue]? = { _ in nil },
         summary: @escaping @Sendable (ChatMessage, Localizer) -> String,
-        objectKeys: @escaping @Sendable (MessageContent) -> [String] = { _ in [] }
+        objectKeys: @escaping @Sendable (MessageContent) -> [String] = { _ in [] },
+        primaryAction: @escaping @Sendable (ChatMessage) -> MessageAction = { _ in .none },
+        canOpenExternally: Bool = false
     ) {
         self.customType = customType
         self.messageType = messageType
@@ -29,7 +35,21 @@ public struct MessageKind: Sendable {
         self.encode = encode
         self.summary = summary
         self.objectKeys = objectKeys
+        self.primaryAction = primaryAction
+        self.canOpenExternally = canOpenExternally
     }
+}
+
+/// What Enter does on a message, by its kind.
+public enum MessageAction: Sendable, Equatable {
+    case none
+    /// Show its pictures full screen.
+    case showPictures
+    /// Ask first, then show it once (a flash image).
+    case confirmFlash
+    case play
+    /// Save it into the downloads folder.
+    case save
 }
 
 /// The registry of every kind this client knows.

@@ -15,6 +15,8 @@ extension MessageKind {
                     "expireAt": .number(Double(p.expireAt))]
         },
         summary: { _, l in l.string("summary.image") },
-        objectKeys: { content in if case .multiImage(let p) = content { p.multiObjectKeys } else { [] } }
+        objectKeys: { content in if case .multiImage(let p) = content { p.multiObjectKeys } else { [] } },
+        primaryAction: { _ in .showPictures },
+        canOpenExternally: true
     )
 }

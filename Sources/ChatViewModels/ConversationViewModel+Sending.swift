@@ -1,0 +1,125 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// Sending, retrying, revoking, flash images and clearing.
+extension ConversationViewModel {
+    // MARK: - Sending
+
+    /// False when the message could not be queued (the input should keep it).
+    @discardableResult
+    public func sendText(_ text: String) async -> Bool {
+        do {
+            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return true }
+            afterSend()
+            return true
+        } catch {
+            fail(error)
+            return false
+        }
+    }
+
+    public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
+        let placeholder = "@upload0"
+        let content: MessageContent = isFlash
+            ? .flashImage(FlashImagePayload(objectKey: placeholder))
+            : .image(ImagePayload(objectKey: placeholder, w: width, h: height))
+        await enqueue(content, uploads: [.init(path: path, contentType: contentType, kind: "chat_image", placeholder: placeholder)])
+    }
+
+    public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
+        guard !paths.isEmpty else { return }
+        let uploads = paths.prefix(9).enumerated().map { i, p in
+            ChatRepository.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
+        }
+        await enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), uploads: uploads)
+    }
+
+    public func sendVoice(path: String, contentType: String, durationSec: Int) async {
+        await enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: durationSec)),
+                      uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: "@upload0")])
+    }
+
+    /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
+    public func sendFile(path: String) async {
+        do {
+            try await session.repository.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    func enqueue(_ content: MessageContent, uploads: [ChatRepository.PendingUpload]) async {
+        do {
+            try await session.repository.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    func afterSend() {
+        scrolled(toBottom: true)
+        reload()
+        changed()
+        let repo = session.repository
+        Task { await repo.wake() }
+    }
+
+    public func retry(messageId: String) async {
+        do { try await session.repository.retry(clientMsgID: messageId) } catch { fail(error) }
+        reload()
+        changed()
+    }
+
+    /// The signal quote goes once, when the chat was opened from a signal.
+    func sendSignalQuote() async {
+        guard let reply = conversation.signalReply, let signalId = conversation.signalId else { return }
+        let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: conversation.signalContent ?? "")
+        do {
+            try await session.repository.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
+            try session.store.setImOpened(id: id)
+            if let receiveId = conversation.receiveId { try await session.api.openIM(receiveId: receiveId) }
+            afterSend()
+        } catch { fail(error) }
+    }
+
+    // MARK: - Revoke and flash
+
+    /// Own messages only; optimistic, rolled back with the server's reason.
+    public func revokeMessage(id messageId: String) async {
+        guard let msg = messages.first(where: { $0.id == messageId }), msg.isMe, !msg.isRecalled else { return }
+        if let idx = messages.firstIndex(where: { $0.id == messageId }) {
+            messages[idx].isRecalled = true
+            changed()
+        }
+        do {
+            try await session.repository.revoke(clientMsgID: messageId)
+        } catch {
+            fail(error)
+        }
+        reload()
+        changed()
+    }
+
+    /// After the flash image was shown: destroyed here, then `flash_viewed`.
+    public func markFlashViewed(id messageId: String) async {
+        guard let msg = messages.first(where: { $0.id == messageId }), msg.type == .flashImage, !msg.isMe, !msg.isDestroyed else { return }
+        try? session.store.setFlashViewed(clientMsgID: messageId)
+        reload()
+        changed()
+        do {
+            try await session.repository.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
+            let repo = session.repository
+            Task { await repo.wake() }
+        } catch { fail(error) }
+    }
+
+    public func clearHistory() async {
+        do {
+            try await session.api.clearConversation(id)
+            try session.store.clearHistory(id: id)
+            hasMoreHistory = false
+        } catch { fail(error) }
+        reload()
+        changed()
+    }
+}

@@ -1,0 +1,144 @@
+import ChatCore
+import ChatMedia
+import ChatSync
+import ChatViewModels
+import Foundation
+import TerminalUI
+
+/// Which pane has the keyboard.
+public enum PaneFocus: Equatable, Sendable { case list, messages, input }
+
+/// Everything the screen shows, as a value: no closures, processes, tasks
+/// or sessions. `Update.update` changes it, `Screen.render` draws it.
+struct AppState {
+    typealias Focus = PaneFocus
+
+    /// Overlays that take the keyboard.
+    enum Mode: Equatable {
+        case normal
+        case confirm(Confirm)
+        case listSearch(String)
+        case messageSearch(String, [SearchHit], Int)
+        case newChat(String, [UserBasicInfo], Int)
+        case signals([SignalInboxItem], Int)
+        case settings
+        case help
+        /// `/rec`: a recorder is writing into `file` since `since`.
+        case recording(file: URL, since: Date)
+        /// A flash image on screen: its pixels live only in this value.
+        case flash(ChatMessage, since: Date, RGBImage)
+        /// Enter on an image: picture `index` of the message, full screen.
+        case picture(ChatMessage, index: Int, RGBImage)
+
+        /// Whether something on screen counts seconds.
+        var countsSeconds: Bool {
+            switch self {
+            case .flash, .recording: return true
+            default: return false
+            }
+        }
+    }
+
+    /// What `y` answers in a confirmation on the status line.
+    enum Confirm: Equatable {
+        case deleteConversation(id: String, name: String)
+        case revoke(messageId: String)
+        case viewFlash(ChatMessage)
+        case clearHistory
+    }
+
+    /// A message found by `/` in a chat.
+    struct SearchHit: Equatable, Sendable {
+        var clientMsgId: String
+        var seq: Int?
+        var sendTime: Int
+        var isMine: Bool
+        var text: String
+    }
+
+    /// The conversation list as the list view model last published it.
+    struct ListSnapshot: Equatable {
+        var conversations: [Conversation] = []
+        var totalUnread = 0
+        var isLoading = false
+    }
+
+    /// The open chat as its view model last published it.
+    struct ChatSnapshot: Equatable {
+        var conversation: Conversation
+        /// Newest first, with time markers (seed §六).
+        var messages: [ChatMessage] = []
+        var isLoading = false
+        var hasMoreHistory = true
+        var newMessageBannerCount = 0
+        /// Object keys of this chat's pictures that are in the local cache.
+        var cachedKeys: Set<String> = []
+    }
+
+    /// A decoded thumbnail, or why there is none yet.
+    enum Thumbnail: Equatable {
+        case pending
+        case ready(RGBImage)
+        /// The picture cannot be decoded: its bubble stays text.
+        case undecodable
+        /// The decoder timed out or could not start: asked again later.
+        case retryLater
+    }
+
+    var focus: Focus = .list
+    var mode: Mode = .normal
+    var listIndex = 0
+    /// The selected message, by id: a message arriving (or history loading)
+    /// never moves the selection onto a neighbour, so `R` and Enter act on
+    /// the message the user picked.
+    var selectedId: String?
+    /// Lines scrolled up from the bottom of the message pane (as asked; the
+    /// message list clamps it and keeps the selection in view).
+    var scroll = 0
+    var input = InputLine()
+    var status: String?
+    var connection: ConnectionState = .connecting
+    /// The store's disk was full at the last pull (shown until a pull fits).
+    var storeFull = false
+    /// Whether only one pane fits (narrow terminal); which one shows.
+    var narrowShowsMessages = false
+    var wantsQuit = false
+    var list = ListSnapshot()
+    var chat: ChatSnapshot?
+    /// The voice message being played.
+    var playingId: String?
+    var thumbnails: [String: Thumbnail] = [:]
+    /// The time on screen (time labels, countdowns), set before each update.
+    var now = Date(timeIntervalSince1970: 0)
+    /// The terminal's size at the last frame.
+    var size = Size(width: 80, height: 24)
+    var keyMap = KeyMap()
+    /// The user's name (search hits by me).
+    var myName = ""
+
+    struct Size: Equatable { var width: Int; var height: Int }
+
+    var visibleConversations: [Conversation] {
+        if case .listSearch(let q) = mode { return ConversationListViewModel.filter(list.conversations, by: q) }
+        return list.conversations
+    }
+
+    /// Bubbles newest first (no time markers).
+    var bubbles: [ChatMessage] { chat?.messages.filter { $0.type != .time } ?? [] }
+
+    /// The selected message's position among bubbles, newest = 0.
+    var selected: Int? {
+        get { selectedId.flatMap { id in bubbles.firstIndex { $0.id == id } } }
+        set {
+            let list = bubbles
+            selectedId = newValue.flatMap { $0 >= 0 && $0 < list.count ? list[$0].id : nil }
+        }
+    }
+
+    var selectedMessage: ChatMessage? {
+        guard let id = selectedId else { return nil }
+        return chat?.messages.first { $0.id == id }
+    }
+
+    var titleText: String { list.totalUnread > 0 ? "(\(list.totalUnread)) Tongban" : "Tongban" }
+}

@@ -1,0 +1,80 @@
+import ChatCore
+import ChatMedia
+import ChatSync
+import Foundation
+import TerminalUI
+
+/// Everything that can change the app's state: keys, the sync engine, the
+/// clock, and the answers of effects.
+enum Intent {
+    case key(Key)
+    case sync(SyncUpdate)
+    /// The clock moved (the run loop's tick).
+    case tick
+    case listChanged(AppState.ListSnapshot)
+    case chatChanged(AppState.ChatSnapshot)
+    /// An effect's outcome in plain words, for the status line.
+    case status(String)
+    case messageHits(query: String, [AppState.SearchHit])
+    case usersFound(query: String, [UserBasicInfo])
+    case signalsLoaded([SignalInboxItem])
+    case flashShown(ChatMessage, RGBImage)
+    case pictureShown(ChatMessage, index: Int, RGBImage)
+    case thumbnailDecoded(key: String, AppState.Thumbnail)
+    /// A decoder that timed out may be asked again.
+    case thumbnailRetryDue(key: String)
+    case playing(messageId: String?)
+    case recordingStarted(URL)
+    /// A text the store could not queue (a full disk): back into the input bar.
+    case sendRefused(String)
+    /// A chat was opened (or reopened from a signal): its draft and focus.
+    case chatOpened(AppState.ChatSnapshot)
+    case chatClosed
+    /// A search hit was brought into the window: select it.
+    case selectMessage(id: String)
+}
+
+/// The I/O an update asks for; `EffectRunner` performs it and answers with
+/// intents. Values only: tests read them without running anything.
+enum Effect: Equatable {
+    enum MediaCommand: Equatable {
+        case image([String]), flash([String]), multi([String]), voice([String]), file(String)
+    }
+
+    case openChat(Conversation, draftOfPrevious: String?)
+    case closeChat(draft: String?)
+    case saveDraft(String?)
+    case reloadList
+    case refreshList
+    case pin(id: String, Bool)
+    case deleteConversation(id: String)
+    case revoke(messageId: String)
+    case retry(messageId: String)
+    case clearHistory
+    case loadMoreHistory
+    /// The user reached (true) or left (false) the newest message: read
+    /// receipts and the new-message banner follow it.
+    case atBottom(Bool)
+    case reveal(seq: Int, messageId: String)
+    case sendText(String)
+    case sendMedia(MediaCommand)
+    case startRecording
+    case finishRecording(file: URL, send: Bool)
+    case searchMessages(String)
+    case searchUsers(String)
+    case startConversation(UserBasicInfo)
+    case loadSignals
+    case openSignal(SignalInboxItem)
+    case showFlash(ChatMessage, width: Int, height: Int)
+    case showPicture(ChatMessage, index: Int, width: Int, height: Int)
+    case play(ChatMessage)
+    case openPicture(ChatMessage, index: Int)
+    case openExternally(ChatMessage)
+    case saveFile(ChatMessage, thenOpen: Bool)
+    case decodeThumbnail(key: String)
+    /// Answers `.thumbnailRetryDue` after the runner's retry delay.
+    case retryThumbnail(key: String)
+    case resumeSending
+    case ring
+    case setTitle(String)
+}

@@ -1,0 +1,195 @@
+import ChatCore
+import Foundation
+import TerminalUI
+
+/// Keys while typing, and keys while an overlay has the keyboard.
+extension Update {
+    static func inputAction(_ action: Action, _ s: inout AppState) -> [Effect] {
+        switch action {
+        case .inputSend:
+            let text = s.input.text
+            s.input = InputLine()
+            return submit(text, &s)
+        case .inputNewline:
+            s.input.insert("\n")
+        case .inputLeave:
+            s.focus = s.chat == nil ? .list : .messages
+            return [.saveDraft(s.input.text), .reloadList]
+        default: break
+        }
+        return []
+    }
+
+    static func typeKey(_ key: Key, _ s: inout AppState) {
+        if case .paste(let text) = key { s.input.insert(text) } else { s.input.apply(key) }
+    }
+
+    /// Text, or a slash command that sends media.
+    static func submit(_ raw: String, _ s: inout AppState) -> [Effect] {
+        guard s.chat != nil else { return [] }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        var effects: [Effect]
+        if parts == ["/rec"] {
+            return [.startRecording]
+        } else if parts.first == "/file" {
+            // The rest of the line is one path: file names may hold spaces.
+            let path = (String(text.dropFirst("/file".count)).trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+            guard !path.isEmpty else { s.status = "/file PATH"; return [] }
+            effects = [.sendMedia(.file(path))]
+        } else if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
+            let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
+            guard !paths.isEmpty else { s.status = "\(cmd) PATH"; return [] }
+            switch cmd {
+            case "/voice": effects = [.sendMedia(.voice(paths))]
+            case "/multi": effects = [.sendMedia(.multi(paths))]
+            case "/flash": effects = [.sendMedia(.flash(paths))]
+            default: effects = [.sendMedia(.image(paths))]
+            }
+        } else {
+            effects = [.sendText(raw)]
+        }
+        s.scroll = 0
+        s.selectedId = nil
+        return effects + [.saveDraft(nil), .reloadList]
+    }
+
+    static func handleMode(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch s.mode {
+        case .normal:
+            return []
+        case .confirm(let what):
+            s.mode = .normal
+            guard key == .char("y") || key == .char("Y") else { return [] }
+            switch what {
+            case .deleteConversation(let id, _): return [.deleteConversation(id: id)]
+            case .revoke(let id): return [.revoke(messageId: id)]
+            case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
+            case .clearHistory: return [.clearHistory]
+            }
+        case .help:
+            s.mode = .normal
+        case .recording(let file, _):
+            if key == .enter { s.mode = .normal; return [.finishRecording(file: file, send: true)] }
+            if key == .escape { s.mode = .normal; return [.finishRecording(file: file, send: false)] }
+        case .flash:
+            s.mode = .normal
+        case .picture(let m, let index, _):
+            return pictureKey(key, m, index, &s)
+        case .listSearch(let q):
+            return listSearchKey(key, q, &s)
+        case .messageSearch(let q, let hits, let i):
+            return messageSearchKey(key, q, hits, i, &s)
+        case .newChat(let q, let users, let i):
+            return newChatKey(key, q, users, i, &s)
+        case .signals(let items, let i):
+            return signalsKey(key, items, i, &s)
+        case .settings:
+            s.mode = key == .char("c") || key == .enter ? .confirm(.clearHistory) : .normal
+        }
+        return []
+    }
+
+    /// The full-screen picture: ←/→ (h/l) walk a multi-image message, `o`
+    /// opens the picture in the system viewer, any other key closes it.
+    static func pictureKey(_ key: Key, _ m: ChatMessage, _ index: Int, _ s: inout AppState) -> [Effect] {
+        let count = MessagePictures.of(m).count
+        switch key {
+        case .left, .char("h"):
+            if index > 0 { return [.showPicture(m, index: index - 1, width: s.size.width, height: s.size.height)] }
+        case .right, .char("l"):
+            if index + 1 < count { return [.showPicture(m, index: index + 1, width: s.size.width, height: s.size.height)] }
+        case .char("o"):
+            return [.openPicture(m, index: index)]
+        default:
+            s.mode = .normal
+        }
+        return []
+    }
+
+    static func listSearchKey(_ key: Key, _ q: String, _ s: inout AppState) -> [Effect] {
+        switch key {
+        case .escape: s.mode = .normal
+        case .enter:
+            let convs = s.visibleConversations
+            s.mode = .normal
+            if s.listIndex < convs.count { return [.openChat(convs[s.listIndex], draftOfPrevious: s.chat.map { _ in s.input.text })] }
+        case .backspace: s.mode = .listSearch(String(q.dropLast())); s.listIndex = 0
+        case .down: s.listIndex = min(s.listIndex + 1, max(0, s.visibleConversations.count - 1))
+        case .up: s.listIndex = max(0, s.listIndex - 1)
+        case .char(let c): s.mode = .listSearch(q + String(c)); s.listIndex = 0
+        case .paste(let text): s.mode = .listSearch(q + text); s.listIndex = 0
+        default: break
+        }
+        return []
+    }
+
+    static func messageSearchKey(_ key: Key, _ q: String, _ hits: [AppState.SearchHit], _ i: Int,
+                                 _ s: inout AppState) -> [Effect] {
+        var query: String?
+        switch key {
+        case .escape: s.mode = .normal
+        case .enter:
+            s.mode = .normal
+            guard i < hits.count, let seq = hits[i].seq, s.chat != nil else { return [] }
+            s.focus = .messages
+            return [.reveal(seq: seq, messageId: hits[i].clientMsgId)]
+        case .down: s.mode = .messageSearch(q, hits, min(i + 1, max(0, hits.count - 1)))
+        case .up: s.mode = .messageSearch(q, hits, max(0, i - 1))
+        case .backspace: query = String(q.dropLast())
+        case .char(let c): query = q + String(c)
+        case .paste(let text): query = q + text
+        default: break
+        }
+        guard let query else { return [] }
+        // The hits of the previous query stay until the new ones arrive.
+        s.mode = .messageSearch(query, query.isEmpty ? [] : hits, 0)
+        return query.isEmpty ? [] : [.searchMessages(query)]
+    }
+
+    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo], _ i: Int, _ s: inout AppState) -> [Effect] {
+        switch key {
+        case .escape: s.mode = .normal
+        case .enter:
+            if i < users.count {
+                s.mode = .normal
+                return [.startConversation(users[i])]
+            }
+            return [.searchUsers(q)]
+        case .down: s.mode = .newChat(q, users, min(i + 1, max(0, users.count - 1)))
+        case .up: s.mode = .newChat(q, users, max(0, i - 1))
+        case .backspace: s.mode = .newChat(String(q.dropLast()), [], 0)
+        case .char(let c): s.mode = .newChat(q + String(c), [], 0)
+        case .paste(let text): s.mode = .newChat(q + text, [], 0)
+        default: break
+        }
+        return []
+    }
+
+    static func signalsKey(_ key: Key, _ items: [SignalInboxItem], _ i: Int, _ s: inout AppState) -> [Effect] {
+        switch key {
+        case .escape, .char("q"): s.mode = .normal
+        case .down, .char("j"): s.mode = .signals(items, min(i + 1, max(0, items.count - 1)))
+        case .up, .char("k"): s.mode = .signals(items, max(0, i - 1))
+        case .enter:
+            s.mode = .normal
+            if i < items.count { return [.openSignal(items[i])] }
+        default: break
+        }
+        return []
+    }
+}
+
+/// The pictures of an image or multi-image message, each with the URL it
+/// was sent with.
+enum MessagePictures {
+    static func of(_ m: ChatMessage) -> [(key: String, url: String)] {
+        if m.type == .multiImage {
+            let keys = m.multiObjectKeys ?? []
+            let urls = m.multiImageUrls ?? []
+            return keys.enumerated().map { (key: $0.element, url: $0.offset < urls.count ? urls[$0.offset] : "") }
+        }
+        guard m.type == .image, let key = m.objectKey else { return [] }
+        return [(key: key, url: m.imageUrl ?? "")]
+    }
+}

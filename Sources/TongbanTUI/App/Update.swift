@@ -1,0 +1,244 @@
+import ChatCore
+import ChatSync
+import Foundation
+import TerminalUI
+
+/// The app's logic: a synchronous function of the state and one intent,
+/// answering the I/O it wants done as effects (Bubble Tea's Update).
+enum Update {
+    static func apply(_ intent: Intent, to s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch intent {
+        case .key(let key):
+            return handle(key, &s, L)
+        case .sync(.connection(let c)):
+            s.connection = c
+            return c == .online ? [.resumeSending] : []
+        case .sync(.storage(let full)):
+            s.storeFull = full
+            return []
+        case .sync:
+            return []
+        case .tick:
+            if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
+            return []
+        case .listChanged(let snapshot):
+            let before = s.list.totalUnread
+            s.list = snapshot
+            s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
+            var effects: [Effect] = []
+            if snapshot.totalUnread > before { effects.append(.ring) }
+            if snapshot.totalUnread != before { effects.append(.setTitle(s.titleText)) }
+            return effects
+        case .chatChanged(let snapshot):
+            guard s.chat?.conversation.id == snapshot.conversation.id else { return [] }
+            s.chat = snapshot
+            return thumbnailsWanted(&s)
+        case .chatOpened(let snapshot):
+            s.chat = snapshot
+            s.input = InputLine(text: snapshot.conversation.draftText ?? "")
+            s.selectedId = nil
+            s.scroll = 0
+            s.focus = .input
+            s.narrowShowsMessages = true
+            return thumbnailsWanted(&s)
+        case .chatClosed:
+            s.chat = nil
+            s.input = InputLine()
+            s.focus = .list
+            s.narrowShowsMessages = false
+            return []
+        case .selectMessage(let id):
+            s.selectedId = id
+            return []
+        case .status(let text):
+            s.status = text
+            return []
+        case .messageHits(let query, let hits):
+            if case .messageSearch(query, _, _) = s.mode { s.mode = .messageSearch(query, hits, 0) }
+            return []
+        case .usersFound(let query, let users):
+            if case .newChat(query, _, _) = s.mode { s.mode = .newChat(query, users, 0) }
+            return []
+        case .signalsLoaded(let items):
+            s.mode = .signals(items, 0)
+            return []
+        case .flashShown(let m, let image):
+            s.mode = .flash(m, since: s.now, image)
+            return []
+        case .pictureShown(let m, let index, let image):
+            s.mode = .picture(m, index: index, image)
+            return []
+        case .thumbnailDecoded(let key, let outcome):
+            s.thumbnails[key] = outcome
+            return outcome == .retryLater ? [.retryThumbnail(key: key)] : []
+        case .thumbnailRetryDue(let key):
+            s.thumbnails[key] = nil
+            return thumbnailsWanted(&s)
+        case .playing(let id):
+            s.playingId = id
+            return []
+        case .recordingStarted(let file):
+            s.mode = .recording(file: file, since: s.now)
+            return []
+        case .sendRefused(let text):
+            s.input = InputLine(text: text)
+            return []
+        }
+    }
+
+    /// Thumbnails of the open chat's cached pictures that nobody asked
+    /// for yet: each is decoded once, beside the keys.
+    static func thumbnailsWanted(_ s: inout AppState) -> [Effect] {
+        guard let chat = s.chat else { return [] }
+        var effects: [Effect] = []
+        for m in chat.messages {
+            guard case .image(let p) = m.content, !m.isRecalled, s.thumbnails[p.objectKey] == nil,
+                  chat.cachedKeys.contains(p.objectKey) else { continue }
+            s.thumbnails[p.objectKey] = .pending
+            effects.append(.decodeThumbnail(key: p.objectKey))
+        }
+        return effects
+    }
+
+    // MARK: - Keys
+
+    static func handle(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        s.status = nil
+        // Raw mode: Ctrl-C arrives as a key, and means quit everywhere.
+        if key == .ctrl("c") {
+            var effects: [Effect] = []
+            // A recording in progress is dropped, not left running.
+            if case .recording(let file, _) = s.mode { effects.append(.finishRecording(file: file, send: false)) }
+            s.mode = .normal
+            s.wantsQuit = true
+            return effects
+        }
+        if key == .resize {
+            // A resize is not a key: it answers no prompt and closes no view;
+            // a full-screen picture is fitted to the new size.
+            if case .picture(let m, let index, _) = s.mode {
+                return [.showPicture(m, index: index, width: s.size.width, height: s.size.height)]
+            }
+            return []
+        }
+        if s.mode != .normal { return handleMode(key, &s, L) }
+        if key == .tab, s.focus == .input, let completed = PathCompletion.complete(s.input.text) {
+            s.input = InputLine(text: completed.text)
+            if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
+            return []
+        }
+        let scope: Binding.Scope = s.focus == .list ? .list : s.focus == .messages ? .messages : .input
+        guard let action = s.keyMap.action(for: key, in: scope) else {
+            if s.focus == .input { typeKey(key, &s) }
+            return []
+        }
+        switch action {
+        case .focusNext, .focusPrevious:
+            cycleFocus(&s, forward: action == .focusNext)
+            return []
+        case .help:
+            s.mode = .help
+            return []
+        case .quit:
+            s.wantsQuit = true
+            return []
+        default:
+            switch scope {
+            case .list: return listAction(action, &s, L)
+            case .messages: return messagesAction(action, &s, L)
+            case .input, .everywhere: return inputAction(action, &s)
+            }
+        }
+    }
+
+    static func cycleFocus(_ s: inout AppState, forward: Bool) {
+        let order: [AppState.Focus] = s.chat == nil ? [.list] : [.list, .messages, .input]
+        guard let i = order.firstIndex(of: s.focus) else { s.focus = .list; return }
+        s.focus = order[(i + (forward ? 1 : order.count - 1)) % order.count]
+        s.narrowShowsMessages = s.focus != .list
+    }
+
+    static func listAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        let convs = s.visibleConversations
+        let current = s.listIndex < convs.count ? convs[s.listIndex] : nil
+        switch action {
+        case .listDown: s.listIndex = min(s.listIndex + 1, max(0, convs.count - 1))
+        case .listUp: s.listIndex = max(0, s.listIndex - 1)
+        case .listTop: s.listIndex = 0
+        case .listBottom: s.listIndex = max(0, convs.count - 1)
+        case .listOpen: if let c = current { return [.openChat(c, draftOfPrevious: s.chat.map { _ in s.input.text })] }
+        case .listPin: if let c = current { return [.pin(id: c.id, !c.isPinned)] }
+        case .listDelete:
+            if let c = current { s.mode = .confirm(.deleteConversation(id: c.id, name: c.nickname)) }
+        case .listNew: s.mode = .newChat("", [], 0)
+        case .listSignals: return [.loadSignals]
+        case .listRefresh: return [.refreshList]
+        case .listSearch: s.mode = .listSearch("")
+        case .listBack:
+            if s.chat != nil { s.focus = .messages; s.narrowShowsMessages = true }
+        default: break
+        }
+        return []
+    }
+
+    static func messagesAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        guard let chat = s.chat else { s.focus = .list; return [] }
+        // The pane shows the scroll as the message list laid it out.
+        let layout = MessageListWidget.layout(s, in: ScreenLayout(s).messages, L)
+        s.scroll = layout.scroll
+        let count = s.bubbles.count
+        switch action {
+        case .messagesUp:
+            s.selected = min((s.selected ?? -1) + 1, max(0, count - 1))
+            if s.selected == count - 1, chat.hasMoreHistory { return [.loadMoreHistory] }
+        case .messagesDown:
+            if let i = s.selected { s.selected = i > 0 ? i - 1 : nil }
+            if s.selected == nil { s.scroll = 0; return [.atBottom(true)] }
+        case .messagesPageUp:
+            s.scroll += 10
+            let more = s.scroll >= layout.maxScroll && chat.hasMoreHistory
+            return [.atBottom(false)] + (more ? [.loadMoreHistory] : [])
+        case .messagesPageDown:
+            s.scroll = max(0, s.scroll - 10)
+            if s.scroll == 0 { return [.atBottom(true)] }
+        case .messagesBottom:
+            s.scroll = 0
+            s.selectedId = nil
+            return [.atBottom(true)]
+        case .messagesRevoke:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.isMe else { s.status = L.string("ui.notMine"); return [] }
+            s.mode = .confirm(.revoke(messageId: m.id))
+        case .messagesEnter:
+            guard let m = s.selectedMessage else { return [] }
+            if m.status == .failed { return [.retry(messageId: m.id)] }
+            guard !m.isRecalled else { return [] }
+            return perform(MessageKinds.kind(for: m.type).primaryAction(m), on: m, &s)
+        case .messagesOpen:
+            if let m = s.selectedMessage, !m.isRecalled, MessageKinds.kind(for: m.type).canOpenExternally {
+                return [.openExternally(m)]
+            }
+        case .messagesType: s.focus = .input
+        case .messagesSettings: s.mode = .settings
+        case .messagesSearch: s.mode = .messageSearch("", [], 0)
+        case .messagesBack:
+            s.focus = .list
+            s.narrowShowsMessages = false
+        default: break
+        }
+        return []
+    }
+
+    /// Enter on a message: what its kind says Enter does.
+    static func perform(_ action: MessageAction, on m: ChatMessage, _ s: inout AppState) -> [Effect] {
+        switch action {
+        case .none: return []
+        case .confirmFlash:
+            s.mode = .confirm(.viewFlash(m))
+            return []
+        case .play: return [.play(m)]
+        case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
+        case .save: return [.saveFile(m, thenOpen: false)]
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ChatCore
+import TerminalUI
+
+/// `[图片] 96×64` and its thumbnail in half blocks; while the thumbnail is
+/// downloading or decoding, a dim box of its size holds its place.
+extension Bubbles {
+    /// The largest thumbnail in a bubble, in pixels (two per cell row).
+    static let thumbnailSide = 16
+
+    static func image(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
+        guard case .image(let p) = m.content else { return [] }
+        let align: BubbleLine.Align = m.isMe ? .right : .left
+        var s = p.w.flatMap { w in p.h.map { h in c.L.string("ui.image", ["w": String(Int(w)), "h": String(Int(h))]) } }
+            ?? c.L.string("ui.imageNoSize")
+        let expired = m.isURLExpired && !c.cachedKeys.contains(p.objectKey)
+        if expired { s += " " + c.L.string("ui.imageExpired") }
+        var out = wrap(s, base, m, c)
+        switch c.thumbnails[p.objectKey] {
+        case .ready(let thumb):
+            for r in 0..<((thumb.height + 1) / 2) {
+                out.append(BubbleLine(text: "", style: base, align: align, picture: thumb, pictureRow: r))
+            }
+        case .undecodable:
+            break
+        case .pending, .retryLater, nil:
+            guard !expired, let w = p.w, let h = p.h, w.isFinite, h.isFinite else { break }
+            // The pane does not jump when the picture arrives.
+            let size = thumbnailCells(width: Int(min(max(w, 0), 1e6)), height: Int(min(max(h, 0), 1e6)))
+            for _ in 0..<size.rows {
+                out.append(BubbleLine(text: String(repeating: "░", count: size.columns), style: Theme.dim, align: align))
+            }
+        }
+        return out
+    }
+
+    /// The cells a w×h picture's thumbnail takes (shrunk to fit, never
+    /// enlarged): a column per pixel, a row per two.
+    static func thumbnailCells(width: Int, height: Int) -> (columns: Int, rows: Int) {
+        guard width > 0, height > 0 else { return (0, 0) }
+        let scale = min(1, Double(thumbnailSide) / Double(width), Double(thumbnailSide) / Double(height))
+        let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
+        return (w, (h + 1) / 2)
+    }
+
+    static func multiImage(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
+        guard case .multiImage(let p) = m.content else { return [] }
+        return wrap(c.L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base, m, c)
+    }
+}

@@ -1,0 +1,9 @@
+import ChatCore
+import TerminalUI
+
+extension Bubbles {
+    static func text(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
+        guard case .text(let t) = m.content else { return [] }
+        return wrap(t, base, m, c)
+    }
+}

@@ -1,0 +1,193 @@
+import ChatCore
+import ChatMedia
+import ChatStore
+import ChatSync
+import ChatViewModels
+import Foundation
+import TerminalUI
+
+/// The full-screen client: its state, the update that changes it, the
+/// runner that performs effects, and the frame drawn from the state.
+/// Tests drive it with keys and read the grid.
+@MainActor
+public final class ChatApp {
+    public typealias Focus = PaneFocus
+
+    let L: Localizer
+    let runner: EffectRunner
+    var state = AppState()
+    var options = RenderOptions()
+    /// The time on screen; tests set a fixed clock.
+    public var clock: () -> Date = { Date() }
+    public var onRedraw: (() -> Void)?
+    /// Called when something starts counting seconds on screen (a flash view,
+    /// a recording): the run loop then ticks every second again.
+    public var onSecondTicksNeeded: (() -> Void)?
+    /// The terminal's size now (the runner sets it); before the next frame
+    /// it may differ from the last one drawn, e.g. right after a resize.
+    public var terminalSize: (() -> (width: Int, height: Int))?
+    public var bellEnabled = true
+    /// Terminal bell / title hooks (the real terminal sets these).
+    public var ring: (() -> Void)?
+    public var setTitle: ((String) -> Void)?
+    private var redrawPending = false
+    private var lastTickMinute = 0
+
+    public init(session: Session, localizer: Localizer = .current) {
+        self.L = localizer
+        self.runner = EffectRunner(session: session, localizer: localizer)
+        state.myName = session.credentials.username
+        runner.dispatch = { [weak self] intent in await self?.dispatch(intent) }
+        runner.post = { [weak self] intent in self?.post(intent) }
+        runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }
+        runner.setTitle = { [weak self] title in self?.setTitle?(title) }
+        runner.inputText = { [weak self] in self?.state.input.text ?? "" }
+        session.sync.observe { [weak self] update in
+            Task { @MainActor in self?.post(.sync(update)) }
+        }
+    }
+
+    // MARK: - Settings
+
+    /// Key bindings (defaults, overridden by keys.json).
+    public var keyMap: KeyMap {
+        get { state.keyMap }
+        set { state.keyMap = newValue }
+    }
+    /// `NO_COLOR`: draw without colours.
+    public var monochrome: Bool {
+        get { options.monochrome }
+        set { options.monochrome = newValue }
+    }
+    /// `COLORTERM=truecolor`: pictures in 24-bit colour.
+    public var trueColor: Bool {
+        get { options.trueColor }
+        set { options.trueColor = newValue }
+    }
+    /// Decodes pictures that came over the network (the runner sets the
+    /// helper process; tests decode in-process).
+    public var pictureDecoder: PictureDecoder {
+        get { runner.pictureDecoder }
+        set { runner.pictureDecoder = newValue }
+    }
+    /// Where Enter and `o` save received files.
+    public var downloadsDirectory: URL {
+        get { runner.downloadsDirectory }
+        set { runner.downloadsDirectory = newValue }
+    }
+
+    // MARK: - What tests and the run loop read
+
+    public var list: ConversationListViewModel { runner.list }
+    public var chat: ConversationViewModel? { runner.chat }
+    public var focus: Focus { state.focus }
+    public var wantsQuit: Bool { state.wantsQuit }
+    var selectedMessage: ChatMessage? { state.selectedMessage }
+    var mode: AppState.Mode { state.mode }
+    var input: InputLine { state.input }
+    /// The server's part of opening the current chat (tests await it).
+    var appearing: Task<Void, Never>? { runner.appearing }
+    var visibleConversations: [Conversation] { state.visibleConversations }
+    var bubbles: [ChatMessage] { state.bubbles }
+    var thumbnails: [String: AppState.Thumbnail] { state.thumbnails }
+    var thumbnailRetry: Duration {
+        get { runner.thumbnailRetry }
+        set { runner.thumbnailRetry = newValue }
+    }
+    /// The message pane's scroll as last drawn, and how far it can go.
+    var scroll: Int { MessageListWidget.layout(state, in: ScreenLayout(state).messages, L).scroll }
+    var maxScroll: Int { MessageListWidget.layout(state, in: ScreenLayout(state).messages, L).maxScroll }
+    func syncUpdate(_ update: SyncUpdate) { post(.sync(update)) }
+
+    // MARK: - Running
+
+    public func start() async {
+        await list.onAppear()
+        setTitle?(state.titleText)
+        redraw()
+    }
+
+    /// Applies an intent and performs its effects (their answers come back
+    /// through here); returns when all of them are done.
+    func dispatch(_ intent: Intent) async {
+        let effects = apply(intent)
+        await runner.run(effects)
+        redraw()
+    }
+
+    /// Applies an intent from a callback; its effects run beside.
+    func post(_ intent: Intent) {
+        let effects = apply(intent)
+        if !effects.isEmpty { Task { await runner.run(effects) } }
+        redraw()
+    }
+
+    private func apply(_ intent: Intent) -> [Effect] {
+        state.now = clock()
+        if let size = terminalSize?() { state.size = AppState.Size(width: size.width, height: size.height) }
+        let counted = state.mode.countsSeconds
+        let effects = Update.apply(intent, to: &state, L)
+        if state.mode.countsSeconds && !counted { onSecondTicksNeeded?() }
+        return effects
+    }
+
+    public func handle(_ key: Key) async { await dispatch(.key(key)) }
+
+    /// Opens a chat as Enter on the list does.
+    public func open(_ c: Conversation) async {
+        await runner.run([.openChat(c, draftOfPrevious: chat.map { _ in state.input.text })])
+        redraw()
+    }
+
+    /// A transient message on the status line.
+    public func showStatus(_ text: String) { post(.status(text)) }
+
+    /// The client is quitting: the open chat keeps what was typed as its draft.
+    public func willQuit() { runner.quit(draft: state.input.text) }
+
+    /// The frame for a terminal of this size.
+    public func frame(width: Int, height: Int) -> Grid {
+        state.size = AppState.Size(width: width, height: height)
+        state.now = clock()
+        return Screen.render(state, L, options)
+    }
+
+    /// Asks for a frame. Requests made while one is pending share it: a
+    /// burst of sync updates draws once, right after the burst's handlers.
+    func redraw() {
+        guard !redrawPending else { return }
+        redrawPending = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            self.redrawPending = false
+            self.onRedraw?()
+        }
+    }
+
+    // MARK: - Time
+
+    /// Whether something on screen counts seconds (a flash view's countdown,
+    /// a recording's clock).
+    public var needsSecondTicks: Bool { state.mode.countsSeconds }
+
+    /// How long the run loop may sleep before the next `tick()`: a second
+    /// while something counts seconds, otherwise until just after the next
+    /// minute (the time labels' resolution), so an idle client wakes once a
+    /// minute instead of every second.
+    public func nextTickDelay(now: Date? = nil) -> Duration {
+        if needsSecondTicks { return .seconds(1) }
+        let intoMinute = (now ?? clock()).timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        return .milliseconds(Int((60 - intoMinute) * 1000) + 50)
+    }
+
+    /// Called by the run loop: a flash view ends after 10 seconds. Returns
+    /// whether the screen needs a redraw for the time alone — a countdown
+    /// on screen, or a new minute (time labels, 昨天 at midnight).
+    public func tick() async -> Bool {
+        await dispatch(.tick)
+        if state.mode.countsSeconds { return true }
+        let minute = Int(state.now.timeIntervalSince1970 / 60)
+        defer { lastTickMinute = minute }
+        return minute != lastTickMinute
+    }
+}

@@ -1,0 +1,227 @@
+import ChatCore
+import ChatMedia
+import ChatSync
+import ChatViewModels
+import Foundation
+
+/// Media effects: sending, recording, playing, showing and saving.
+extension EffectRunner {
+    func send(_ command: Effect.MediaCommand) async {
+        guard let chat else { return }
+        do {
+            switch command {
+            case .voice(let paths):
+                let probe = try MediaProbe.probe(path: paths[0])
+                guard probe.kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(paths[0]) }
+                await chat.sendVoice(path: paths[0], contentType: probe.contentType, durationSec: probe.durationSec ?? 0)
+            case .multi(let paths):
+                var files: [(path: String, contentType: String)] = []
+                for path in paths.prefix(9) {
+                    let prepared = try ImageCodec.prepareFile(path: path)
+                    let file = try chat.newUploadFile(prepared.data, ext: MediaType.fileExtension(for: prepared.contentType))
+                    files.append((file.path, prepared.contentType))
+                }
+                await chat.sendMultiImage(paths: files)
+            case .image(let paths), .flash(let paths):
+                let prepared = try ImageCodec.prepareFile(path: paths[0])
+                let file = try chat.newUploadFile(prepared.data, ext: MediaType.fileExtension(for: prepared.contentType))
+                var isFlash = false
+                if case .flash = command { isFlash = true }
+                await chat.sendImage(path: file.path, contentType: prepared.contentType, width: Double(prepared.width),
+                                     height: Double(prepared.height), isFlash: isFlash)
+            case .file(let path):
+                var isDir: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
+                      FileManager.default.isReadableFile(atPath: path) else {
+                    await dispatch(.status(L.string("ui.fileUnreadable", ["path": path])))
+                    return
+                }
+                await chat.sendFile(path: path)
+            }
+        } catch {
+            await dispatch(.status("\(error)"))
+        }
+    }
+
+    // MARK: - Recording
+
+    func startRecording() async {
+        guard let chat else { return }
+        do {
+            let file = try chat.newUploadFile(ext: "wav")
+            do {
+                recorder = try Programs.record(into: file)
+            } catch Programs.Failure.notFound {
+                try? FileManager.default.removeItem(at: file)
+                await dispatch(.status(L.string("ui.noRecorder")))
+                return
+            }
+            await dispatch(.recordingStarted(file))
+        } catch {
+            await dispatch(.status("\(error)"))
+        }
+    }
+
+    func finishRecording(_ file: URL, send: Bool) async {
+        if let recorder { await Programs.stop(recorder) }
+        recorder = nil
+        guard send else { try? FileManager.default.removeItem(at: file); return }
+        do {
+            let probe = try MediaProbe.probe(path: file.path)
+            guard probe.kind == "chat_audio", (probe.durationSec ?? 0) >= 1 else {
+                try? FileManager.default.removeItem(at: file)
+                await dispatch(.status(L.string("ui.recordTooShort")))
+                return
+            }
+            await chat?.sendVoice(path: file.path, contentType: probe.contentType, durationSec: probe.durationSec ?? 1)
+        } catch {
+            await dispatch(.status("\(error)"))
+        }
+    }
+
+    // MARK: - Fetching into the cache
+
+    /// The cached file of one picture, voice or file; nil with the reason
+    /// on the status line.
+    func cachedFile(key: String, url: String, expireAt: Int) async -> URL? {
+        guard let chat else { return nil }
+        do { return try await chat.localFile(key: key, url: url, expireAt: expireAt) } catch {
+            await dispatch(.status("\(error)"))
+            return nil
+        }
+    }
+
+    func cachedFile(_ m: ChatMessage) async -> URL? {
+        guard let key = m.objectKey, !m.isFlash else { return nil }
+        return await cachedFile(key: key, url: m.imageUrl ?? "", expireAt: m.urlExpireAt ?? 0)
+    }
+
+    // MARK: - Showing
+
+    /// Fetches the flash image into memory (never to disk) and shows it.
+    func showFlash(_ m: ChatMessage, width: Int, height: Int) async {
+        guard let chat else { return }
+        do {
+            let bytes = try await chat.flashBytes(m)
+            let image = try await pictureDecoder.decode(bytes, max(8, width), max(8, (height - 3) * 2))
+            await dispatch(.flashShown(m, image))
+            // Destroyed the moment it is shown (seed §flash): quitting, a
+            // crash or a lost connection during the 10 seconds cannot keep
+            // it viewable. The bytes on screen live only in the app's state.
+            await chat.markFlashViewed(id: m.id)
+        } catch {
+            await dispatch(.status(describePicture(error)))
+        }
+    }
+
+    /// Picture `index` of an image or multi-image message, full screen,
+    /// from the cache (fetched first when it is not there).
+    func showPicture(_ m: ChatMessage, index: Int, width: Int, height: Int) async {
+        let all = MessagePictures.of(m)
+        guard index >= 0, index < all.count,
+              let file = await cachedFile(key: all[index].key, url: all[index].url, expireAt: m.urlExpireAt ?? 0) else { return }
+        do {
+            let data = try Data(contentsOf: file)
+            let image = try await pictureDecoder.decode(data, max(8, width), max(8, (height - 3) * 2))
+            await dispatch(.pictureShown(m, index: index, image))
+        } catch {
+            await dispatch(.status(describePicture(error)))
+        }
+    }
+
+    /// A picture that could not be shown, in the user's language.
+    func describePicture(_ error: any Error) -> String {
+        guard let f = error as? ImageCodec.Failure else { return "\(error)" }
+        switch f.kind {
+        case .unreadable: return L.string("ui.picture.unreadable")
+        case .timeout: return L.string("ui.picture.timeout")
+        case .unavailable: return L.string("ui.picture.unavailable", ["reason": f.description])
+        case .crashed: return L.string("ui.picture.crashed")
+        }
+    }
+
+    /// Decodes a cached picture into a thumbnail beside the keys.
+    func decodeThumbnail(_ key: String) {
+        guard let chat, chat.isCached(key), let url = try? localURL(key) else {
+            post(.thumbnailDecoded(key: key, .undecodable))
+            return
+        }
+        let decoder = pictureDecoder
+        Task { @MainActor [weak self] in
+            let path = url.path
+            let data = await Task.detached { FileManager.default.contents(atPath: path) }.value
+            let outcome: AppState.Thumbnail
+            do {
+                if let data {
+                    outcome = .ready(try await decoder.decode(data, Bubbles.thumbnailSide, Bubbles.thumbnailSide))
+                } else {
+                    outcome = .undecodable
+                }
+            } catch let e as ImageCodec.Failure where e.transient {
+                outcome = .retryLater
+            } catch {
+                outcome = .undecodable
+            }
+            await self?.dispatch(.thumbnailDecoded(key: key, outcome))
+        }
+    }
+
+    private func localURL(_ key: String) throws -> URL? { session.media.localURL(for: key) }
+
+    // MARK: - Playing, opening, saving
+
+    /// Enter on a voice message: the first player found.
+    func play(_ m: ChatMessage) async {
+        guard let file = await cachedFile(m) else { return }
+        player?.terminate()
+        do {
+            player = try Programs.play(file) { [weak self] in
+                Task { @MainActor in self?.post(.playing(messageId: nil)) }
+            }
+            await dispatch(.playing(messageId: m.id))
+        } catch Programs.Failure.notFound {
+            await dispatch(.status(L.string("ui.noPlayer")))
+        } catch {
+            await dispatch(.status("\(error)"))
+        }
+    }
+
+    /// `o`: a file is saved first; a multi-image message opens its first picture.
+    func openExternally(_ m: ChatMessage) async {
+        if m.type == .file {
+            if let saved = await saveFile(m) { await view(saved) }
+            return
+        }
+        if m.type == .multiImage { return await openPicture(m, index: 0) }
+        if let file = await cachedFile(m) { await view(file) }
+    }
+
+    func openPicture(_ m: ChatMessage, index: Int) async {
+        let all = MessagePictures.of(m)
+        guard index < all.count,
+              let file = await cachedFile(key: all[index].key, url: all[index].url, expireAt: m.urlExpireAt ?? 0) else { return }
+        await view(file)
+    }
+
+    func view(_ file: URL) async {
+        do { try Programs.view(file) } catch Programs.Failure.notFound(let name) {
+            await dispatch(.status(L.string("ui.noViewer", ["name": name ?? "xdg-open"])))
+        } catch {
+            await dispatch(.status("\(error)"))
+        }
+    }
+
+    /// Saves a received file into the downloads folder, never over another.
+    func saveFile(_ m: ChatMessage) async -> URL? {
+        guard case .file(let p) = m.content, !m.isRecalled,
+              let cached = await cachedFile(key: p.objectKey, url: p.url, expireAt: p.expireAt) else { return nil }
+        do {
+            let saved = try Downloads.save(try Data(contentsOf: cached), name: p.name, in: downloadsDirectory)
+            await dispatch(.status(L.string("ui.fileSaved", ["path": saved.path])))
+            return saved
+        } catch {
+            await dispatch(.status(L.string("ui.fileSaveFailed", ["reason": "\(error)"])))
+            return nil
+        }
+    }
+}

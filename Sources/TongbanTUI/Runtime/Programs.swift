@@ -1,0 +1,73 @@
+import Foundation
+
+/// The external programs the client starts: an audio player, a recorder and
+/// the system viewer. Always with an argument list, never through a shell.
+enum Programs {
+    enum Failure: Error, Equatable {
+        /// None of the candidates is on PATH (the name asked for, if one was).
+        case notFound(String?)
+    }
+
+    typealias Candidate = (name: String, arguments: [String])
+
+    static let players: [Candidate] = [
+        ("mpv", ["--no-video", "--really-quiet"]), ("ffplay", ["-nodisp", "-autoexit", "-loglevel", "quiet"]),
+        ("paplay", []), ("aplay", ["-q"]),
+    ]
+    static let recorders: [Candidate] = [
+        ("arecord", ["-q", "-f", "S16_LE", "-r", "16000", "-c", "1", "-t", "wav"]),
+        ("ffmpeg", ["-loglevel", "quiet", "-f", "alsa", "-i", "default", "-ac", "1", "-ar", "16000", "-y"]),
+    ]
+
+    /// The first candidate on PATH (an override from the environment
+    /// replaces the list), started on `file` with its output discarded.
+    static func start(_ candidates: [Candidate], override: String?, file: URL,
+                      onExit: (@Sendable () -> Void)? = nil) throws -> Process {
+        let chosen = override.map { [($0, [String]())] } ?? candidates
+        guard let (exe, args) = chosen.lazy.compactMap({ c in which(c.0).map { ($0, c.1) } }).first else {
+            throw Failure.notFound(override)
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args + [file.path]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        if let onExit { p.terminationHandler = { _ in onExit() } }
+        try p.run()
+        return p
+    }
+
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    static func play(_ file: URL, onExit: @escaping @Sendable () -> Void) throws -> Process {
+        try start(players, override: environment["TONGBAN_AUDIO_PLAYER"], file: file, onExit: onExit)
+    }
+
+    static func record(into file: URL) throws -> Process {
+        try start(recorders, override: environment["TONGBAN_RECORDER"], file: file)
+    }
+
+    /// `TONGBAN_IMAGE_VIEWER`, else xdg-open.
+    static func view(_ file: URL) throws {
+        _ = try start([], override: environment["TONGBAN_IMAGE_VIEWER"] ?? "xdg-open", file: file)
+    }
+
+    /// Stops a recorder: SIGINT first (it finishes the WAV header), then
+    /// SIGTERM after a second.
+    static func stop(_ p: Process) async {
+        if p.isRunning { p.interrupt() }
+        for _ in 0..<50 where p.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if p.isRunning { p.terminate() }
+    }
+
+    /// The full path of an executable on PATH (or the path itself).
+    static func which(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        for dir in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+}

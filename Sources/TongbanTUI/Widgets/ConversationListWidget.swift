@@ -1,0 +1,70 @@
+import ChatCore
+import TerminalUI
+
+/// The conversation list pane: a title with the unread total, then two
+/// rows a conversation (name, time; preview or draft, unread badge).
+enum ConversationListWidget {
+    static func render(_ s: AppState, _ L: Localizer, into g: inout Grid, _ area: Rect) {
+        let x = area.x, y = area.y, w = area.width, h = area.height
+        var title = L.string("ui.title")
+        if s.list.totalUnread > 0 { title += " (\(UnreadBadge.text(s.list.totalUnread)))" }
+        if case .listSearch(let q) = s.mode { title = L.string("ui.search.list") + q + "▏" }
+        g.put(title, x: x + 1, y: y, style: s.focus == .list ? Theme.title : Theme.dim, maxWidth: w - 2)
+        g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
+        let convs = s.visibleConversations
+        let top = y + 2
+        let rows = (h - 2) / 2
+        if s.list.isLoading && convs.isEmpty {
+            for i in 0..<min(rows, 4) {
+                g.put(String(repeating: "░", count: max(1, w - 4)), x: x + 1, y: top + i * 2, style: Theme.dim)
+            }
+            return
+        }
+        if convs.isEmpty {
+            // A filter that matches nothing says so; only a list that is
+            // really empty explains where conversations come from.
+            var filtering = false
+            if case .listSearch = s.mode { filtering = !s.list.conversations.isEmpty }
+            let lines = filtering ? [L.string("ui.search.none")]
+                : [L.string("ui.empty.title")] + TextWrap.wrap(L.string("ui.empty.hint"), width: max(1, w - 2))
+            for (i, line) in lines.enumerated() {
+                g.put(line, x: x + max(0, (w - DisplayWidth.of(line)) / 2), y: top + h / 3 + i,
+                      style: i == 0 ? Theme.title : Theme.dim)
+            }
+            return
+        }
+        let first = max(0, min(s.listIndex - rows + 1, convs.count - rows))
+        for (row, idx) in (first..<min(convs.count, first + rows)).enumerated() {
+            let isSel = idx == s.listIndex
+            let base = isSel && s.focus == .list ? Theme.selected : (isSel ? Style(underline: true) : Style())
+            renderRow(convs[idx], base: base, now: s, L, into: &g, Rect(x: x, y: top + row * 2, width: w, height: 2))
+        }
+    }
+
+    static func renderRow(_ c: Conversation, base: Style, now s: AppState, _ L: Localizer, into g: inout Grid, _ r: Rect) {
+        let x = r.x, ry = r.y, w = r.width
+        g.fill(x: x, y: ry, w: w, h: 2, style: base)
+        let time = TimeLabel.text(c.lastMessageTime, L, now: s.now)
+        let timeW = DisplayWidth.of(time)
+        var cx = x + 1
+        if c.isPinned { cx += g.put("📌", x: cx, y: ry, style: base) }
+        var nameStyle = base
+        nameStyle.bold = true
+        // Names and previews too long for the pane end in "…".
+        let nameW = max(1, w - timeW - (cx - x) - 4)
+        cx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: cx, y: ry, style: nameStyle, maxWidth: nameW)
+        if c.isOnline { g.put(" ●", x: cx, y: ry, style: Theme.merge(base, Theme.online)) }
+        g.put(time, x: x + w - timeW - 1, y: ry, style: Theme.merge(base, Theme.dim))
+        let badge = c.unreadCount > 0 ? " \(UnreadBadge.text(c.unreadCount)) " : ""
+        let badgeW = DisplayWidth.of(badge)
+        let previewW = max(1, w - badgeW - 3)
+        if let draft = c.draftText, !draft.isEmpty {
+            let text = L.string("ui.draft", ["text": TerminalSanitizer.oneLine(draft)])
+            g.put(TextWrap.truncate(text, width: previewW), x: x + 1, y: ry + 1, style: Theme.merge(base, Theme.draft), maxWidth: previewW)
+        } else {
+            g.put(TextWrap.truncate(TerminalSanitizer.oneLine(c.lastMessagePreview), width: previewW), x: x + 1, y: ry + 1,
+                  style: Theme.merge(base, Theme.dim), maxWidth: previewW)
+        }
+        if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: Theme.badge) }
+    }
+}

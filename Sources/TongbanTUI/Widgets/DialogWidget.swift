@@ -1,0 +1,90 @@
+import ChatCore
+import ChatMedia
+import TerminalUI
+
+/// A framed box in the middle of the screen.
+enum DialogWidget {
+    /// Draws the box; returns where its text starts.
+    @discardableResult
+    static func render(title: String, lines: [(String, Style)], into g: inout Grid, _ area: Rect) -> (x: Int, y: Int) {
+        let width = area.width, height = area.height
+        let bw = min(width - 4, max(30, (lines.map { DisplayWidth.of($0.0) }.max() ?? 0) + 4, DisplayWidth.of(title) + 6))
+        let bh = min(height - 2, lines.count + 2)
+        let bx = area.x + (width - bw) / 2, by = area.y + max(0, (height - bh) / 2)
+        g.fill(x: bx, y: by, w: bw, h: bh, style: Style())
+        g.put("┌" + String(repeating: "─", count: bw - 2) + "┐", x: bx, y: by, style: Theme.border)
+        g.put(" " + title + " ", x: bx + 2, y: by, style: Theme.title, maxWidth: bw - 4)
+        for i in 1..<(bh - 1) {
+            g.put("│", x: bx, y: by + i, style: Theme.border)
+            g.put("│", x: bx + bw - 1, y: by + i, style: Theme.border)
+            if i - 1 < lines.count { g.put(lines[i - 1].0, x: bx + 2, y: by + i, style: lines[i - 1].1, maxWidth: bw - 4) }
+        }
+        g.put("└" + String(repeating: "─", count: bw - 2) + "┘", x: bx, y: by + bh - 1, style: Theme.border)
+        return (bx + 2, by + 1)
+    }
+}
+
+/// A picture over the whole body with a caption on top (a flash image,
+/// Enter on an image).
+enum PictureWidget {
+    static func render(_ image: RGBImage, caption: String, trueColor: Bool, into g: inout Grid, _ area: Rect) {
+        g.fill(x: area.x, y: area.y, w: area.width, h: area.height, style: Style())
+        g.put(caption, x: max(0, (area.width - DisplayWidth.of(caption)) / 2), y: area.y, style: Theme.prompt, maxWidth: area.width)
+        let cellsHigh = (image.height + 1) / 2
+        HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g,
+                       x: max(0, (area.width - image.width) / 2), y: area.y + 1 + max(0, (area.height - 1 - cellsHigh) / 2),
+                       trueColor: trueColor)
+    }
+}
+
+/// Whatever overlay the mode shows.
+enum OverlayWidget {
+    static func render(_ s: AppState, _ L: Localizer, _ options: RenderOptions, into g: inout Grid, _ area: Rect) {
+        switch s.mode {
+        case .help:
+            HelpWidget.render(s.keyMap, L, into: &g, area)
+        case .messageSearch(let q, let hits, let i):
+            var lines: [(String, Style)] = [(L.string("ui.search.messages") + q + "▏", Theme.prompt)]
+            if !q.isEmpty && hits.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
+            for (n, h) in hits.prefix(max(1, area.height - 5)).enumerated() {
+                let who = h.isMine ? s.myName : (s.chat?.conversation.nickname ?? "")
+                let text = TerminalSanitizer.oneLine("\(TimeLabel.text(h.sendTime, L, now: s.now)) \(who): \(h.text)")
+                lines.append((text, n == i ? Theme.selected : Style()))
+            }
+            DialogWidget.render(title: "/", lines: lines, into: &g, area)
+        case .newChat(let q, let users, let i):
+            var lines: [(String, Style)] = [(L.string("ui.newChat") + q + "▏", Theme.prompt)]
+            for (n, u) in users.enumerated() {
+                lines.append((TerminalSanitizer.oneLine("\(u.username)  uid \(u.uid)"), n == i ? Theme.selected : Style()))
+            }
+            DialogWidget.render(title: "n", lines: lines, into: &g, area)
+        case .signals(let items, let i):
+            var lines: [(String, Style)] = []
+            if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
+            for (n, it) in items.enumerated() {
+                let mark = it.isImOpened ? "  " : "● "
+                lines.append((TerminalSanitizer.oneLine("\(mark)\(it.from.username): \(it.replyContent)  ← \(it.signalContent)"),
+                              n == i ? Theme.selected : Style()))
+            }
+            DialogWidget.render(title: L.string("ui.signals"), lines: lines, into: &g, area)
+        case .settings:
+            guard let c = s.chat?.conversation else { return }
+            DialogWidget.render(title: L.string("ui.settings"), lines: [
+                (L.string("ui.settings.peer", ["name": TerminalSanitizer.oneLine(c.nickname), "uid": String(c.targetUid)]), Style()),
+                ("", Style()), ("c  " + L.string("ui.settings.clear"), Theme.error),
+            ], into: &g, area)
+        case .flash(_, let since, let image):
+            let left = max(0, 10 - Int(s.now.timeIntervalSince(since)))
+            PictureWidget.render(image, caption: L.string("ui.flashShown", ["s": String(left)]), trueColor: options.trueColor,
+                                 into: &g, area)
+        case .picture(let m, let index, let image):
+            let count = MessagePictures.of(m).count
+            let caption = TerminalSanitizer.oneLine(count > 1
+                ? L.string("ui.picture.multi", ["i": String(index + 1), "n": String(count)])
+                : L.string("ui.picture"))
+            PictureWidget.render(image, caption: caption, trueColor: options.trueColor, into: &g, area)
+        case .normal, .confirm, .listSearch, .recording:
+            break
+        }
+    }
+}

@@ -5,7 +5,7 @@ BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test test-once test-repeat fuzz fuzz-replay run bench release order clean
+.PHONY: all deps build test test-once test-repeat golden fuzz fuzz-replay run bench release order clean
 
 all: build
 
@@ -42,6 +42,12 @@ test-repeat: deps
 		echo "== test-repeat: run $$i of $(N) =="; \
 		$(MAKE) --no-print-directory test-once || { echo "test-repeat: run $$i of $(N) FAILED"; exit 1; }; \
 	done; echo "test-repeat: all $(N) runs passed"
+
+# Rewrites the golden frames (Tests/TongbanTUITests/Golden/) from the
+# current drawing code; review the change with `git diff` before committing.
+golden: deps
+	TONGBAN_UPDATE_GOLDEN=1 $(SWIFT) test --filter GoldenFrameTests
+	@git status --short Tests/TongbanTUITests/Golden
 
 # libFuzzer harnesses (Fuzz/) of what comes from outside: wire decoders,
 # custom payloads, JSONSyntax, the terminal sanitiser and safe file names,

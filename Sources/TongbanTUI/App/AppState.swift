@@ -110,6 +110,8 @@ struct AppState {
     var thumbnails: [String: Thumbnail] = [:]
     /// The time on screen (time labels, countdowns), set before each update.
     var now = Date(timeIntervalSince1970: 0)
+    /// A fixed time zone for time labels (tests); nil is the user's.
+    var utcOffsetSeconds: Int?
     /// The terminal's size at the last frame.
     var size = Size(width: 80, height: 24)
     var keyMap = KeyMap()

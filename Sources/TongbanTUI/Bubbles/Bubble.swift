@@ -1,5 +1,6 @@
 import ChatCore
 import ChatMedia
+import Foundation
 import TerminalUI
 
 /// One line of the message pane.
@@ -28,6 +29,8 @@ struct BubbleContext {
     let thumbnails: [String: AppState.Thumbnail]
     let cachedKeys: Set<String>
     let playingId: String?
+    /// The time on screen (whether a picture's URL has expired).
+    let now: Date
 }
 
 /// Draws one message as the lines of its bubble; each kind's drawing lives

@@ -12,7 +12,7 @@ extension Bubbles {
         let align: BubbleLine.Align = m.isMe ? .right : .left
         var s = p.w.flatMap { w in p.h.map { h in c.L.string("ui.image", ["w": String(Int(w)), "h": String(Int(h))]) } }
             ?? c.L.string("ui.imageNoSize")
-        let expired = m.isURLExpired && !c.cachedKeys.contains(p.objectKey)
+        let expired = m.isURLExpired(now: c.now) && !c.cachedKeys.contains(p.objectKey)
         if expired { s += " " + c.L.string("ui.imageExpired") }
         var out = wrap(s, base, m, c)
         switch c.thumbnails[p.objectKey] {

@@ -44,7 +44,7 @@ enum ConversationListWidget {
     static func renderRow(_ c: Conversation, base: Style, now s: AppState, _ L: Localizer, into g: inout Grid, _ r: Rect) {
         let x = r.x, ry = r.y, w = r.width
         g.fill(x: x, y: ry, w: w, h: 2, style: base)
-        let time = TimeLabel.text(c.lastMessageTime, L, now: s.now)
+        let time = TimeLabel.text(c.lastMessageTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)
         let timeW = DisplayWidth.of(time)
         var cx = x + 1
         if c.isPinned { cx += g.put("📌", x: cx, y: ry, style: base) }

@@ -48,7 +48,7 @@ enum OverlayWidget {
             if !q.isEmpty && hits.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
             for (n, h) in hits.prefix(max(1, area.height - 5)).enumerated() {
                 let who = h.isMine ? s.myName : (s.chat?.conversation.nickname ?? "")
-                let text = TerminalSanitizer.oneLine("\(TimeLabel.text(h.sendTime, L, now: s.now)) \(who): \(h.text)")
+                let text = TerminalSanitizer.oneLine("\(TimeLabel.text(h.sendTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)) \(who): \(h.text)")
                 lines.append((text, n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: "/", lines: lines, into: &g, area)

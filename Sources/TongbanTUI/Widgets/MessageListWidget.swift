@@ -20,7 +20,7 @@ enum MessageListWidget {
         guard let chat = s.chat else { return Layout(lines: [], scroll: 0, maxScroll: 0) }
         let areaHeight = max(1, area.height)
         let context = BubbleContext(L: L, width: max(10, area.width * 7 / 10), thumbnails: s.thumbnails,
-                                    cachedKeys: chat.cachedKeys, playingId: s.playingId)
+                                    cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now)
         let selected = s.selected
         let wanted = s.scroll + areaHeight + max(areaHeight, 20)
         var blocks: [[BubbleLine]] = []   // newest first

@@ -1,0 +1,277 @@
+import ChatCore
+import ChatMedia
+import Foundation
+import TerminalUI
+import Testing
+@testable import TongbanTUI
+
+/// Whole frames drawn from a fixed state, compared with the files in
+/// `Golden/`: every cell's text, and its style as a letter per cell with a
+/// legend. `make golden` rewrites the files; review them with `git diff`.
+@Suite struct GoldenFrameTests {
+    static let zh = Localizer(language: .zhHans)
+    static let en = Localizer(language: .en)
+
+    @Test func conversationList() throws {
+        var s = Fixture.state(width: 100, height: 24)
+        s.listIndex = 1
+        try Golden.check("list", s, Self.zh)
+    }
+
+    @Test func conversationListInEnglish() throws {
+        try Golden.check("list-en", Fixture.state(width: 100, height: 24), Self.en)
+    }
+
+    @Test func anEmptyListExplainsWhereChatsComeFrom() throws {
+        var s = Fixture.state(width: 90, height: 20)
+        s.list = AppState.ListSnapshot()
+        try Golden.check("list-empty", s, Self.zh)
+    }
+
+    @Test func chatWithEveryBubbleKind() throws {
+        var s = Fixture.chatState(width: 120, height: 48)
+        s.focus = .messages
+        s.selectedId = "m-text-cjk"
+        try Golden.check("chat-bubbles", s, Self.zh)
+    }
+
+    @Test func chatWhileTypingWithANewMessageBanner() throws {
+        var s = Fixture.chatState(width: 100, height: 24)
+        s.focus = .input
+        s.input = InputLine(text: "第一行\n第二行 with emoji 🎉")
+        s.chat?.newMessageBannerCount = 3
+        s.scroll = 4
+        try Golden.check("chat-typing", s, Self.zh)
+    }
+
+    @Test func narrowScreenShowsOnePane() throws {
+        var s = Fixture.chatState(width: 60, height: 20)
+        s.narrowShowsMessages = true
+        s.focus = .input
+        try Golden.check("narrow-chat", s, Self.zh)
+        s.narrowShowsMessages = false
+        s.focus = .list
+        try Golden.check("narrow-list", s, Self.zh)
+    }
+
+    @Test func tooSmall() throws {
+        try Golden.check("too-small", Fixture.state(width: 30, height: 8), Self.zh)
+    }
+
+    @Test func prompts() throws {
+        var s = Fixture.state(width: 100, height: 24)
+        s.mode = .confirm(.deleteConversation(id: "c2", name: "Bob 鲍勃"))
+        try Golden.check("prompt-delete", s, Self.zh)
+        s = Fixture.chatState(width: 100, height: 24)
+        s.focus = .messages
+        s.mode = .recording(file: URL(fileURLWithPath: "/nonexistent.wav"), since: s.now.addingTimeInterval(-65))
+        try Golden.check("prompt-recording", s, Self.zh)
+    }
+
+    @Test func help() throws {
+        var s = Fixture.state(width: 120, height: 40)
+        s.mode = .help
+        try Golden.check("help-wide", s, Self.zh)
+        s.size = AppState.Size(width: 70, height: 60)
+        try Golden.check("help-narrow", s, Self.zh)
+    }
+
+    @Test func overlays() throws {
+        var s = Fixture.chatState(width: 100, height: 24)
+        s.mode = .messageSearch("周末", [
+            AppState.SearchHit(clientMsgId: "h1", seq: 3, sendTime: Fixture.now - 3_600_000, isMine: false, text: "周末去爬山吗"),
+            AppState.SearchHit(clientMsgId: "h2", seq: 5, sendTime: Fixture.now - 60_000, isMine: true, text: "周末见 👋"),
+        ], 1)
+        try Golden.check("overlay-search", s, Self.zh)
+        s.mode = .newChat("ali", [UserBasicInfo(uid: 7, username: "Alice 爱丽丝", account: "alice")], 0)
+        try Golden.check("overlay-new-chat", s, Self.zh)
+        s.mode = .signals([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
+                                           from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)], 0)
+        try Golden.check("overlay-signals", s, Self.zh)
+        s.mode = .settings
+        try Golden.check("overlay-settings", s, Self.zh)
+    }
+
+    @Test func fullScreenPictureInColourAndWithout() throws {
+        var s = Fixture.chatState(width: 60, height: 16)
+        s.mode = .picture(Fixture.imageMessage, index: 0, Fixture.picture(width: 24, height: 16))
+        try Golden.check("picture", s, Self.zh)
+        try Golden.check("picture-no-color", s, Self.zh, RenderOptions(monochrome: true))
+    }
+}
+
+/// Fixed states: a list with pinned, online, unread, draft and CJK/emoji
+/// rows, and a chat holding one bubble of every kind.
+enum Fixture {
+    /// 2026-11-25 10:00 in UTC+8, as milliseconds.
+    static let now = 1_795_572_000_000
+    static let offset = 8 * 3600
+
+    static func state(width: Int, height: Int) -> AppState {
+        var s = AppState()
+        s.size = AppState.Size(width: width, height: height)
+        s.now = Date(timeIntervalSince1970: Double(now) / 1000)
+        s.utcOffsetSeconds = offset
+        s.connection = .online
+        s.myName = "我"
+        s.list = AppState.ListSnapshot(conversations: conversations, totalUnread: 3 + 120, isLoading: false)
+        return s
+    }
+
+    static let conversations: [Conversation] = [
+        Conversation(id: "c1", targetUid: 7, nickname: "Alice 爱丽丝", isOnline: true, isPinned: true,
+                     lastMessagePreview: "周六早上八点，山脚下见 ⛰️", lastMessageTime: now - 5 * 60_000, pinnedAt: 1),
+        Conversation(id: "c2", targetUid: 8, nickname: "Bob 鲍勃", unreadCount: 3,
+                     lastMessagePreview: "[图片]", lastMessageTime: now - 26 * 3_600_000),
+        Conversation(id: "c3", targetUid: 9, nickname: "一个名字特别特别特别长的群友，长到放不下", draftText: "还没写完的话\n第二行",
+                     lastMessagePreview: "好的", lastMessageTime: now - 5 * 86_400_000),
+        Conversation(id: "c4", targetUid: 10, nickname: "Dave 🐶", unreadCount: 120,
+                     lastMessagePreview: "消息很多很多很多很多很多很多很多很多很多很多很多很多很多很多", lastMessageTime: now - 40 * 86_400_000),
+    ]
+
+    static func message(_ id: String, _ content: MessageContent, type: ChatMessageType, me: Bool, minutesAgo: Int) -> ChatMessage {
+        var m = ChatMessage(id: id, senderId: me ? "me" : "alice", receiverId: me ? "alice" : "me", conversationId: "c1",
+                            type: type, content: content, createTime: now - minutesAgo * 60_000, isRead: true, isMe: me)
+        switch content {
+        case .image(let p): m.objectKey = p.objectKey; m.width = p.w; m.height = p.h
+        case .flashImage(let p): m.objectKey = p.objectKey; m.isFlash = true
+        case .multiImage(let p): m.multiObjectKeys = p.multiObjectKeys
+        case .audio(let p): m.objectKey = p.objectKey; m.durationSec = p.durationSec
+        case .file(let p): m.objectKey = p.objectKey
+        default: break
+        }
+        return m
+    }
+
+    static let imageMessage = message("m-image", .image(ImagePayload(objectKey: "k-img", w: 96, h: 64)), type: .image, me: false, minutesAgo: 50)
+
+    /// Newest first, with a time marker, as the view model publishes them.
+    static var messages: [ChatMessage] {
+        var pending = message("m-image-pending", .image(ImagePayload(objectKey: "k-pending", w: 40, h: 30)), type: .image, me: true,
+                              minutesAgo: 2)
+        pending.status = .sending
+        pending.uploadProgress = 0.4
+        var failed = message("m-failed", .text("没发出去的消息"), type: .text, me: true, minutesAgo: 1)
+        failed.status = .failed
+        var sending = message("m-sending", .text("正在发送"), type: .text, me: true, minutesAgo: 1)
+        sending.status = .sending
+        var revoked = message("m-revoked", .text("撤回的内容"), type: .text, me: false, minutesAgo: 3)
+        revoked.isRecalled = true
+        var viewed = message("m-flash-viewed", .flashImage(FlashImagePayload(objectKey: "k-f2")), type: .flashImage, me: true,
+                             minutesAgo: 4)
+        viewed.isDestroyed = true
+        let oldest: [ChatMessage] = [
+            message("m-text-cjk", .text("你好！这是一段很长的中文消息，用来看换行是否按显示宽度计算，emoji 👍🏽 也算两格。第二句也在这里。"),
+                    type: .text, me: false, minutesAgo: 60),
+            imageMessage,
+            message("m-multi", .multiImage(MultiImagePayload(multiObjectKeys: ["a", "b", "c"])), type: .multiImage, me: false,
+                    minutesAgo: 45),
+            message("m-flash", .flashImage(FlashImagePayload(objectKey: "k-f1")), type: .flashImage, me: false, minutesAgo: 40),
+            message("m-voice", .audio(AudioPayload(objectKey: "k-v", durationSec: 7)), type: .voice, me: false, minutesAgo: 30),
+            message("m-file", .file(FilePayload(objectKey: "k-file", name: "会议纪要 final.pdf", size: 1_234_567, mime: "application/pdf")),
+                    type: .file, me: false, minutesAgo: 20),
+            message("m-quote", .signalQuote(SignalQuotePayload(signalId: 1, replyContent: "我也想去！", signalContent: "周末有人爬山吗？")),
+                    type: .signalQuote, me: true, minutesAgo: 10),
+            message("m-unknown", .unknown(UnknownPayload(contentType: 999, raw: "{}", msgDesc: "[投票] 新版本发布")), type: .unknown,
+                    me: false, minutesAgo: 6),
+            viewed, revoked, pending, sending, failed,
+        ]
+        var withMarker = oldest
+        withMarker.insert(ChatMessage(id: "time_1", senderId: "", receiverId: "", conversationId: "c1", type: .time,
+                                      content: .timeMarker("11-25 09:00"), createTime: now - 60 * 60_000, isRead: true, isMe: false),
+                          at: 0)
+        return withMarker.reversed()
+    }
+
+    static func chatState(width: Int, height: Int) -> AppState {
+        var s = state(width: width, height: height)
+        s.chat = AppState.ChatSnapshot(conversation: conversations[0], messages: messages, isLoading: false, hasMoreHistory: true,
+                                       newMessageBannerCount: 0, cachedKeys: ["k-img"])
+        s.thumbnails["k-img"] = .ready(picture(width: 16, height: 11))
+        s.playingId = "m-voice"
+        return s
+    }
+
+    /// A gradient picture (no decoder involved).
+    static func picture(width: Int, height: Int) -> RGBImage {
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width { pixels += [UInt8(x * 255 / max(1, width - 1)), UInt8(y * 255 / max(1, height - 1)), 128] }
+        }
+        return RGBImage(width: width, height: height, pixels: pixels)
+    }
+}
+
+enum Golden {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    /// The frame as text: the cells' text in a box, then their styles.
+    static func describe(_ g: Grid) -> String {
+        var out = "+" + String(repeating: "-", count: g.width) + "+\n"
+        for y in 0..<g.height {
+            // Every cell, blanks included; a wide character's second cell is
+            // its continuation, so a monospace editor keeps the columns.
+            var row = ""
+            for x in 0..<g.width where !g[x, y].isContinuation { row += g[x, y].text }
+            out += "|" + row + "|\n"
+        }
+        out += "+" + String(repeating: "-", count: g.width) + "+\n\nstyles (one letter per cell; . is the default style):\n"
+        var letters: [Style: Character] = [Style(): "."]
+        var legend: [(Character, Style)] = []
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        for y in 0..<g.height {
+            var row = ""
+            for x in 0..<g.width {
+                let style = g[x, y].style
+                if letters[style] == nil {
+                    let letter = legend.count < alphabet.count ? alphabet[legend.count] : "?"
+                    letters[style] = letter
+                    legend.append((letter, style))
+                }
+                row.append(letters[style]!)
+            }
+            let number = String(y)
+            out += String(repeating: " ", count: max(0, 3 - number.count)) + number + " " + row + "\n"
+        }
+        out += "\nlegend:\n"
+        for (letter, style) in legend { out += "  \(letter) = \(name(style))\n" }
+        return out
+    }
+
+    static func name(_ s: Style) -> String {
+        var parts: [String] = []
+        if s.fg != .default { parts.append("fg \(s.fg)") }
+        if s.bg != .default { parts.append("bg \(s.bg)") }
+        if s.bold { parts.append("bold") }
+        if s.reverse { parts.append("reverse") }
+        if s.underline { parts.append("underline") }
+        if s.dim { parts.append("dim") }
+        return parts.isEmpty ? "default" : parts.joined(separator: ", ")
+    }
+
+    /// Compares the frame with `Golden/<name>.txt`; with
+    /// `TONGBAN_UPDATE_GOLDEN=1` writes it instead.
+    static func check(_ name: String, _ s: AppState, _ L: Localizer, _ options: RenderOptions = RenderOptions(),
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let actual = describe(Screen.render(s, L, options))
+        let file = folder.appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["TONGBAN_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(actual.utf8).write(to: file)
+            return
+        }
+        guard let expected = try? String(contentsOf: file, encoding: .utf8) else {
+            Issue.record("no golden frame \(file.path): run `make golden` and review it", sourceLocation: sourceLocation)
+            return
+        }
+        if actual != expected {
+            let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
+            let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
+            let line = zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, e.count)
+            let got = line < a.count ? String(a[line]) : "(end)", want = line < e.count ? String(e[line]) : "(end)"
+            let message: String = "\(name): the frame differs from Golden/\(name).txt at line \(line + 1)\n  got:  \(got)\n  want: \(want)\n"
+                + "If the change is intended, run `make golden` and review `git diff`."
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        }
+    }
+}

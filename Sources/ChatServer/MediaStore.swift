@@ -1,3 +1,4 @@
+import ChatCore
 import Crypto
 import Foundation
 
@@ -9,7 +10,7 @@ struct MediaStore: Sendable {
     let secretBytes: Data
     var secret: SymmetricKey { SymmetricKey(data: secretBytes) }
 
-    static let imageTypes = ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"]
+    static let imageTypes = MediaType.imageExtensions
     static let audioTypes = ["audio/mpeg": "mp3", "audio/mp4": "m4a", "audio/ogg": "ogg", "audio/wav": "wav"]
 
     init(directory: URL, secretPath: String) throws {

@@ -38,7 +38,10 @@ extension ConversationViewModel {
     }
 
     /// Whether an object is in the local cache.
-    public func isCached(_ key: String) -> Bool { session.media.localURL(for: key) != nil }
+    public func isCached(_ key: String) -> Bool { cachedURL(key) != nil }
+
+    /// The cached file of an object, if it is there.
+    public func cachedURL(_ key: String) -> URL? { session.media.localURL(for: key) }
 
     /// The cached file of one object key, fetched (re-signed when expired)
     /// first if needed.

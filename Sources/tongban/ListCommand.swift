@@ -42,7 +42,7 @@ struct List: AsyncParsableCommand {
         if list.isEmpty { out(L.string("cli.empty")) }
         for c in list {
             let pin = c.isPinned ? "📌" : "  "
-            let unread = c.unreadCount == 0 ? "" : " (\(c.unreadCount > 99 ? "99+" : String(c.unreadCount)))"
+            let unread = c.unreadCount == 0 ? "" : " (\(UnreadBadge.text(c.unreadCount)))"
             let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
             out("\(pin) \(oneLine(c.nickname))\(unread)  \(timeLabel(c.lastMessageTime))  \(oneLine(preview))")
         }

@@ -48,8 +48,7 @@ struct Send: AsyncParsableCommand {
 
     func prepared(_ session: Session, _ path: String) throws -> (ChatRepository.PendingUpload, ImageCodec.Prepared) {
         let p = try ImageCodec.prepareFile(path: path)
-        let ext = ["image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"][p.contentType] ?? "bin"
-        let file = try session.media.pendingUploadFile(p.data, ext: ext)
+        let file = try session.media.pendingUploadFile(p.data, ext: MediaType.fileExtension(for: p.contentType))
         return (ChatRepository.PendingUpload(path: file.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload0"), p)
     }
 

@@ -6,7 +6,6 @@ import ChatStore
 import ChatSync
 import Foundation
 import Logging
-import TongbanTUI
 
 @main
 struct Tongban: AsyncParsableCommand {
@@ -77,9 +76,7 @@ func errOut(_ s: String) {
 }
 
 /// One line of a list: a peer's name or a preview cannot start a new row.
-func oneLine(_ s: String) -> String {
-    TerminalSanitizer.sanitize(s.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " "))
-}
+func oneLine(_ s: String) -> String { TerminalSanitizer.oneLine(s) }
 
 /// Message text in `history`: its own line breaks are kept, indented, so a
 /// message cannot forge a `[time] name:` row of its own.
@@ -139,4 +136,4 @@ func conversationId(_ session: Session, with peer: String) async throws -> Strin
 }
 
 /// The list's time column, the same as the full-screen client's.
-func timeLabel(_ ms: Int) -> String { ChatApp.timeLabel(ms, L) }
+func timeLabel(_ ms: Int) -> String { TimeLabel.text(ms, L) }

@@ -679,11 +679,11 @@ extension ChatAppScreenTests {
         let yesterday = cal.date(from: DateComponents(year: 2026, month: 3, day: 8, hour: 23, minute: 59))!
         let older = cal.date(from: DateComponents(year: 2026, month: 2, day: 7, hour: 12, minute: 0))!
         let zh = Localizer(language: .zhHans), en = Localizer(language: .en)
-        #expect(ChatApp.timeLabel(ms(morning), zh, now: now) == "07:05")
-        #expect(ChatApp.timeLabel(ms(yesterday), zh, now: now) == "昨天")
-        #expect(ChatApp.timeLabel(ms(yesterday), en, now: now) == en.string("time.yesterday"))
-        #expect(ChatApp.timeLabel(ms(older), zh, now: now) == "2/7")
-        #expect(ChatApp.timeLabel(0, zh, now: now) == "")
+        #expect(TimeLabel.text(ms(morning), zh, now: now) == "07:05")
+        #expect(TimeLabel.text(ms(yesterday), zh, now: now) == "昨天")
+        #expect(TimeLabel.text(ms(yesterday), en, now: now) == en.string("time.yesterday"))
+        #expect(TimeLabel.text(ms(older), zh, now: now) == "2/7")
+        #expect(TimeLabel.text(0, zh, now: now) == "")
     }
 
     /// The day boundary is the user's, not UTC's: at 01:00 in Shanghai a
@@ -695,9 +695,9 @@ extension ChatAppScreenTests {
         // 2026-03-09 01:00 +08 = 2026-03-08 17:00 UTC.
         let now = Date(timeIntervalSince1970: 1_772_989_200)
         let nowMs = 1_772_989_200_000
-        #expect(ChatApp.timeLabel(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "昨天")
-        #expect(ChatApp.timeLabel(nowMs - 30 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "00:30")
-        #expect(ChatApp.timeLabel(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: 0) == "15:30", "in UTC both are the 8th")
-        #expect(ChatApp.timeLabel(nowMs - 3 * 86_400_000, zh, now: now, utcOffsetSeconds: shanghai) == "3/6")
+        #expect(TimeLabel.text(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "昨天")
+        #expect(TimeLabel.text(nowMs - 30 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "00:30")
+        #expect(TimeLabel.text(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: 0) == "15:30", "in UTC both are the 8th")
+        #expect(TimeLabel.text(nowMs - 3 * 86_400_000, zh, now: now, utcOffsetSeconds: shanghai) == "3/6")
     }
 }

@@ -87,3 +87,12 @@ public enum TerminalSanitizer {
     }
 }
 
+
+extension TerminalSanitizer {
+    /// A text on one row of a list or status line: every line break
+    /// (`\r\n`, `\n`, `\r`, U+2028, U+2029) becomes one space, then the text
+    /// is sanitised, so a name or preview cannot start a row of its own.
+    public static func oneLine(_ s: String) -> String {
+        sanitize(MessageKind.flattenLines(s))
+    }
+}

@@ -142,7 +142,7 @@ extension EffectRunner {
 
     /// Decodes a cached picture into a thumbnail beside the keys.
     func decodeThumbnail(_ key: String) {
-        guard let chat, chat.isCached(key), let url = try? localURL(key) else {
+        guard let url = chat?.cachedURL(key) else {
             post(.thumbnailDecoded(key: key, .undecodable))
             return
         }
@@ -165,8 +165,6 @@ extension EffectRunner {
             await self?.dispatch(.thumbnailDecoded(key: key, outcome))
         }
     }
-
-    private func localURL(_ key: String) throws -> URL? { session.media.localURL(for: key) }
 
     // MARK: - Playing, opening, saving
 

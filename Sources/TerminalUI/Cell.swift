@@ -13,8 +13,6 @@ public struct Cell: Hashable, Sendable {
         self.style = style
     }
 
-    public static let blank = Cell()
-
     /// True for the right part of a wide character.
     public var isContinuation: Bool { text.isEmpty }
 }

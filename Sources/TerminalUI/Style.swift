@@ -22,7 +22,4 @@ public struct Style: Hashable, Sendable {
         self.underline = underline
         self.dim = dim
     }
-
-    /// The terminal's default colours, no attributes.
-    public static let plain = Style()
 }

@@ -174,8 +174,6 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
         #expect(older.messages.map(\.seq) == Array(21...60))
         let oldest = try store.page(conversationId: conv, before: 21, limit: 40)
         #expect(oldest.messages.map(\.seq) == Array(1...20))
-        let around = try store.page(conversationId: conv, around: 50, limit: 10)
-        #expect(around.messages.map(\.seq) == Array(45...54))
     }
 
     @Test func revokeNoticeAndFlashViewedUpdateTargets() throws {
@@ -358,7 +356,7 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
         let missing = try store.missingRanges(conversationId: conv)
         #expect(missing.first == 3...4)
         #expect(missing.last?.upperBound == WireRange.max)
-        #expect(try store.historyRanges(conversationId: conv).isEmpty, "neither row is a range")
+        #expect(try storedRanges(store).isEmpty, "neither row is a range")
     }
 }
 
@@ -386,7 +384,7 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
         try store.addHistoryRange(conversationId: conv, low: 1, high: 3)
         try store.addHistoryRange(conversationId: conv, low: 8, high: 9)
         try store.addHistoryRange(conversationId: conv, low: 4, high: 7)
-        #expect(try store.historyRanges(conversationId: conv) == [1...9])
+        #expect(try storedRanges(store) == [1...9])
     }
 
     @Test func chineseSearch() throws {
@@ -509,5 +507,13 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
         #expect(try await caughtUp(reopened), "indexed without any new message")
         #expect(try reopened.search("来得及").map(\.seq) == [1])
         try ftsIntegrity(reopened)
+    }
+}
+
+/// The history ranges recorded for `conv`, as the store reads them back.
+func storedRanges(_ store: ChatStore) throws -> [ClosedRange<Int>] {
+    try store.dbPool.read { db in
+        try Row.fetchAll(db, sql: "SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq",
+                         arguments: [conv]).compactMap { ChatStore.seqRange($0["lowSeq"], $0["highSeq"]) }
     }
 }

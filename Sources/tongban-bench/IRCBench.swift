@@ -68,7 +68,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 /// ngircd throttles ordinary clients: at most three commands per main-loop pass,
 /// and a one-second "penalty" (socket not read) when more are queued or a client
 /// exceeds its byte rate; registration itself leaves such penalties behind, which
-/// with stock settings stalled this load by ~2 s (p50 ≈ 2 s). There is no single
+/// with stock settings stall this load for seconds. There is no single
 /// off switch, but two knobs together remove it, and both are used:
 /// `MaxPenaltyTime = 0` turns every penalty under 10 s into zero seconds, and user
 /// mode +F (only settable by IRC operators, hence the OPER per client) exempts a

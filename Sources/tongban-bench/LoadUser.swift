@@ -309,8 +309,9 @@ final class LoadUser {
     }
 
     /// `{"type":"sync","cursor":N}` (keys in any order); `hello` counts as connected.
-    /// Byte-level: Foundation's `String.range(of:)` was most of the load
-    /// generator's CPU after the sockets.
+    /// Byte-level, because Foundation's `String.range(of:)` here costs the
+    /// load generator more CPU than anything but its sockets, and the
+    /// generator shares the machine with the server it measures.
     private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
         if indexAfter(Self.helloType, in: payload) != nil { saidHello = true; return }
         guard indexAfter(Self.syncType, in: payload) != nil, var i = indexAfter(Self.cursorKey, in: payload) else { return }

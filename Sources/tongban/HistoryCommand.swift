@@ -54,9 +54,7 @@ struct History: AsyncParsableCommand {
                                width: m.width, height: m.height, durationSec: m.durationSec)
         }
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            jsonOut(try enc.encode(lines))
+            try jsonOut(lines)
             return
         }
         if lines.isEmpty { out(L.string("cli.empty")) }
@@ -64,7 +62,7 @@ struct History: AsyncParsableCommand {
         for l in lines {
             let who = l.isMe ? session.credentials.username : name
             let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
-            out("[\(timeLabel(l.createTime))] \(oneLine(who)): \(indentedBody(l.content))\(mark)")
+            out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(l.content))\(mark)")
         }
     }
 

@@ -34,9 +34,7 @@ struct List: AsyncParsableCommand {
                                                   isOnline: $0.isOnline, isPinned: $0.isPinned, draftText: $0.draftText,
                                                   unreadCount: $0.unreadCount, lastMessagePreview: $0.lastMessagePreview,
                                                   lastMessageTime: $0.lastMessageTime, fromSignal: $0.fromSignal, isImOpened: $0.isImOpened) }
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            jsonOut(try enc.encode(rows))
+            try jsonOut(rows)
             return
         }
         if list.isEmpty { out(L.string("cli.empty")) }
@@ -44,7 +42,8 @@ struct List: AsyncParsableCommand {
             let pin = c.isPinned ? "📌" : "  "
             let unread = c.unreadCount == 0 ? "" : " (\(UnreadBadge.text(c.unreadCount)))"
             let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
-            out("\(pin) \(oneLine(c.nickname))\(unread)  \(timeLabel(c.lastMessageTime))  \(oneLine(preview))")
+            let time = TimeLabel.text(c.lastMessageTime, L)
+            out("\(pin) \(TerminalSanitizer.oneLine(c.nickname))\(unread)  \(time)  \(TerminalSanitizer.oneLine(preview))")
         }
     }
 }

@@ -46,40 +46,29 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    func prepared(_ session: Session, _ path: String) throws -> (ChatRepository.PendingUpload, ImageCodec.Prepared) {
-        let p = try ImageCodec.prepareFile(path: path)
-        let file = try session.media.pendingUploadFile(p.data, ext: MediaType.fileExtension(for: p.contentType))
-        return (ChatRepository.PendingUpload(path: file.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload0"), p)
-    }
-
     func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {
         let repo = session.repository
+        let media = session.media
         if let path = image ?? flash {
-            let (upload, p) = try prepared(session, path)
-            let content: MessageContent = image != nil
-                ? .image(ImagePayload(objectKey: "@upload0", w: Double(p.width), h: Double(p.height)))
-                : .flashImage(FlashImagePayload(objectKey: "@upload0"))
-            return try await repo.enqueue(content, to: conv, uploads: [upload])
+            let picture = try OutgoingMedia.image(at: path, writeUpload: media.pendingUploadFile)
+            return try await repo.enqueueImage(path: picture.path, contentType: picture.contentType, width: Double(picture.width),
+                                               height: Double(picture.height), isFlash: image == nil, to: conv)
         }
         if !multi.isEmpty {
-            guard multi.count <= 9 else { throw CLIError("--multi takes at most 9 images") }
-            var uploads: [ChatRepository.PendingUpload] = []
-            for (i, path) in multi.enumerated() {
-                var (u, _) = try prepared(session, path)
-                u.placeholder = "@upload\(i)"
-                uploads.append(u)
+            guard multi.count <= ChatRepository.maxImagesPerMessage else {
+                throw CLIError("--multi takes at most \(ChatRepository.maxImagesPerMessage) images")
             }
-            return try await repo.enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), to: conv, uploads: uploads)
+            let pictures = try multi.map { try OutgoingMedia.image(at: $0, writeUpload: media.pendingUploadFile) }
+            return try await repo.enqueueImages(pictures.map { ($0.path, $0.contentType) }, to: conv)
         }
         if let file {
             guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(L.string("ui.fileUnreadable", ["path": file])) }
             return try await repo.enqueueFile(at: file, to: conv)
         }
         if let voice {
-            let probe = try MediaProbe.probe(path: voice)
-            guard probe.kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(voice) }
-            return try await repo.enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: probe.durationSec ?? 0)), to: conv,
-                                          uploads: [.init(path: voice, contentType: probe.contentType, kind: "chat_audio", placeholder: "@upload0")])
+            let recording = try OutgoingMedia.voice(at: voice)
+            return try await repo.enqueueVoice(path: recording.path, contentType: recording.contentType,
+                                               durationSec: recording.durationSec, to: conv)
         }
         let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
         guard let record = try await repo.sendText(body, to: conv) else { throw CLIError("nothing to send: the text is empty") }

@@ -15,7 +15,7 @@ struct Sync: AsyncParsableCommand {
             let name = try session.store.conversation(id: conv)?.nickname ?? conv
             for r in try session.store.newestPage(conversationId: conv, limit: count).messages {
                 let m = r.chatMessage(myImUid: session.credentials.imUid)
-                out("\(oneLine(name)): \(indentedBody(m.text ?? MessageKinds.summary(of: m, localizer: L)))")
+                out("\(TerminalSanitizer.oneLine(name)): \(indentedBody(m.text ?? MessageKinds.summary(of: m, localizer: L)))")
             }
         }
         out(L.string("cli.synced", ["count": String(changes.conversationIds.count), "cursor": String(try session.store.syncCursor())]))

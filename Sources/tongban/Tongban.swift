@@ -75,21 +75,21 @@ func errOut(_ s: String) {
     try? FileHandle.standardError.write(contentsOf: Data((TerminalSanitizer.sanitize(s, keepNewlines: true) + "\n").utf8))
 }
 
-/// One line of a list: a peer's name or a preview cannot start a new row.
-func oneLine(_ s: String) -> String { TerminalSanitizer.oneLine(s) }
-
 /// Message text in `history`: its own line breaks are kept, indented, so a
 /// message cannot forge a `[time] name:` row of its own.
 func indentedBody(_ s: String) -> String {
     TerminalSanitizer.sanitize(s, keepNewlines: true).replacingOccurrences(of: "\n", with: "\n    ")
 }
 
-/// JSON for a terminal: JSONEncoder escapes only U+0000–U+001F, so DEL, the
-/// C1 controls (U+009B is CSI) and bidi/format characters inside strings are
-/// written as `\uXXXX` too. Still the same JSON.
-func jsonOut(_ data: Data) {
+/// `--json` output: pretty, keys sorted, for a terminal: JSONEncoder escapes
+/// only U+0000–U+001F, so DEL, the C1 controls (U+009B is CSI) and
+/// bidi/format characters inside strings are written as `\uXXXX` too. Still
+/// the same JSON.
+func jsonOut(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     var text = ""
-    for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+    for scalar in String(decoding: try encoder.encode(value), as: UTF8.self).unicodeScalars {
         let v = scalar.value
         if (0x7F...0x9F).contains(v) || scalar.properties.generalCategory == .format
             || (0x2028...0x2029).contains(v) {
@@ -134,6 +134,3 @@ func conversationId(_ session: Session, with peer: String) async throws -> Strin
     }
     return id
 }
-
-/// The list's time column, the same as the full-screen client's.
-func timeLabel(_ ms: Int) -> String { TimeLabel.text(ms, L) }

@@ -185,9 +185,9 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
     }
 
     /// A stopped server is "cannot reach the server" within seconds, not
-    /// after the request's whole 15 s deadline (the HTTP pool used to keep
-    /// retrying refused connects until then, so a send to a dead server
-    /// hung 15 s before the queue said it waits).
+    /// after the request's whole 15 s deadline: an HTTP pool that keeps
+    /// retrying refused connects until then would hold a send to a dead
+    /// server for 15 s before the queue says it waits.
     @Test func aStoppedServerIsReportedUnreachableQuickly() async throws {
         let server = try await startServer(dir: tempURL("srv"))
         let s = try await makeSession(server.baseURL, "stopper")

@@ -667,37 +667,3 @@ extension ChatAppScreenTests {
         #expect(PathCompletion.complete("hello wor") == nil, "plain text is not completed")
     }
 }
-
-@Suite struct TimeLabelTests {
-    /// The list's time column (seed §五): zero-padded HH:mm today,
-    /// 昨天/Yesterday, else M/d — in the user's time zone.
-    @Test func todayYesterdayAndOlder() {
-        let cal = Calendar.current
-        let now = cal.date(from: DateComponents(year: 2026, month: 3, day: 9, hour: 15, minute: 30))!
-        func ms(_ d: Date) -> Int { Int(d.timeIntervalSince1970 * 1000) }
-        let morning = cal.date(from: DateComponents(year: 2026, month: 3, day: 9, hour: 7, minute: 5))!
-        let yesterday = cal.date(from: DateComponents(year: 2026, month: 3, day: 8, hour: 23, minute: 59))!
-        let older = cal.date(from: DateComponents(year: 2026, month: 2, day: 7, hour: 12, minute: 0))!
-        let zh = Localizer(language: .zhHans), en = Localizer(language: .en)
-        #expect(TimeLabel.text(ms(morning), zh, now: now) == "07:05")
-        #expect(TimeLabel.text(ms(yesterday), zh, now: now) == "昨天")
-        #expect(TimeLabel.text(ms(yesterday), en, now: now) == en.string("time.yesterday"))
-        #expect(TimeLabel.text(ms(older), zh, now: now) == "2/7")
-        #expect(TimeLabel.text(0, zh, now: now) == "")
-    }
-
-    /// The day boundary is the user's, not UTC's: at 01:00 in Shanghai a
-    /// message from 23:30 the evening before (both 17:xx UTC, the same UTC
-    /// day) is yesterday, and one from 00:30 is today.
-    @Test func dayBoundaryIsTheUsersZone() {
-        let zh = Localizer(language: .zhHans)
-        let shanghai = 8 * 3600
-        // 2026-03-09 01:00 +08 = 2026-03-08 17:00 UTC.
-        let now = Date(timeIntervalSince1970: 1_772_989_200)
-        let nowMs = 1_772_989_200_000
-        #expect(TimeLabel.text(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "昨天")
-        #expect(TimeLabel.text(nowMs - 30 * 60_000, zh, now: now, utcOffsetSeconds: shanghai) == "00:30")
-        #expect(TimeLabel.text(nowMs - 90 * 60_000, zh, now: now, utcOffsetSeconds: 0) == "15:30", "in UTC both are the 8th")
-        #expect(TimeLabel.text(nowMs - 3 * 86_400_000, zh, now: now, utcOffsetSeconds: shanghai) == "3/6")
-    }
-}

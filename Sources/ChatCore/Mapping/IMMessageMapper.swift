@@ -52,17 +52,19 @@ public enum IMMessageMapper {
 
     /// Mirrors the typed payload into the seed's media fields.
     public static func applyMediaFields(_ msg: inout ChatMessage) {
+        // One stored object: its key, its signed URL (none when empty) and when that expires.
+        func object(_ key: String, _ url: String, _ expireAt: Int) {
+            msg.objectKey = key
+            msg.imageUrl = url.isEmpty ? nil : url
+            msg.urlExpireAt = expireAt
+        }
         switch msg.content {
         case .image(let p):
-            msg.objectKey = p.objectKey
-            msg.imageUrl = p.url.isEmpty ? nil : p.url
-            msg.urlExpireAt = p.expireAt
+            object(p.objectKey, p.url, p.expireAt)
             msg.width = p.w
             msg.height = p.h
         case .flashImage(let p):
-            msg.objectKey = p.objectKey
-            msg.imageUrl = p.url.isEmpty ? nil : p.url
-            msg.urlExpireAt = p.expireAt
+            object(p.objectKey, p.url, p.expireAt)
             msg.isFlash = true
         case .multiImage(let p):
             msg.multiObjectKeys = p.multiObjectKeys
@@ -70,14 +72,10 @@ public enum IMMessageMapper {
             msg.objectKey = p.multiObjectKeys.first
             msg.urlExpireAt = p.expireAt
         case .audio(let p):
-            msg.objectKey = p.objectKey
-            msg.imageUrl = p.url.isEmpty ? nil : p.url
-            msg.urlExpireAt = p.expireAt
+            object(p.objectKey, p.url, p.expireAt)
             msg.durationSec = p.durationSec
         case .file(let p):
-            msg.objectKey = p.objectKey
-            msg.imageUrl = p.url.isEmpty ? nil : p.url
-            msg.urlExpireAt = p.expireAt
+            object(p.objectKey, p.url, p.expireAt)
         case .signalQuote(let p):
             msg.signalQuoteId = p.signalId
             msg.signalQuoteContent = p.signalContent

@@ -16,8 +16,3 @@ public enum TimeLabel {
         return "\(t.month)/\(t.day)"
     }
 }
-
-/// An unread count as a badge shows it: `99+` above 99.
-public enum UnreadBadge {
-    public static func text(_ count: Int) -> String { count > 99 ? "99+" : String(count) }
-}

@@ -1,7 +1,7 @@
 /// Whether bytes are one well-formed JSON value (RFC 8259), checked without
 /// building it. The server splices the event bodies it stored into a
-/// `/chat/sync` page as they are (decoding and encoding each again was a
-/// tenth of its CPU in a flood); this check keeps one damaged row (a
+/// `/chat/sync` page as they are (decoding and encoding each again is a
+/// large share of its CPU in a flood); this check keeps one damaged row (a
 /// hand-edited or corrupted database) from making the whole page
 /// unreadable: that event is left out, as a body that failed to decode was.
 public enum JSONSyntax {

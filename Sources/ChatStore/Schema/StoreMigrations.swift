@@ -123,10 +123,10 @@ enum StoreMigrations {
             }
         }
         m.registerMigration("v4-search-in-background") { db in
-            // The search index no longer grows inside the transaction that
-            // stores a message (a trigger did that): a burst of incoming
-            // messages spent a third of its CPU on trigrams before anything
-            // reached the screen. `SearchIndexer` indexes the rows past
+            // The search index grows outside the transaction that stores a
+            // message (v2's insert trigger, dropped here, did it inside), so
+            // a burst of incoming messages reaches the screen before its
+            // trigrams are computed. `SearchIndexer` indexes the rows past
             // `indexedThrough` once the burst is over, and search reads
             // those rows directly until then. Row ids only grow (AUTOINCREMENT),
             // so "id > indexedThrough" is exactly the rows the index lacks;

@@ -21,10 +21,10 @@ public struct SearchIndexTiming: Sendable {
 /// Keeps the trigram search index up with the message table, after the
 /// messages are stored and shown rather than inside the same transaction.
 ///
-/// Trigram indexing is most of what storing a short message costs (about
-/// 20 µs of 30 on this kind of machine): a burst of 10,000 incoming messages
-/// spent a third of the client's CPU on it before the last one reached the
-/// screen. Now a commit that inserted messages only notes it
+/// Trigram indexing is most of what storing a short message costs, so
+/// inside the storing transaction it would hold a burst of incoming
+/// messages back from the screen (figures in BENCHMARKS.md, "Notes moved
+/// from the code"). A commit that inserted messages only notes it
 /// (`MessageInsertObserver`); once messages stop arriving for
 /// `timing.quiet` (or the oldest has waited `timing.maxDelay`) the rows past
 /// the index's end are indexed in batches. Search covers the rows still

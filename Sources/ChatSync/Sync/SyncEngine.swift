@@ -32,9 +32,11 @@ public final class SyncEngine: Sendable {
         /// Notices closer together than this share one pull: a flood of
         /// messages is fetched in pages, not one request per message. A
         /// notice after a quiet spell is pulled at once; in a burst a message
-        /// waits at most this long. Each pull costs the client ~3 ms (request,
-        /// transaction, views, a frame): at 25 ms a flood of 10,000 took 55-64
-        /// pulls and 0.39-0.46 CPU-s, at 50 ms 31 pulls and 0.29-0.35 CPU-s.
+        /// waits at most this long. Each pull has a fixed cost on the client
+        /// (request, transaction, views, a frame), so a longer gap means
+        /// fewer, larger pulls and less CPU in a flood, for a little more
+        /// delay per message (figures in BENCHMARKS.md, "Notes moved from
+        /// the code").
         public var noticeGap: Duration = .milliseconds(50)
         public init() {}
     }

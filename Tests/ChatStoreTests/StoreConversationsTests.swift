@@ -1,0 +1,135 @@
+import ChatCore
+import Foundation
+import GRDB
+import Testing
+@testable import ChatStore
+
+@Suite struct StoreConversations {
+    func summary(_ id: String, peer: Int, name: String, pinned: Bool = false, time: Int) -> ConversationSummary {
+        ConversationSummary(conversationId: id, userId: "tb_\(peer)", showName: name, faceURL: "", isPinned: pinned,
+                            unreadCount: 0, lastMessage: nil, lastMessageTime: time, maxSeq: 0, readSeq: 0,
+                            isOnline: false, isImOpened: false)
+    }
+
+    @Test func listIsPinnedFirstThenNewest() throws {
+        let store = try makeStore()
+        try store.saveSummaries([
+            summary("si_tb_1_tb_2", peer: 2, name: "B", time: 100),
+            summary("si_tb_1_tb_3", peer: 3, name: "C", time: 300),
+            summary("si_tb_1_tb_4", peer: 4, name: "D", pinned: true, time: 50),
+            summary("si_tb_1_tb_5", peer: 5, name: "E", time: 200),
+        ])
+        #expect(try store.conversationList().map(\.nickname) == ["D", "C", "E", "B"])
+        // The cached list follows every change.
+        try store.setPinned(id: "si_tb_1_tb_2", isPinned: true)
+        #expect(try store.conversationList().map(\.nickname) == ["B", "D", "C", "E"], "pinned by time, as the seed sorts")
+        try store.apply(events: [.message(msg(1, "新的"))], cursor: 1)
+        #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.nickname == "B" }?.lastMessagePreview == "新的")
+    }
+
+    @Test func deleteHidesUntilNewMessageAndClearedNeverReturns() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1, "旧消息")), .message(msg(2))], cursor: 2)
+        try store.deleteConversation(id: conv)
+        #expect(try store.conversationList().isEmpty)
+        // An old message replayed by a sync must not come back.
+        try store.apply(events: [.message(msg(1, "旧消息"))], cursor: 3)
+        #expect(try store.conversationList().isEmpty)
+        try store.apply(events: [.message(msg(3, "新消息"))], cursor: 4)
+        let list = try store.conversationList(localizer: Localizer(language: .zhHans))
+        #expect(list.count == 1)
+        #expect(list[0].lastMessagePreview == "新消息")
+        #expect(try store.newestPage(conversationId: conv).messages.map(\.seq) == [3])
+    }
+
+    @Test func previewIsThePendingSendThenTheHighestSeq() throws {
+        let store = try makeStore()
+        let zh = Localizer(language: .zhHans)
+        func preview() throws -> String? { try store.conversationList(localizer: zh).first?.lastMessagePreview }
+        // Out of order on the wire: the preview still follows seq, not arrival.
+        try store.apply(events: [.message(msg(2, "二")), .message(msg(1, "一"))], cursor: 2)
+        #expect(try preview() == "二")
+        var local = MessageRecord(wire: msg(0, "待发", from: "tb_1", client: "mine-1"))
+        local.seq = nil
+        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
+                                                           content: "待发", pushDesc: "待发", createdAt: 0))
+        // A message arriving while ours is still being sent does not hide it.
+        try store.apply(events: [.message(msg(3, "三"))], cursor: 3)
+        #expect(try preview() == "待发")
+        try store.apply(events: [.message(msg(4, "待发", from: "tb_1", client: "mine-1")), .message(msg(5, "五"))], cursor: 5)
+        #expect(try preview() == "五")
+        // Cleared history is not shown as the preview again.
+        try store.clearHistory(id: conv)
+        let cleared = try preview()
+        #expect(cleared != "五")
+        try store.apply(events: [.message(msg(3, "三"))], cursor: 6)
+        #expect(try preview() == cleared, "a replayed old message is not the preview")
+        try store.apply(events: [.message(msg(6, "六"))], cursor: 7)
+        #expect(try preview() == "六")
+    }
+
+    @Test func clearKeepsConversation() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1)), .message(msg(2))], cursor: 2)
+        try store.clearHistory(id: conv)
+        #expect(try store.conversationList().count == 1)
+        #expect(try store.newestPage(conversationId: conv).messages.isEmpty)
+        #expect(try store.missingRanges(conversationId: conv).isEmpty, "cleared seqs are not holes")
+    }
+
+    @Test func draftPreview() throws {
+        let store = try makeStore()
+        try store.apply(events: [.message(msg(1))], cursor: 1)
+        try store.setDraft(id: conv, text: "  ")
+        #expect(try store.conversation(id: conv)?.draftText == nil)
+        try store.setDraft(id: conv, text: "写了一半")
+        #expect(try store.conversation(id: conv)?.draftText == "写了一半")
+        // Leaving a chat with the draft as it was keeps the cached list (the
+        // list of 1,000 is read again only when something changed).
+        _ = try store.conversationList()
+        let generation = store.listCache.generation
+        try store.setDraft(id: conv, text: "写了一半")
+        #expect(store.listCache.generation == generation)
+        try store.setDraft(id: conv, text: nil)
+        #expect(store.listCache.generation != generation)
+        #expect(try store.conversation(id: conv)?.draftText == nil)
+        let cleared = store.listCache.generation
+        try store.setDraft(id: conv, text: "")
+        #expect(store.listCache.generation == cleared)
+    }
+
+    /// Opening a chat with unread messages, typing a draft, a peer coming
+    /// online: the cached list takes the change (it is not read again) and
+    /// shows exactly what a fresh read shows.
+    @Test func readDraftAndPresencePatchTheCachedList() throws {
+        let store = try makeStore()
+        let other = "si_tb_1_tb_3"
+        let elsewhere = WireMessage(serverMsgID: "o1", clientMsgID: "o1", conversationId: other, seq: 1, sendID: "tb_3",
+                                        recvID: "tb_1", contentType: 101, content: "别处", sendTime: 2_000_000)
+        try store.apply(events: [.message(msg(1)), .message(msg(2)), .message(msg(3)), .message(elsewhere)], cursor: 4)
+        let language = Localizer.current.language
+        #expect(try store.conversationList().first { $0.id == conv }?.unreadCount == 3)
+        func cachedMatchesDatabase() throws -> [Conversation] {
+            let cached = try #require(store.listCache.get(language), "the cached list was dropped")
+            #expect(cached == (try store.conversationList(useCache: false)))
+            return cached
+        }
+        try store.markRead(id: conv, upTo: 2)
+        var list = try cachedMatchesDatabase()
+        #expect(list.first { $0.id == conv }?.unreadCount == 1)
+        #expect(list.first { $0.id == conv }?.readSeq == 2)
+        #expect(list.first { $0.id == other }?.unreadCount == 1, "only the read chat changes")
+        try store.setDraft(id: conv, text: "草稿")
+        try store.setImOpened(id: conv)
+        try store.setOnline(imUid: "tb_3", online: true)
+        list = try cachedMatchesDatabase()
+        #expect(list.first { $0.id == conv }?.draftText == "草稿")
+        #expect(list.first { $0.id == conv }?.isImOpened == true)
+        #expect(list.first { $0.id == other }?.isOnline == true)
+        #expect(list.first { $0.id == conv }?.isOnline == false)
+        // A new message moves the row and its preview: the list is read again.
+        try store.apply(events: [.message(msg(4, "新的"))], cursor: 5)
+        #expect(store.listCache.get(language) == nil)
+        #expect(try store.conversationList().first { $0.id == conv }?.lastMessagePreview == "新的")
+    }
+}

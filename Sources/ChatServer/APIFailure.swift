@@ -1,6 +1,5 @@
 import ChatCore
 import Foundation
-import GRDB
 import HTTPTypes
 import Hummingbird
 
@@ -50,10 +49,10 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
         return .init(.invalidRequest, "request could not be processed")
     }
 
-    /// SQLite's "database or disk is full" (also when a journal or WAL page
-    /// cannot be written), or a file write that hit ENOSPC / EDQUOT.
+    /// The database's "disk is full" (`StorageError`), or a file write that
+    /// hit ENOSPC / EDQUOT.
     static func isStorageFull(_ error: any Error) -> Bool {
-        if let db = error as? DatabaseError { return db.resultCode == .SQLITE_FULL }
+        if let storage = error as? any StorageError { return storage.isStorageFull }
         let ns = error as NSError
         if ns.domain == NSPOSIXErrorDomain { return ns.code == Int(ENOSPC) || ns.code == Int(EDQUOT) }
         if ns.domain == NSCocoaErrorDomain, ns.code == NSFileWriteOutOfSpaceError { return true }

@@ -19,16 +19,16 @@ import Testing
         let db = try DatabasePool(path: dir.appendingPathComponent("t.sqlite").path)
         try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL UNIQUE)") }
 
-        let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.gcw")
+        let writer = GroupCommitWriter<Int, Int>(storage: try SQLiteStorage(pool: db), label: "test.gcw")
         let release = DispatchSemaphore(value: 0)
         let batches = Mutex<[[Int]]>([])
         let firstRunning = Mutex(false)
-        writer.configure(body: { job, db in
+        writer.configure(body: { job, tx in
             if job == 0 {  // holds the first transaction open
                 firstRunning.withLock { $0 = true }
                 release.wait()
             }
-            try db.execute(sql: "INSERT INTO t(x) VALUES (?)", arguments: [job])
+            try (tx as! SQLiteTransaction).db.execute(sql: "INSERT INTO t(x) VALUES (?)", arguments: [job])
             if job == 3 { throw Refused() }  // after its insert: the savepoint must undo it
             return job
         }, finish: { outputs in batches.withLock { $0.append(outputs) } })
@@ -59,7 +59,7 @@ import Testing
 @Suite struct CheckpointerTests {
     /// A WAL database without SQLite's own checkpoints, and a writer that
     /// inserts a 3 KB row (one WAL page or more) per job.
-    static func fixture() async throws -> (URL, String, DatabasePool, GroupCommitWriter<Int, Int>) {
+    static func fixture() async throws -> (URL, String, DatabasePool, SQLiteStorage, GroupCommitWriter<Int, Int>) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ckpt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("t.sqlite").path
@@ -68,22 +68,23 @@ import Testing
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         let db = try DatabasePool(path: path, configuration: config)
         try await db.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL, pad BLOB NOT NULL)") }
-        let writer = GroupCommitWriter<Int, Int>(db: db, label: "test.ckpt")
-        writer.configure(body: { job, db in
-            try db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
+        let storage = try SQLiteStorage(pool: db)
+        let writer = GroupCommitWriter<Int, Int>(storage: storage, label: "test.ckpt")
+        writer.configure(body: { job, tx in
+            try (tx as! SQLiteTransaction).db.execute(sql: "INSERT INTO t(x, pad) VALUES (?, zeroblob(3000))", arguments: [job])
             return job
         }, finish: { _ in })
-        return (dir, path, db, writer)
+        return (dir, path, db, storage, writer)
     }
 
     /// Under unbroken writes SQLite never starts its WAL over by itself; the
     /// checkpointer copies the WAL beside the writer and, past its limit,
     /// has the writer restart it between two batches. Nothing is lost.
     @Test func walIsCopiedAndRestartedBetweenBatches() async throws {
-        let (dir, path, db, writer) = try await Self.fixture()
+        let (dir, path, db, storage, writer) = try await Self.fixture()
         defer { try? FileManager.default.removeItem(at: dir) }
         let checkpointer = try Checkpointer(path: path, interval: .zero, restartFrames: 50, logger: Logger(label: "test"),
-                                            onWriter: { work in writer.beforeNextBatch(work) })
+                                            onWriter: { work in storage.beforeNextGroup(work) })
         func walFrames() throws -> Int {
             try db.writeWithoutTransaction { try $0.checkpoint(.passive) }.walFrameCount
         }
@@ -124,10 +125,10 @@ extension CheckpointerTests {
     /// trailing one, so after a burst the WAL is fully copied and the next
     /// write starts it over.
     @Test func theLastCommitsOfABurstAreCopiedToo() async throws {
-        let (dir, path, db, writer) = try await Self.fixture()
+        let (dir, path, db, storage, writer) = try await Self.fixture()
         defer { try? FileManager.default.removeItem(at: dir) }
         let checkpointer = try Checkpointer(path: path, interval: .milliseconds(100), logger: Logger(label: "test"),
-                                            onWriter: { work in writer.beforeNextBatch(work) })
+                                            onWriter: { work in storage.beforeNextGroup(work) })
         for i in 0..<30 {
             _ = try await writer.submit(i)
             checkpointer.committed()  // all within one interval: one checkpoint trails the burst
@@ -147,16 +148,15 @@ extension CheckpointerTests {
 @Suite struct AfterSendHookTests {
     /// The after-send hook (the demo peers) is called at the same stack
     /// depth on the 300th send as on the first. Kept bare in its mutex, the
-    /// closure gained two reabstraction thunks per send, so the n-th send
-    /// ran through 2n of them (quadratic: 14% of the demo server's CPU after
-    /// 20,000 sends).
+    /// closure would gain two reabstraction thunks per send, so the n-th
+    /// send would run through 2n of them (see AfterSendHook).
     @Test func hookDepthDoesNotGrowWithSends() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let (_, a) = try await server.user()
         let (_, b) = try await server.user()
         let depths = Mutex<[Int]>([])
-        server.running.service.afterSend.withLock {
+        server.running.service.notices.afterSend.withLock {
             $0 = AfterSendHook { _ in
                 let depth = Thread.callStackReturnAddresses.count
                 depths.withLock { $0.append(depth) }
@@ -164,7 +164,7 @@ extension CheckpointerTests {
         }
         let conv = conversationId(a, b)
         for i in 0..<300 {
-            _ = try server.running.service.send(caller: a.uid, request: SendMessageRequest(
+            _ = try server.running.service.messages.send(caller: a.uid, request: SendMessageRequest(
                 recvID: conv, content: "m\(i)", contentType: ContentType.text, clientMsgId: "hook-\(i)"))
         }
         let seen = depths.withLock { $0 }

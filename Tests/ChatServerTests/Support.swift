@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ChatCore
 import Foundation
+import GRDB
 import HummingbirdWSClient
 import Logging
 import NIOCore
@@ -35,6 +36,8 @@ final class TestServer: Sendable {
     var base: String { running.baseURL }
     func stop() async { await running.stop() }
     var anonymous: API { API(base: base, token: nil) }
+    /// The server's SQLite database, for tests that reach under the services.
+    var pool: DatabasePool { (running.service.storage as! SQLiteStorage).pool }
 
     /// Registers a fresh account.
     func user(_ name: String = "u\(Int.random(in: 0..<1_000_000_000))") async throws -> (API, AuthResponse) {

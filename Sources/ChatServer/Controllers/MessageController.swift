@@ -4,34 +4,36 @@ import Hummingbird
 /// `/chat/message/*`, `/chat/messages` and `/chat/sync`: sending, revoking,
 /// history pages and the sync log.
 struct MessageController {
-    let service: ChatService
+    let messages: MessageService
+    let syncLog: SyncLogService
     let read: RequestReader
 
+    /// Mounted at `/chat`.
     var routes: RouteCollection<ChatRequestContext> {
         let routes = RouteCollection(context: ChatRequestContext.self)
-        routes.post("/chat/message/send") { req, ctx in
+        routes.post("message/send") { req, ctx in
             let request = try await read.decode(SendMessageRequest.self, req)
-            return json(bytes: try await service.sendBatched(caller: ctx.uid, request: request).jsonBytes)
+            return json(bytes: try await messages.sendBatched(caller: ctx.uid, request: request).jsonBytes)
         }
-        routes.post("/chat/message/revoke") { req, ctx in
+        routes.post("message/revoke") { req, ctx in
             let r = try await read.decode(RevokeRequest.self, req)
-            return json(SeqResponse(seq: try service.revoke(caller: ctx.uid, conversationId: r.conversationId,
-                                                            clientMsgID: r.clientMsgId)))
+            return json(SeqResponse(seq: try messages.revoke(caller: ctx.uid, conversationId: r.conversationId,
+                                                             clientMsgID: r.clientMsgId)))
         }
-        routes.get("/chat/messages") { req, ctx in
+        routes.get("messages") { req, ctx in
             let q = req.uri.queryParameters
             guard let id = q.get("conversation_id") else { throw APIFailure.invalid("conversation_id is required") }
             let before = try read.intParam(req, "before_seq"), after = try read.intParam(req, "after_seq")
             if before != nil && after != nil { throw APIFailure.invalid("give before_seq or after_seq, not both") }
-            return json(try service.history(caller: ctx.uid, conversationId: id, beforeSeq: before, afterSeq: after,
+            return json(try messages.history(caller: ctx.uid, conversationId: id, beforeSeq: before, afterSeq: after,
                                              limit: try read.intParam(req, "limit") ?? 40))
         }
-        routes.get("/chat/sync") { req, ctx in
-            json(bytes: try service.syncPage(caller: ctx.uid, since: try read.intParam(req, "since") ?? 0,
-                                             limit: try read.intParam(req, "limit") ?? 500))
+        routes.get("sync") { req, ctx in
+            json(bytes: try syncLog.page(caller: ctx.uid, since: try read.intParam(req, "since") ?? 0,
+                                         limit: try read.intParam(req, "limit") ?? 500))
         }
         // Reached only when the WebSocket upgrade did not happen.
-        routes.get("/chat/ws") { _, _ -> Response in
+        routes.get("ws") { _, _ -> Response in
             throw APIFailure.invalid("this endpoint needs a WebSocket upgrade")
         }
         return routes

@@ -19,7 +19,7 @@ enum WebSocketSession {
             }
         }
         // No upgrade without a valid token: the plain route then answers 401.
-        guard let token, let uid = try service.authenticate(token: token) else { return .dontUpgrade }
+        guard let token, let uid = try service.auth.authenticate(token: token) else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, _ in
             try await run(uid: uid, service: service, inbound: inbound, outbound: outbound)
         }
@@ -34,7 +34,7 @@ enum WebSocketSession {
             service.hub.disconnect(uid: uid, id: id)
         }
         // Registered first, then the cursor read: no notice can fall between.
-        continuation.yield(PushHub.encode(.hello(cursor: (try? service.currentCursor(uid: uid)) ?? 0)))
+        continuation.yield(PushHub.encode(.hello(cursor: (try? service.syncLog.currentCursor(uid: uid)) ?? 0)))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await frame in frames { try await outbound.write(.text(frame)) }

@@ -109,7 +109,7 @@ struct MediaStore: Sendable {
 
     func verify(key: String, exp: Int, sig: String) -> Bool {
         let expected = Data(signature(key: key, exp: exp).utf8)
-        return ChatService.constantTimeEqual(expected, Data(sig.lowercased().utf8))
+        return Credentials.constantTimeEqual(expected, Data(sig.lowercased().utf8))
     }
 
     /// Magic numbers of the accepted types.

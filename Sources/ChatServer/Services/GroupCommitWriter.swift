@@ -1,17 +1,17 @@
 import Dispatch
-import GRDB
 import Synchronization
 
 /// Group commit: jobs submitted while a transaction is being written wait and
-/// then go together into the next one, each inside its own savepoint, so one
-/// failing job (a forbidden key, a constraint) rolls back alone while the
-/// others commit. Nobody is answered before the commit that holds their job
-/// returned, so an acknowledged job is on disk. Writes run on a queue of
-/// their own: waiting requests hold no thread of Swift's cooperative pool.
-/// What follows a commit (`finish`: notifications) runs on another serial
-/// queue, in commit order, so the next transaction does not wait for it.
+/// then go together into the next one, each inside its own savepoint
+/// (`ChatStorage.writeGroup`), so one failing job (a forbidden key, a
+/// constraint) rolls back alone while the others commit. Nobody is answered
+/// before the commit that holds their job returned, so an acknowledged job
+/// is stored. Writes run on a queue of their own: waiting requests hold no
+/// thread of Swift's cooperative pool. What follows a commit (`finish`:
+/// notifications) runs on another serial queue, in commit order, so the
+/// next transaction does not wait for it.
 final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
-    typealias Body = @Sendable (Job, Database) throws -> Output
+    typealias Body = @Sendable (Job, any StorageTransaction) throws -> Output
     typealias Finish = @Sendable ([Output]) -> Void
 
     private struct Pending: Sendable {
@@ -21,21 +21,17 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     private struct State: Sendable {
         var pending: [Pending] = []
         var running = false
-        /// Work for the writer's connection outside a transaction, run
-        /// before the next batch (the checkpoint that lets the WAL start over).
-        var maintenance: (@Sendable (Database) throws -> Void)?
     }
 
     private let state = Mutex(State())
-    private let db: DatabasePool
+    private let storage: any ChatStorage
     private let queue: DispatchQueue
     private let finishQueue: DispatchQueue
     private let maxBatch: Int
     /// The handlers, set once by `configure`. Kept in a class, not as a
     /// tuple of closures in the mutex: reading a tuple of closures out of
-    /// generic storage wrapped each closure in reabstraction thunks on every
-    /// batch (the profile showed a chain of them, costing more than the
-    /// batch's own SQL at one send per batch).
+    /// generic storage wraps each closure in reabstraction thunks on every
+    /// batch.
     private final class Handlers: Sendable {
         let body: Body
         let committed: Finish
@@ -48,8 +44,8 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     }
     private let handlers = Mutex<Handlers?>(nil)
 
-    init(db: DatabasePool, label: String, maxBatch: Int = 256) {
-        self.db = db
+    init(storage: any ChatStorage, label: String, maxBatch: Int = 256) {
+        self.storage = storage
         self.queue = DispatchQueue(label: label)
         self.finishQueue = DispatchQueue(label: label + ".finish")
         self.maxBatch = max(1, maxBatch)
@@ -67,13 +63,6 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     /// Jobs waiting for the next transaction.
     var waiting: Int { state.withLock { $0.pending.count } }
 
-    /// Runs `work` on the writer's connection, outside any transaction,
-    /// before the next batch: between two of the writer's own transactions
-    /// it waits for no lock. Replaces work requested earlier and not yet run.
-    func beforeNextBatch(_ work: @escaping @Sendable (Database) throws -> Void) {
-        state.withLock { $0.maintenance = work }
-    }
-
     /// Runs `job` in the next group transaction; returns after its commit.
     func submit(_ job: Job) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
@@ -89,23 +78,17 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
 
     private func drain() {
         while true {
-            let (batch, maintenance) = state.withLock { s -> ([Pending], (@Sendable (Database) throws -> Void)?) in
+            let batch = state.withLock { s -> [Pending] in
                 guard !s.pending.isEmpty else {
                     s.running = false
-                    return ([], nil)
+                    return []
                 }
                 let n = min(maxBatch, s.pending.count)
                 let batch = Array(s.pending.prefix(n))
                 s.pending.removeFirst(n)
-                defer { s.maintenance = nil }
-                return (batch, s.maintenance)
+                return batch
             }
             if batch.isEmpty { return }
-            if let maintenance {
-                // Failing maintenance (a busy reader) costs nothing: the
-                // requester asks again later.
-                try? db.writeWithoutTransaction { db in try maintenance(db) }
-            }
             run(batch)
         }
     }
@@ -115,25 +98,9 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
             for p in batch { p.continuation.resume(throwing: CancellationError()) }
             return
         }
-        var results: [Result<Output, any Error>] = []
-        results.reserveCapacity(batch.count)
+        let results: [Result<Output, any Error>]
         do {
-            results = try db.write { db in
-                var results: [Result<Output, any Error>] = []
-                for p in batch {
-                    var output: Output?
-                    do {
-                        try db.inSavepoint {
-                            output = try h.body(p.job, db)
-                            return .commit
-                        }
-                        if let output { results.append(.success(output)) }
-                    } catch {
-                        results.append(.failure(error))
-                    }
-                }
-                return results
-            }
+            results = try storage.writeGroup(batch) { p, tx in try h.body(p.job, tx) }
         } catch {
             // The commit itself failed (disk full, I/O): nothing of the batch
             // is stored, and every sender hears so.

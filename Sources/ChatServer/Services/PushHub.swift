@@ -14,7 +14,7 @@ public final class PushHub: Sendable {
         var sockets: [Int: [Connection]] = [:]
     }
     private let state = Mutex(State())
-    /// Who should see a user's presence; set by the service. In a struct,
+    /// Who should see a user's presence; set by PresenceService. In a struct,
     /// not bare in the mutex (see AfterSendHook).
     let contacts = Mutex<ContactsLookup?>(nil)
 

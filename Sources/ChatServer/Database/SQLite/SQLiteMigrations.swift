@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// The server's schema. Named migrations; never edit a shipped one.
-enum ServerMigrations {
+/// The server's SQLite schema. Named migrations; never edit a shipped one.
+enum SQLiteMigrations {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1") { db in
@@ -105,66 +105,5 @@ enum ServerMigrations {
             try db.create(index: "message_conversation_client", on: "message", columns: ["conversationId", "clientMsgID"])
         }
         return m
-    }
-}
-
-struct UserRow: Codable, FetchableRecord, Sendable {
-    var uid: Int
-    var account: String
-    var username: String
-    var avatar: String
-    var pwSalt: Data
-    var pwHash: Data
-    var pwRounds: Int
-}
-
-struct MemberRow: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "member"
-    var conversationId: String
-    var uid: Int
-    var isPinned: Bool
-    var readSeq: Int
-    var clearedSeq: Int
-    var hidden: Bool
-    var isImOpened: Bool
-}
-
-struct MessageRow: FetchableRecord, Sendable {
-    var id: Int64
-    var serverMsgID: String
-    var clientMsgID: String
-    var senderUid: Int
-    var conversationId: String
-    var seq: Int
-    var sendID: String
-    var recvID: String
-    var contentType: Int
-    var content: String
-    var sendTime: Int
-    var revoked: Bool
-    var flashViewed: Bool
-    var isControl: Bool
-    var noticeSeq: Int?
-
-    init(id: Int64, serverMsgID: String, clientMsgID: String, senderUid: Int, conversationId: String, seq: Int,
-         sendID: String, recvID: String, contentType: Int, content: String, sendTime: Int,
-         revoked: Bool = false, flashViewed: Bool = false, isControl: Bool = false, noticeSeq: Int? = nil) {
-        self.id = id; self.serverMsgID = serverMsgID; self.clientMsgID = clientMsgID; self.senderUid = senderUid
-        self.conversationId = conversationId; self.seq = seq; self.sendID = sendID; self.recvID = recvID
-        self.contentType = contentType; self.content = content; self.sendTime = sendTime
-        self.revoked = revoked; self.flashViewed = flashViewed; self.isControl = isControl; self.noticeSeq = noticeSeq
-    }
-
-    /// By column name, without Codable's keyed decoding (the send path reads
-    /// rows on the single writer thread).
-    init(row: Row) throws {
-        self.init(id: try row.decode(forColumn: "id"), serverMsgID: try row.decode(forColumn: "serverMsgID"),
-                  clientMsgID: try row.decode(forColumn: "clientMsgID"), senderUid: try row.decode(forColumn: "senderUid"),
-                  conversationId: try row.decode(forColumn: "conversationId"), seq: try row.decode(forColumn: "seq"),
-                  sendID: try row.decode(forColumn: "sendID"), recvID: try row.decode(forColumn: "recvID"),
-                  contentType: try row.decode(forColumn: "contentType"), content: try row.decode(forColumn: "content"),
-                  sendTime: try row.decode(forColumn: "sendTime"), revoked: try row.decode(forColumn: "revoked"),
-                  flashViewed: try row.decode(forColumn: "flashViewed"), isControl: try row.decode(forColumn: "isControl"),
-                  noticeSeq: try row.decode(forColumn: "noticeSeq"))
     }
 }

@@ -1,6 +1,5 @@
 import ChatCore
 import Foundation
-import GRDB
 
 /// `--demo`: accounts `me`, `alice`, `bob`, `carol` (password
 /// `tongban-demo`) with history that shows every feature, and demo peers
@@ -10,25 +9,22 @@ struct DemoSeeder {
     let service: ChatService
 
     func seedIfNeeded() throws {
-        let exists = try service.db.read { db in
-            try Int.fetchOne(db, sql: "SELECT uid FROM user WHERE account = 'me'")
-        }
-        if exists == nil { try seed() }
+        if try uid(ofAccount: "me") == nil { try seed() }
         try installPeers()
     }
 
-    func uid(_ account: String) throws -> Int {
-        try service.db.read { db in try Int.fetchOne(db, sql: "SELECT uid FROM user WHERE account = ?", arguments: [account]) } ?? 0
+    func uid(ofAccount account: String) throws -> Int? {
+        try service.storage.read { tx in try tx.accounts.uid(ofAccount: account) }
     }
 
     func seed() throws {
-        let me = try service.register(RegisterRequest(account: "me", password: Self.password, username: "我"), seeded: true).uid
-        let alice = try service.register(RegisterRequest(account: "alice", password: Self.password, username: "Alice 爱丽丝")).uid
-        let bob = try service.register(RegisterRequest(account: "bob", password: Self.password, username: "Bob 鲍勃")).uid
-        let carol = try service.register(RegisterRequest(account: "carol", password: Self.password, username: "Carol 卡罗尔")).uid
+        let me = try service.auth.register(RegisterRequest(account: "me", password: Self.password, username: "我"), seeded: true).uid
+        let alice = try service.auth.register(RegisterRequest(account: "alice", password: Self.password, username: "Alice 爱丽丝")).uid
+        let bob = try service.auth.register(RegisterRequest(account: "bob", password: Self.password, username: "Bob 鲍勃")).uid
+        let carol = try service.auth.register(RegisterRequest(account: "carol", password: Self.password, username: "Carol 卡罗尔")).uid
 
         let day: Int = 24 * 3600 * 1000
-        let now = service.nowMs()
+        let now = service.config.clock.nowMs()
         let withAlice = ConversationIDHelper.make(myUid: me, targetUid: alice)
         let withBob = ConversationIDHelper.make(myUid: me, targetUid: bob)
 
@@ -36,12 +32,12 @@ struct DemoSeeder {
         let picture = SampleMedia.png(width: 96, height: 64) { x, y in
             (UInt8(40 + x * 2), UInt8(120 + y), UInt8(200 - x))
         }
-        let imageKey = try service.upload(caller: alice, kind: "chat_image", declaredType: "image/png", bytes: picture).objectKey
+        let imageKey = try service.media.upload(caller: alice, kind: "chat_image", declaredType: "image/png", bytes: picture).objectKey
         let flashPicture = SampleMedia.png(width: 64, height: 64) { x, y in
             ((x / 8 + y / 8) % 2 == 0 ? (230, 90, 90) : (250, 240, 200))
         }
-        let flashKey = try service.upload(caller: bob, kind: "chat_image", declaredType: "image/png", bytes: flashPicture).objectKey
-        let voiceKey = try service.upload(caller: alice, kind: "chat_audio", declaredType: "audio/wav",
+        let flashKey = try service.media.upload(caller: bob, kind: "chat_image", declaredType: "image/png", bytes: flashPicture).objectKey
+        let voiceKey = try service.media.upload(caller: alice, kind: "chat_audio", declaredType: "audio/wav",
                                           bytes: SampleMedia.wav(seconds: 12)).objectKey
 
         func custom(_ fields: [String: Any]) -> String {
@@ -50,19 +46,20 @@ struct DemoSeeder {
 
         // Signals: me asked something; carol's reply waits unopened in the inbox,
         // bob's reply turned into a chat.
-        let signal = try service.createSignal(caller: me, content: "周末有人一起去爬香山吗？")
-        _ = try service.replySignal(caller: carol, signalId: signal, content: "我去！几点集合？")
-        let bobReply = try service.replySignal(caller: bob, signalId: signal, content: "算我一个")
+        let signal = try service.signals.create(caller: me, content: "周末有人一起去爬香山吗？")
+        _ = try service.signals.reply(caller: carol, signalId: signal, content: "我去！几点集合？")
+        let bobReply = try service.signals.reply(caller: bob, signalId: signal, content: "算我一个")
 
-        try service.db.write { db in
+        let messages = service.messages, conversations = service.conversations
+        try service.storage.write { tx in
             var cursors: [Int: Int] = [:]
             func put(_ conv: String, _ from: Int, _ to: Int, _ type: Int, _ content: String, _ at: Int, control: Bool = false) throws -> MessageRow {
-                try service.append(conversationId: conv, sender: from, peer: to, clientMsgID: "demo-" + UUID().uuidString,
-                                   contentType: type, content: content, isControl: control, db: db,
-                                   cursors: &cursors, sendTime: at)
+                try messages.append(conversationId: conv, sender: from, peer: to, clientMsgID: "demo-" + UUID().uuidString,
+                                    contentType: type, content: content, isControl: control, in: tx,
+                                    cursors: &cursors, sendTime: at)
             }
-            try service.ensureConversation(withAlice, caller: me, peer: alice, db: db)
-            try service.ensureConversation(withBob, caller: me, peer: bob, db: db)
+            try conversations.ensure(withAlice, caller: me, peer: alice, in: tx)
+            try conversations.ensure(withBob, caller: me, peer: bob, in: tx)
 
             // Alice: three days of history, an image, a voice message, a revoked message. Pinned.
             _ = try put(withAlice, alice, me, 101, "早上好！这是同伴终端的演示 👋", now - 3 * day)
@@ -70,17 +67,18 @@ struct DemoSeeder {
             _ = try put(withAlice, alice, me, 110, custom(["type": "image", "objectKey": imageKey, "url": "", "expireAt": 0, "w": 96, "h": 64]),
                         now - 2 * day)
             let oops = try put(withAlice, me, alice, 101, "这条消息发错了", now - 2 * day + 30_000)
-            let notice = try put(withAlice, me, alice, 2101, ChatService.json(["clientMsgID": oops.clientMsgID]),
+            let notice = try put(withAlice, me, alice, 2101, MessageService.json(["clientMsgID": oops.clientMsgID]),
                                  now - 2 * day + 40_000, control: true)
-            try db.execute(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?",
-                           arguments: [notice.seq, oops.id])
-            try service.scrubLog(messageId: oops.id, db: db)
+            try tx.messages.markRevoked(id: oops.id, noticeSeq: notice.seq)
+            try messages.scrubLog(messageId: oops.id, in: tx)
             _ = try put(withAlice, alice, me, 110, custom(["type": "audio", "objectKey": voiceKey, "url": "", "expireAt": 0, "durationSec": 12]),
                         now - day)
             _ = try put(withAlice, me, alice, 101, "收到语音了，晚点回你。\n第二行：中文、English 和 emoji 😀 混排", now - day + 120_000)
             _ = try put(withAlice, alice, me, 101, "好的，发消息给我试试，我会回复你", now - 3_600_000)
-            try db.execute(sql: "UPDATE member SET isPinned = 1, readSeq = (SELECT maxSeq FROM conversation WHERE id = ?) WHERE conversationId = ? AND uid = ?",
-                           arguments: [withAlice, withAlice, me])
+            var pinned = try conversations.member(withAlice, uid: me, in: tx)
+            pinned.isPinned = true
+            pinned.readSeq = try tx.conversations.maxSeq(of: withAlice) ?? 0
+            try tx.conversations.update(pinned)
 
             // Bob: came from a signal, a signal quote, a flash image, unread messages.
             _ = try put(withBob, me, bob, 110, custom(["type": "signal_quote", "signalId": signal, "replyContent": "算我一个",
@@ -89,22 +87,21 @@ struct DemoSeeder {
                         now - 20 * 60_000)
             _ = try put(withBob, bob, me, 101, "给你发了张闪照，只能看一次哦", now - 19 * 60_000)
             _ = try put(withBob, bob, me, 101, "周六早上八点，香山东门见？", now - 5 * 60_000)
-            try db.execute(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?", arguments: [withBob])
-            try db.execute(sql: "UPDATE signal_reply SET isImOpened = 1 WHERE id = ?", arguments: [Int(bobReply) ?? 0])
+            try tx.conversations.markOpened(withBob)
+            try tx.signals.markOpened(reply: Int(bobReply) ?? 0)
             for (key, conv) in [(imageKey, withAlice), (voiceKey, withAlice), (flashKey, withBob)] {
-                try db.execute(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, 0)",
-                               arguments: [key, conv])
+                try tx.media.grant(key, conversationId: conv, messageId: 0)
             }
         }
     }
 
     /// Alice and Bob answer `me` after a short pause.
     func installPeers() throws {
-        let me = try uid("me")
-        let peers = Set([try uid("alice"), try uid("bob")])
+        let me = try uid(ofAccount: "me") ?? 0
+        let peers = Set([try uid(ofAccount: "alice") ?? 0, try uid(ofAccount: "bob") ?? 0])
         let service = self.service
         let delay = service.config.demoReplyDelay
-        service.afterSend.withLock { hook in
+        service.notices.afterSend.withLock { hook in
             hook = AfterSendHook { message in
                 guard ConversationIDHelper.uid(fromImUid: message.sendID) == me,
                       let peer = ConversationIDHelper.uid(fromImUid: message.recvID), peers.contains(peer),
@@ -117,14 +114,14 @@ struct DemoSeeder {
                     switch m.type {
                     case .text: reply = "收到：" + (m.text ?? "")
                     case .flashImage:
-                        _ = try? service.send(caller: peer, request: SendMessageRequest(
-                            recvID: message.conversationId, content: ChatService.json(["type": "flash_viewed", "msgId": message.clientMsgID]),
+                        _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
+                            recvID: message.conversationId, content: MessageService.json(["type": "flash_viewed", "msgId": message.clientMsgID]),
                             contentType: ContentType.custom, clientMsgId: "demo-viewed-" + message.clientMsgID))
                         reply = "闪照看过了，已经销毁 🔥"
                     default: reply = "收到你的" + MessageKinds.summary(of: m, localizer: Localizer(language: .zhHans))
                     }
                     if reply.count > 200 { reply = String(reply.prefix(200)) + "…" }
-                    _ = try? service.send(caller: peer, request: SendMessageRequest(
+                    _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
                         recvID: message.conversationId, content: reply, contentType: ContentType.text,
                         clientMsgId: "demo-reply-" + message.clientMsgID))
                 }

@@ -6,11 +6,10 @@ import Synchronization
 
 /// Copies committed WAL pages into the database file on a connection and a
 /// queue of its own. SQLite's automatic checkpoint runs inside the commit
-/// that crossed the threshold, so every thousandth page or so one send
-/// batch waited for a whole checkpoint (and with a larger threshold the
-/// wait grew with it: p99 doubled). A passive checkpoint from a second
-/// connection runs beside the writer instead, and pages written again
-/// between checkpoints go to the database file once.
+/// that crossed the threshold, so the send batch of that commit would wait
+/// for a whole checkpoint (longer, the larger the threshold). A passive
+/// checkpoint from a second connection runs beside the writer instead, and
+/// pages written again between checkpoints go to the database file once.
 final class Checkpointer: Sendable {
     /// Past this many WAL frames (~64 MiB) the writer checkpoints too. SQLite
     /// starts the WAL over when a transaction begins on a fully copied WAL;

@@ -1,26 +1,40 @@
 import ChatCore
-import Crypto
 import Foundation
-import GRDB
-import Logging
-import Synchronization
-import _CryptoExtras
 
-/// Sends: checks, the group-committed write, notices after the commit.
-extension ChatService {
+/// Sends: the checks that need no write, the write (alone or group-committed),
+/// notices after the commit.
+extension MessageService {
+    /// A send that passed validation and waits for its write.
+    struct SendJob: Sendable {
+        let caller: Int
+        let peer: Int
+        let request: SendMessageRequest
+        let payload: MessageContent
+        /// Made before the write: the writer's transaction does only what must be serial.
+        let serverMsgID: String
+    }
+
+    /// What a committed send leaves to do after the commit.
+    struct SendWrite: Sendable {
+        let row: MessageRow
+        let cursors: [Int: Int]
+        let isNew: Bool
+        let destroyedKey: String?
+    }
+
     /// Sends one message in its own transaction (the demo peers, tests).
-    public func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
+    func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
         let job = try prepareSend(caller: caller, request: r)
-        let write = try db.write { db in try self.writeSend(job, db: db) }
-        if let key = write.destroyedKey { media.delete(key: key) }
-        finishSends([write])
+        let write = try storage.write { tx in try self.writeSend(job, in: tx) }
+        if let key = write.destroyedKey { objects.delete(key: key) }
+        notices.sendsCommitted([write])
         return Self.response(write.row)
     }
 
     /// Sends one message through the group-commit writer: concurrent sends
     /// share one transaction (each in its own savepoint, so one bad send
     /// fails alone), and the request's task waits without holding a thread.
-    public func sendBatched(caller: Int, request r: SendMessageRequest) async throws -> SendMessageResponse {
+    func sendBatched(caller: Int, request r: SendMessageRequest) async throws -> SendMessageResponse {
         let job = try prepareSend(caller: caller, request: r)
         let write = try await sendWriter.submit(job)
         return Self.response(write.row)
@@ -33,27 +47,25 @@ extension ChatService {
     /// The checks that need no write: membership, content, signal reply.
     func prepareSend(caller: Int, request r: SendMessageRequest) throws -> SendJob {
         let conversationId = r.recvID
-        let peer = try peer(of: conversationId, caller: caller)
+        let peer = try ConversationService.peer(of: conversationId, caller: caller)
         guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else {
             throw APIFailure.invalid("clientMsgId must be 1-128 characters")
         }
         let payload = try validateContent(type: r.contentType, content: r.content)
         if let receiveId = r.receiveId, !receiveId.isEmpty {
-            try checkReceiveId(receiveId, between: caller, and: peer)
+            try signals.checkReceiveId(receiveId, between: caller, and: peer)
         }
         return SendJob(caller: caller, peer: peer, request: r, payload: payload, serverMsgID: Self.newServerMsgID())
     }
 
     /// The write of one send, inside the caller's transaction.
-    func writeSend(_ job: SendJob, db: Database) throws -> SendWrite {
+    func writeSend(_ job: SendJob, in tx: any StorageTransaction) throws -> SendWrite {
         let caller = job.caller, peer = job.peer, r = job.request, payload = job.payload
         let conversationId = r.recvID
         // One look-up for both rules: a retry of the caller's own send is
         // answered with the stored message, and the peer's clientMsgID must
         // not be taken over (the peer's client merges by it, revoke finds by it).
-        let taken = try MessageRow.fetchAll(db.cachedStatement(sql: """
-            SELECT * FROM message WHERE (senderUid = ?1 AND clientMsgID = ?2) OR (conversationId = ?3 AND clientMsgID = ?2)
-            """), arguments: [caller, r.clientMsgId, conversationId])
+        let taken = try tx.messages.messages(clientMsgID: r.clientMsgId, sentBy: caller, orIn: conversationId)
         if let existing = taken.first(where: { $0.senderUid == caller }) {
             return SendWrite(row: existing, cursors: [:], isNew: false, destroyedKey: nil)
         }
@@ -65,10 +77,8 @@ extension ChatService {
         var flashTarget: MessageRow?
         var destroyedKey: String?
         if case .flashViewed(let targetId) = payload {
-            guard let target = try MessageRow.fetchOne(db.cachedStatement(sql: """
-                SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
-                """), arguments: [conversationId, targetId]),
-                case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
+            guard let target = try tx.messages.message(in: conversationId, clientMsgID: targetId),
+                  case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
             else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
             guard target.senderUid != caller else {
                 throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
@@ -76,46 +86,29 @@ extension ChatService {
             flashTarget = target
             isControl = true
         }
-        let keys = Self.objectKeys(in: payload)
-        for key in keys where !(try mayRead(key: key, uid: caller, db: db)) {
+        let keys = MessageKinds.objectKeys(in: payload)
+        for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
         let row = try append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
                              contentType: r.contentType, content: r.content, isControl: isControl,
-                             db: db, cursors: &cursors, serverMsgID: job.serverMsgID)
+                             in: tx, cursors: &cursors, serverMsgID: job.serverMsgID)
         for key in keys {
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)").execute(arguments: [key, conversationId, row.id])
+            try tx.media.grant(key, conversationId: conversationId, messageId: row.id)
         }
         if let target = flashTarget, !target.flashViewed {
-            try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [target.id])
+            try tx.messages.markFlashViewed(id: target.id)
             if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
-                try db.cachedStatement(sql: "UPDATE media SET destroyed = 1 WHERE objectKey = ?").execute(arguments: [p.objectKey])
+                try tx.media.markDestroyed(p.objectKey)
                 destroyedKey = p.objectKey
             }
-            let updated = try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [target.id])!
-            try scrubLog(messageId: target.id, db: db)
+            let updated = try tx.messages.message(id: target.id)!
+            try scrubLog(messageId: target.id, in: tx)
             for uid in [caller, peer] {
-                cursors[uid] = try log(.messageUpdate(Self.wire(updated)), to: uid, messageId: target.id, db: db)
+                cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: target.id, in: tx)
             }
         }
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
-    }
-
-    /// After a commit that logged events: the users' sockets hear of their
-    /// new log ends, and the checkpointer of the new WAL pages.
-    func notifyCommitted(_ cursors: [Int: Int]) {
-        hub.notify(cursors)
-        checkpointer.committed()
-    }
-
-    /// After the commit: sockets hear of the new log end (one notice per
-    /// user for the whole batch), the demo peers react.
-    func finishSends(_ writes: [SendWrite]) {
-        var cursors: [Int: Int] = [:]
-        for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
-        notifyCommitted(cursors)
-        guard let hook = afterSend.withLock({ $0 }) else { return }
-        for w in writes where w.isNew { hook.run(Self.wire(w.row)) }
     }
 
     /// Checks content against its type; returns the decoded payload.
@@ -150,19 +143,5 @@ extension ChatService {
         default:
             throw APIFailure.invalid("unknown contentType \(type)")
         }
-    }
-
-    /// The objects a message refers to, as its kind declares them.
-    static func objectKeys(in payload: MessageContent) -> [String] { MessageKinds.objectKeys(in: payload) }
-
-    func checkReceiveId(_ receiveId: String, between a: Int, and b: Int) throws {
-        guard let id = Int(receiveId) else { throw APIFailure.invalid("receive_id must be a decimal number") }
-        let ok = try db.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: """
-                SELECT 1 FROM signal_reply r JOIN signal s ON s.id = r.signalId
-                WHERE r.id = ? AND ((s.ownerUid = ? AND r.fromUid = ?) OR (s.ownerUid = ? AND r.fromUid = ?))
-                """), arguments: [id, a, b, b, a]) != nil
-        }
-        guard ok else { throw APIFailure.forbidden("receive_id \(receiveId) is not a reply between you two") }
     }
 }

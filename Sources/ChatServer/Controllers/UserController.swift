@@ -1,0 +1,23 @@
+import ChatCore
+import Hummingbird
+
+/// `/user/*`: the caller's profile, renaming, search, profiles in bulk.
+struct UserController {
+    let users: UserService
+    let read: RequestReader
+
+    var routes: RouteCollection<ChatRequestContext> {
+        let routes = RouteCollection(context: ChatRequestContext.self)
+        routes.get("me") { _, ctx in json(try users.user(uid: ctx.uid)) }
+        routes.get("search") { req, ctx in
+            json(try users.search(query: req.uri.queryParameters.get("q") ?? "", caller: ctx.uid))
+        }
+        routes.post("profile/update") { req, ctx in
+            json(try users.rename(caller: ctx.uid, username: try await read.decode(UpdateProfileRequest.self, req).username))
+        }
+        routes.post("profile/openim-batch") { req, _ in
+            json(try users.profiles(try await read.decode(ProfileBatchRequest.self, req).userIds))
+        }
+        return routes
+    }
+}

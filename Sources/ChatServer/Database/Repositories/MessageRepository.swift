@@ -1,0 +1,53 @@
+/// A stored message. `isControl` marks server notices and flash-viewed
+/// receipts, which are not shown as messages; `noticeSeq` is the seq of a
+/// revoked message's notice.
+struct MessageRow: Sendable {
+    var id: Int64
+    var serverMsgID: String
+    var clientMsgID: String
+    var senderUid: Int
+    var conversationId: String
+    var seq: Int
+    var sendID: String
+    var recvID: String
+    var contentType: Int
+    var content: String
+    var sendTime: Int
+    var revoked: Bool
+    var flashViewed: Bool
+    var isControl: Bool
+    var noticeSeq: Int?
+
+    init(id: Int64, serverMsgID: String, clientMsgID: String, senderUid: Int, conversationId: String, seq: Int,
+         sendID: String, recvID: String, contentType: Int, content: String, sendTime: Int,
+         revoked: Bool = false, flashViewed: Bool = false, isControl: Bool = false, noticeSeq: Int? = nil) {
+        self.id = id; self.serverMsgID = serverMsgID; self.clientMsgID = clientMsgID; self.senderUid = senderUid
+        self.conversationId = conversationId; self.seq = seq; self.sendID = sendID; self.recvID = recvID
+        self.contentType = contentType; self.content = content; self.sendTime = sendTime
+        self.revoked = revoked; self.flashViewed = flashViewed; self.isControl = isControl; self.noticeSeq = noticeSeq
+    }
+}
+
+/// Messages, by conversation and seq.
+protocol MessageRepository {
+    /// Stores `row` (its `id`, `revoked`, `flashViewed` and `noticeSeq` are
+    /// not read); returns the new id.
+    func insert(_ row: MessageRow) throws -> Int64
+    func message(id: Int64) throws -> MessageRow?
+    /// The message with `clientMsgID` in a conversation, control ones left out.
+    func message(in conversationId: String, clientMsgID: String) throws -> MessageRow?
+    /// Messages with `clientMsgID` that `sender` sent anywhere or anyone sent in `conversationId`.
+    func messages(clientMsgID: String, sentBy sender: Int, orIn conversationId: String) throws -> [MessageRow]
+    /// Empties the content and records the notice's seq.
+    func markRevoked(id: Int64, noticeSeq: Int) throws
+    func markFlashViewed(id: Int64) throws
+
+    /// The newest message above `seq` that is not a control one.
+    func lastVisible(in conversationId: String, after seq: Int) throws -> MessageRow?
+    /// Messages above `seq` that are not control ones and not from `uid`.
+    func unreadCount(in conversationId: String, after seq: Int, notFrom uid: Int) throws -> Int
+    /// Up to `limit` messages above `seq`, oldest first.
+    func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow]
+    /// Up to `limit` messages above `floor` and below `ceiling`, newest first.
+    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int) throws -> [MessageRow]
+}

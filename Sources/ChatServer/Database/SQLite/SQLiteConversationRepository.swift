@@ -1,0 +1,83 @@
+import GRDB
+
+struct SQLiteConversationRepository: ConversationRepository {
+    let db: Database
+
+    func exists(_ id: String) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [id]) != nil
+    }
+
+    func create(_ id: String, uidLow: Int, uidHigh: Int, createdAt: Int) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO conversation(id, uidLow, uidHigh, maxSeq, createdAt) VALUES (?, ?, ?, 0, ?)
+            ON CONFLICT(id) DO NOTHING
+            """).execute(arguments: [id, uidLow, uidHigh, createdAt])
+    }
+
+    func addMember(_ id: String, uid: Int, hidden: Bool) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO member(conversationId, uid, hidden) VALUES (?, ?, ?) ON CONFLICT DO NOTHING
+            """).execute(arguments: [id, uid, hidden])
+    }
+
+    func member(_ id: String, uid: Int) throws -> MemberRow? {
+        try MemberRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM member WHERE conversationId = ? AND uid = ?"), arguments: [id, uid])
+    }
+
+    func update(_ member: MemberRow) throws {
+        try member.update(db)
+    }
+
+    func maxSeq(of id: String) throws -> Int? {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT maxSeq FROM conversation WHERE id = ?"), arguments: [id])
+    }
+
+    func createdAt(of id: String) throws -> Int? {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT createdAt FROM conversation WHERE id = ?"), arguments: [id])
+    }
+
+    func takeNextSeq(_ id: String) throws -> Int? {
+        // One statement takes the next seq and hands it back (RETURNING, SQLite ≥ 3.35).
+        try Int.fetchOne(db.cachedStatement(sql: "UPDATE conversation SET maxSeq = maxSeq + 1 WHERE id = ? RETURNING maxSeq"),
+                         arguments: [id])
+    }
+
+    func noteAppended(_ id: String, seq: Int, sender: Int, senderRead: Bool) throws {
+        // One statement for both members.
+        try db.cachedStatement(sql: """
+            UPDATE member SET hidden = hidden AND clearedSeq >= ?1,
+                              readSeq = CASE WHEN uid = ?2 AND ?3 THEN MAX(readSeq, ?1) ELSE readSeq END
+            WHERE conversationId = ?4
+            """).execute(arguments: [seq, sender, senderRead, id])
+    }
+
+    func visibleConversations(of uid: Int) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: "SELECT conversationId FROM member WHERE uid = ? AND hidden = 0"), arguments: [uid])
+    }
+
+    func unhide(_ id: String, uid: Int) throws {
+        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE conversationId = ? AND uid = ?").execute(arguments: [id, uid])
+    }
+
+    func markOpened(_ id: String) throws {
+        try db.cachedStatement(sql: "UPDATE member SET isImOpened = 1 WHERE conversationId = ?").execute(arguments: [id])
+    }
+
+    func visiblePeers(of uid: Int) throws -> [(conversationId: String, uid: Int)] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT peer.conversationId, peer.uid FROM member me
+            JOIN member peer ON peer.conversationId = me.conversationId AND peer.uid <> me.uid
+            WHERE me.uid = ? AND peer.hidden = 0
+            """), arguments: [uid]).map { row in (row[0], row[1]) }
+    }
+
+    func contacts(of uid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: """
+            SELECT CASE WHEN uidLow = ? THEN uidHigh ELSE uidLow END FROM conversation WHERE uidLow = ? OR uidHigh = ?
+            """), arguments: [uid, uid, uid])
+    }
+}
+
+extension MemberRow: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "member"
+}

@@ -1,0 +1,79 @@
+import GRDB
+
+struct SQLiteMessageRepository: MessageRepository {
+    let db: Database
+
+    func insert(_ row: MessageRow) throws -> Int64 {
+        try db.cachedStatement(sql: """
+            INSERT INTO message(serverMsgID, clientMsgID, senderUid, conversationId, seq, sendID, recvID, contentType,
+                                content, sendTime, isControl)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [row.serverMsgID, row.clientMsgID, row.senderUid, row.conversationId, row.seq,
+                                     row.sendID, row.recvID, row.contentType, row.content, row.sendTime, row.isControl])
+        return db.lastInsertedRowID
+    }
+
+    func message(id: Int64) throws -> MessageRow? {
+        try MessageRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [id])
+    }
+
+    func message(in conversationId: String, clientMsgID: String) throws -> MessageRow? {
+        try MessageRow.fetchOne(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE conversationId = ? AND clientMsgID = ? AND isControl = 0
+            """), arguments: [conversationId, clientMsgID])
+    }
+
+    func messages(clientMsgID: String, sentBy sender: Int, orIn conversationId: String) throws -> [MessageRow] {
+        try MessageRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE (senderUid = ?1 AND clientMsgID = ?2) OR (conversationId = ?3 AND clientMsgID = ?2)
+            """), arguments: [sender, clientMsgID, conversationId])
+    }
+
+    func markRevoked(id: Int64, noticeSeq: Int) throws {
+        try db.cachedStatement(sql: "UPDATE message SET revoked = 1, content = '', noticeSeq = ? WHERE id = ?")
+            .execute(arguments: [noticeSeq, id])
+    }
+
+    func markFlashViewed(id: Int64) throws {
+        try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [id])
+    }
+
+    func lastVisible(in conversationId: String, after seq: Int) throws -> MessageRow? {
+        try MessageRow.fetchOne(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0 ORDER BY seq DESC LIMIT 1
+            """), arguments: [conversationId, seq])
+    }
+
+    func unreadCount(in conversationId: String, after seq: Int, notFrom uid: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND senderUid <> ? AND isControl = 0
+            """), arguments: [conversationId, seq, uid]) ?? 0
+    }
+
+    func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow] {
+        try MessageRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? ORDER BY seq ASC LIMIT ?
+            """), arguments: [conversationId, seq, limit])
+    }
+
+    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int) throws -> [MessageRow] {
+        try MessageRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?
+            """), arguments: [conversationId, floor, ceiling, limit])
+    }
+}
+
+extension MessageRow: FetchableRecord {
+    /// By column name, without Codable's keyed decoding (the send path reads
+    /// rows on the single writer thread).
+    init(row: Row) throws {
+        self.init(id: try row.decode(forColumn: "id"), serverMsgID: try row.decode(forColumn: "serverMsgID"),
+                  clientMsgID: try row.decode(forColumn: "clientMsgID"), senderUid: try row.decode(forColumn: "senderUid"),
+                  conversationId: try row.decode(forColumn: "conversationId"), seq: try row.decode(forColumn: "seq"),
+                  sendID: try row.decode(forColumn: "sendID"), recvID: try row.decode(forColumn: "recvID"),
+                  contentType: try row.decode(forColumn: "contentType"), content: try row.decode(forColumn: "content"),
+                  sendTime: try row.decode(forColumn: "sendTime"), revoked: try row.decode(forColumn: "revoked"),
+                  flashViewed: try row.decode(forColumn: "flashViewed"), isControl: try row.decode(forColumn: "isControl"),
+                  noticeSeq: try row.decode(forColumn: "noticeSeq"))
+    }
+}

@@ -1,0 +1,49 @@
+/// The seam between the services and the database. The services open
+/// transactions here and reach the tables only through the repositories a
+/// transaction hands out, so a backend implements this protocol, the
+/// `StorageTransaction` it passes to the bodies and the seven repositories.
+/// `SQLiteStorage` is the one backend.
+///
+/// What every backend must keep:
+/// - `write` transactions that take a conversation's next seq
+///   (`ConversationRepository.takeNextSeq`) are serialised per
+///   conversation, so seqs have no holes and no duplicates, and a rolled
+///   back transaction (or savepoint) gives its seqs back.
+/// - A transaction is all or nothing; nothing of it is visible before it
+///   committed, and a call returns only after its commit did. The services
+///   tell sockets about new log entries only after that return.
+/// - Everything is synchronous: the services run a transaction start to end
+///   on the calling thread (sends on the group-commit writer's own queue).
+protocol ChatStorage: Sendable {
+    /// Runs `body` on one consistent snapshot. The body does not write.
+    func read<T>(_ body: (any StorageTransaction) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction: committed when it returns,
+    /// rolled back when it throws.
+    func write<T>(_ body: (any StorageTransaction) throws -> T) throws -> T
+
+    /// One write transaction for a group of jobs, each inside a savepoint of
+    /// its own: a job that throws rolls back alone (its result is the
+    /// error) and the others commit together. Throws when the transaction as
+    /// a whole could not commit: then nothing of the group is stored.
+    func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>]
+}
+
+/// One open transaction (or savepoint) and the repositories over it. A
+/// transaction is used only inside the body it was passed to.
+protocol StorageTransaction {
+    var accounts: any AccountRepository { get }
+    var users: any UserRepository { get }
+    var conversations: any ConversationRepository { get }
+    var messages: any MessageRepository { get }
+    var syncLog: any SyncLogRepository { get }
+    var media: any MediaRepository { get }
+    var signals: any SignalRepository { get }
+}
+
+/// An error of a backend that can say whether it ran out of room (the
+/// request then gets `storage_full`, not `internal`).
+protocol StorageError: Error {
+    var isStorageFull: Bool { get }
+}

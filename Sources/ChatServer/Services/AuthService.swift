@@ -1,0 +1,124 @@
+import ChatCore
+import Foundation
+import Synchronization
+
+/// Accounts, sign-in (throttled per account), bearer tokens and the
+/// per-user request rate.
+final class AuthService: Sendable {
+    static let maxLoginFailures = 10
+    static var accountPattern: Regex<Substring> { /^[a-z0-9_]{3,32}$/ }
+
+    let storage: any ChatStorage
+    let config: ServerConfig
+    /// Requests per user in the current second (`checkRate`).
+    let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
+    /// Failed logins per account (`login`).
+    let loginThrottle = Mutex(LoginThrottle(limit: AuthService.maxLoginFailures, windowMs: 60_000))
+    /// Token hash -> uid of tokens seen valid; a logout removes its entry
+    /// and moves `generation`, so a lookup that read the database before the
+    /// logout cannot put the token back.
+    struct TokenCache {
+        var uids: [String: Int] = [:]
+        var generation = 0
+    }
+    let tokenCache = Mutex(TokenCache())
+
+    init(storage: any ChatStorage, config: ServerConfig) {
+        self.storage = storage
+        self.config = config
+    }
+
+    /// `seeded` skips the 3-character minimum: the demo's `me` account is
+    /// made by the server itself (PROTOCOL.md's rule binds `/auth/register`).
+    func register(_ r: RegisterRequest, seeded: Bool = false) throws -> AuthResponse {
+        guard r.account.wholeMatch(of: Self.accountPattern) != nil || (seeded && r.account == "me") else {
+            throw APIFailure.invalid("account must be 3-32 characters of a-z, 0-9 and _")
+        }
+        guard (8...128).contains(r.password.count) else { throw APIFailure.invalid("password must be 8-128 characters") }
+        let username = (r.username?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 } ?? r.account
+        guard username.count <= 64 else { throw APIFailure.invalid("username must be at most 64 characters") }
+        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let rounds = max(config.passwordRounds, 100_000)
+        let hash = try Credentials.hashPassword(r.password, salt: salt, rounds: rounds)
+        let token = Credentials.newToken()
+        let clock = config.clock
+        let uid: Int = try storage.write { tx in
+            if try tx.accounts.isTaken(account: r.account) {
+                throw APIFailure(.conflict, "account \(r.account) is taken")
+            }
+            let uid = try tx.accounts.insert(account: r.account, username: username, salt: salt, hash: hash, rounds: rounds,
+                                             createdAt: clock.nowMs())
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: uid, createdAt: clock.nowMs())
+            return uid
+        }
+        return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
+    }
+
+    func login(_ r: LoginRequest) throws -> AuthResponse {
+        let account = String(r.account.prefix(64))
+        let clock = config.clock
+        if let waitMs = loginThrottle.withLock({ $0.blockedFor(account, now: clock.nowMs()) }) {
+            throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
+                             retryAfter: (waitMs + 999) / 1000)
+        }
+        func failed() -> APIFailure {
+            let now = clock.nowMs()
+            loginThrottle.withLock { $0.recordFailure(account, now: now) }
+            return APIFailure(.unauthorized, "wrong account or password")
+        }
+        guard let user = try storage.read({ tx in try tx.accounts.account(named: r.account) }) else {
+            // Same cost as a real check, so timing does not reveal accounts.
+            _ = try? Credentials.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, 100_000))
+            throw failed()
+        }
+        let hash = try Credentials.hashPassword(r.password, salt: user.pwSalt, rounds: user.pwRounds)
+        guard Credentials.constantTimeEqual(hash, user.pwHash) else { throw failed() }
+        let token = Credentials.newToken()
+        try storage.write { tx in
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: user.uid, createdAt: clock.nowMs())
+        }
+        return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
+    }
+
+    func logout(token: String) throws {
+        let hash = Credentials.tokenHash(token)
+        try storage.write { tx in try tx.accounts.deleteToken(hash: hash) }
+        tokenCache.withLock { cache in
+            cache.uids.removeValue(forKey: hash)
+            cache.generation += 1
+        }
+    }
+
+    /// The uid a bearer token belongs to.
+    func authenticate(token: String) throws -> Int? {
+        guard !token.isEmpty, token.count <= 256 else { return nil }
+        let hash = Credentials.tokenHash(token)
+        let (cached, generation) = tokenCache.withLock { ($0.uids[hash], $0.generation) }
+        if let cached { return cached }
+        let uid = try storage.read { tx in try tx.accounts.uid(forTokenHash: hash) }
+        if let uid {
+            tokenCache.withLock { cache in
+                guard cache.generation == generation else { return }  // a logout happened meanwhile
+                if cache.uids.count >= 100_000 { cache.uids.removeAll(keepingCapacity: true) }
+                cache.uids[hash] = uid
+            }
+        }
+        return uid
+    }
+
+    /// Fixed one-second window per user; `rate_limited` with Retry-After.
+    func checkRate(uid: Int) throws {
+        let limit = config.rateLimitPerSecond
+        guard limit > 0 else { return }
+        let now = config.clock.nowMs() / 1000
+        let allowed = rate.withLock { table -> Bool in
+            var entry = table[uid] ?? (now, 0)
+            if entry.second != now { entry = (now, 0) }
+            entry.count += 1
+            table[uid] = entry
+            if table.count > 10_000 { table = table.filter { $0.value.second == now } }
+            return entry.count <= limit
+        }
+        if !allowed { throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1) }
+    }
+}

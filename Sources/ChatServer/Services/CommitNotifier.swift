@@ -1,0 +1,39 @@
+import ChatCore
+import Synchronization
+
+/// The one place that speaks after a commit, and only after it: a user's
+/// sockets hear of their log's new end once the events are stored, and the
+/// after-send hook sees only messages that are.
+final class CommitNotifier: Sendable {
+    let hub: PushHub
+    /// Called after a committed send (the demo peers listen here).
+    let afterSend = Mutex<AfterSendHook?>(nil)
+
+    init(hub: PushHub) { self.hub = hub }
+
+    /// A commit logged events: `cursors` holds each user's newest.
+    func committed(_ cursors: [Int: Int]) {
+        hub.notify(cursors)
+    }
+
+    /// Sends committed (a group, or one): one notice per user for all of
+    /// them, then the hook for each new message.
+    func sendsCommitted(_ writes: [MessageService.SendWrite]) {
+        var cursors: [Int: Int] = [:]
+        for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
+        committed(cursors)
+        guard let hook = afterSend.withLock({ $0 }) else { return }
+        for w in writes where w.isNew { hook.run(w.row.wire) }
+    }
+}
+
+/// A closure kept in a `Mutex`, wrapped in a struct on purpose. Stored bare
+/// (`Mutex<(@Sendable (WireMessage) -> Void)?>`), the closure lives in the
+/// mutex's generic storage, and every `withLock` - even `{ $0 }` - converts
+/// it to the concrete representation and back on write-back, wrapping it in
+/// two more reabstraction thunks each time: the n-th call would run through
+/// a chain of 2n thunks. A struct field keeps its one representation,
+/// whoever copies it.
+struct AfterSendHook: Sendable {
+    let run: @Sendable (WireMessage) -> Void
+}

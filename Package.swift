@@ -45,13 +45,6 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Test support: FakeChatAPI, an in-memory server behind ChatSync's ChatAPI.
-        // Only test targets depend on it.
-        .target(
-            name: "ChatTesting",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync"],
-            swiftSettings: strict
-        ),
         // The seed's two view models, over the store and the sync layer.
         .target(
             name: "ChatViewModels",
@@ -125,7 +118,7 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
         .testTarget(
             name: "ChatViewModelsTests",
-            dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
+            dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
             swiftSettings: strict
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
@@ -137,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChatSyncTests",
-            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
+            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,9 +5,9 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Every endpoint of PROTOCOL.md, typed, over HTTP. Thread-safe; the token
-/// can change (login, logout) while calls are in flight.
-public final class APIClient: ChatAPI {
+/// Every endpoint of PROTOCOL.md, typed. Thread-safe; the token can change
+/// (login, logout) while calls are in flight.
+public final class APIClient: Sendable {
     public let baseURL: String
     private let tokenBox: Mutex<String?>
     let http: HTTPClient
@@ -178,9 +178,8 @@ public final class APIClient: ChatAPI {
         try await json(SyncResponse.self, .GET, "/chat/sync?since=\(since)&limit=\(limit)")
     }
 
-    /// The WebSocket URL for push, token in the query (PROTOCOL.md allows
-    /// both). Never nil: every server of PROTOCOL.md has `/chat/ws`.
-    public var pushURL: String? {
+    /// The WebSocket URL for push, token in the query (PROTOCOL.md allows both).
+    public var pushURL: String {
         let ws = baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(baseURL.hasPrefix("http://") ? 7 : 0)
         return ws + "/chat/ws?token=" + Self.query(token ?? "")
     }

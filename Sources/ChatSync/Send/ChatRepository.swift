@@ -29,7 +29,7 @@ public actor ChatRepository {
         }
     }
 
-    let api: any ChatAPI
+    let api: APIClient
     let store: ChatStore
     let media: MediaCacheService?
     let policy: Policy
@@ -43,7 +43,7 @@ public actor ChatRepository {
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
 
-    public init(api: any ChatAPI, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
+    public init(api: APIClient, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
                 logger: Logger = Logger(label: "tongban.send")) {
         self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
     }

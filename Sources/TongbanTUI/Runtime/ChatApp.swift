@@ -133,12 +133,6 @@ public final class ChatApp {
 
     public func handle(_ key: Key) async { await dispatch(.key(key)) }
 
-    /// Opens a chat as Enter on the list does.
-    public func open(_ c: Conversation) async {
-        await runner.run([.openChat(c, draftOfPrevious: chat.map { _ in state.input.text })])
-        redraw()
-    }
-
     /// A transient message on the status line.
     public func showStatus(_ text: String) { post(.status(text)) }
 

@@ -11,24 +11,19 @@ extension EffectRunner {
         do {
             switch command {
             case .voice(let paths):
-                let probe = try MediaProbe.probe(path: paths[0])
-                guard probe.kind == "chat_audio" else { throw MediaProbe.Failure.unsupported(paths[0]) }
-                await chat.sendVoice(path: paths[0], contentType: probe.contentType, durationSec: probe.durationSec ?? 0)
+                let voice = try OutgoingMedia.voice(at: paths[0])
+                await chat.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec)
             case .multi(let paths):
-                var files: [(path: String, contentType: String)] = []
-                for path in paths.prefix(9) {
-                    let prepared = try ImageCodec.prepareFile(path: path)
-                    let file = try chat.newUploadFile(prepared.data, ext: MediaType.fileExtension(for: prepared.contentType))
-                    files.append((file.path, prepared.contentType))
+                let pictures = try paths.prefix(ChatRepository.maxImagesPerMessage).map { path in
+                    try OutgoingMedia.image(at: path) { try chat.newUploadFile($0, ext: $1) }
                 }
-                await chat.sendMultiImage(paths: files)
+                await chat.sendMultiImage(paths: pictures.map { ($0.path, $0.contentType) })
             case .image(let paths), .flash(let paths):
-                let prepared = try ImageCodec.prepareFile(path: paths[0])
-                let file = try chat.newUploadFile(prepared.data, ext: MediaType.fileExtension(for: prepared.contentType))
+                let picture = try OutgoingMedia.image(at: paths[0]) { try chat.newUploadFile($0, ext: $1) }
                 var isFlash = false
                 if case .flash = command { isFlash = true }
-                await chat.sendImage(path: file.path, contentType: prepared.contentType, width: Double(prepared.width),
-                                     height: Double(prepared.height), isFlash: isFlash)
+                await chat.sendImage(path: picture.path, contentType: picture.contentType, width: Double(picture.width),
+                                     height: Double(picture.height), isFlash: isFlash)
             case .file(let path):
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
@@ -67,13 +62,14 @@ extension EffectRunner {
         recorder = nil
         guard send else { try? FileManager.default.removeItem(at: file); return }
         do {
-            let probe = try MediaProbe.probe(path: file.path)
-            guard probe.kind == "chat_audio", (probe.durationSec ?? 0) >= 1 else {
+            var voice: OutgoingMedia.Voice?
+            do { voice = try OutgoingMedia.voice(at: file.path) } catch MediaProbe.Failure.unsupported(_) { voice = nil }
+            guard let voice, voice.durationSec >= 1 else {
                 try? FileManager.default.removeItem(at: file)
                 await dispatch(.status(L.string("ui.recordTooShort")))
                 return
             }
-            await chat?.sendVoice(path: file.path, contentType: probe.contentType, durationSec: probe.durationSec ?? 1)
+            await chat?.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec)
         } catch {
             await dispatch(.status("\(error)"))
         }

@@ -143,6 +143,9 @@ public final class ConversationListViewModel {
         do {
             try await session.api.deleteConversation(id)
             try session.store.deleteConversation(id: id)
+            // A sync update merged while the server answered read the store
+            // before the delete and may have put the row back.
+            loadFromStore()
         } catch {
             conversations.append(removed)
             conversations = Self.sorted(conversations)

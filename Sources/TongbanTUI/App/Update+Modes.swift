@@ -61,11 +61,13 @@ extension Update {
         case .confirm(let what):
             s.mode = .normal
             guard key == .char("y") || key == .char("Y") else { return [] }
+            // The list shows what the action changed (a deleted row, a
+            // revoked or cleared preview) as the store has it afterwards.
             switch what {
-            case .deleteConversation(let id, _): return [.deleteConversation(id: id)]
-            case .revoke(let id): return [.revoke(messageId: id)]
-            case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
-            case .clearHistory: return [.clearHistory]
+            case .deleteConversation(let id, _): return [.deleteConversation(id: id), .reloadList]
+            case .revoke(let id): return [.revoke(messageId: id), .reloadList]
+            case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height), .reloadList]
+            case .clearHistory: return [.clearHistory, .reloadList]
             }
         case .help:
             s.mode = .normal

@@ -54,6 +54,7 @@ public enum ChatServerApp {
         authed.addRoutes(ConversationController(conversations: service.conversations, read: read).routes, atPath: "/chat")
         authed.addRoutes(media.routes, atPath: "/media")
         authed.addRoutes(SignalController(signals: service.signals, read: read).routes, atPath: "/signal")
+        authed.addRoutes(GroupController(groups: service.groups, read: read).routes, atPath: "/group")
         return router
     }
 

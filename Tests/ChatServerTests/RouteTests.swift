@@ -27,6 +27,10 @@ import Testing
             (.GET, "/media/object/chat/image/2026/01/01/x.png?exp=1&sig=00", nil),
             (.POST, "/signal/create", "{}"), (.POST, "/signal/reply", "{}"), (.GET, "/signal/inbox", nil),
             (.POST, "/signal/open-im", "{}"),
+            (.POST, "/chat/conversation/mute", "{}"),
+            (.POST, "/group/create", "{}"), (.GET, "/group/info?group_id=1", nil), (.GET, "/group/lookup?unique_name=x", nil),
+            (.POST, "/group/join", "{}"), (.POST, "/group/invite", "{}"), (.POST, "/group/leave", "{}"),
+            (.POST, "/group/kick", "{}"), (.POST, "/group/update", "{}"), (.GET, "/group/members?group_id=1", nil),
         ]
         for (method, path, body) in endpoints {
             let r = try await a.send(method, path, body: body.map { Data($0.utf8) })

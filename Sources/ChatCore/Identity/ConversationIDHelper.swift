@@ -1,7 +1,28 @@
-/// Conversation ids of single chats (seed 000 §二, PROTOCOL.md "Identity").
+/// Conversation ids of single chats (seed 000 §二, PROTOCOL.md "Identity")
+/// and of groups (`sg_<gid>`, PROTOCOL.md "Groups").
 public enum ConversationIDHelper {
     public static let imUidPrefix = "tb_"
     public static let singleChatPrefix = "si_"
+    public static let groupPrefix = "sg_"
+
+    /// `sg_<gid>`.
+    public static func group(_ gid: Int) -> String { "\(groupPrefix)\(gid)" }
+
+    /// The gid of `sg_<gid>` (1-18 digits, no leading zero), else nil.
+    public static func groupId(_ conversationId: String) -> Int? {
+        guard conversationId.hasPrefix(groupPrefix) else { return nil }
+        let digits = conversationId.utf8.dropFirst(groupPrefix.utf8.count)
+        guard !digits.isEmpty, digits.count <= 18, digits.first != 0x30,
+              digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    public static func isGroup(_ conversationId: String) -> Bool { groupId(conversationId) != nil }
+
+    /// Whether the id is a well-formed single chat or group id.
+    public static func isValid(_ conversationId: String) -> Bool {
+        uids(conversationId) != nil || groupId(conversationId) != nil
+    }
 
     /// `tb_<uid>`.
     public static func imUid(_ uid: Int) -> String { "\(imUidPrefix)\(uid)" }

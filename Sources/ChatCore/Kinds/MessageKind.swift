@@ -55,7 +55,7 @@ public enum MessageAction: Sendable, Equatable {
 /// The registry of every kind this client knows.
 public enum MessageKinds {
     public static let all: [MessageKind] = [
-        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote,
+        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .groupNotice,
         .flashViewed, .revokeNotice, .timeMarker, .unknown,
     ]
 

@@ -37,6 +37,13 @@ public enum IMMessageMapper {
             }
             return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content,
                                                       customType: customType, msgDesc: obj.string("msgDesc"))))
+        case ContentType.mention:
+            if revoked && content.isEmpty { return (.text, .text("")) }
+            if let p = MentionPayload(jsonText: content) { return (.mention, .mention(p)) }
+            return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
+        case _ where ContentType.isGroupNotice(contentType):
+            if let p = GroupNoticePayload(contentType: contentType, jsonText: content) { return (.groupNotice, .groupNotice(p)) }
+            return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
         case ContentType.revokeNotice:
             if let obj = JSONObject(jsonText: content), let target = obj.nonEmpty("clientMsgID") {
                 return (.revoked, .revokeNotice(targetClientMsgID: target))
@@ -80,7 +87,7 @@ public enum IMMessageMapper {
             msg.signalQuoteId = p.signalId
             msg.signalQuoteContent = p.signalContent
             msg.signalQuoteReply = p.replyContent
-        case .text, .flashViewed, .revokeNotice, .timeMarker, .unknown:
+        case .text, .mention, .groupNotice, .flashViewed, .revokeNotice, .timeMarker, .unknown:
             break
         }
     }
@@ -90,6 +97,8 @@ public enum IMMessageMapper {
     public static func wireContent(for content: MessageContent) -> (contentType: Int, content: String)? {
         switch content {
         case .text(let t): return (ContentType.text, t)
+        case .mention(let p): return (ContentType.mention, p.jsonText)
+        case .groupNotice(let p): return (p.contentType, p.jsonText)
         case .timeMarker, .unknown: return nil
         case .revokeNotice(let target):
             return (ContentType.revokeNotice, JSONObject(fields: ["clientMsgID": .string(target)]).jsonText())

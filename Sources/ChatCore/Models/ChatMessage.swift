@@ -73,8 +73,17 @@ public struct ChatMessage: Identifiable, Sendable, Hashable {
 
     /// The text of a text message, or nil.
     public var text: String? {
-        if case .text(let t) = content { return t }
-        return nil
+        switch content {
+        case .text(let t): return t
+        case .mention(let p): return p.text
+        default: return nil
+        }
+    }
+
+    /// Whether this message mentions `imUid` (by name or `@all`).
+    public func mentions(_ imUid: String) -> Bool {
+        if case .mention(let p) = content { return p.mentions(imUid) && senderId != imUid }
+        return false
     }
 
     /// Revoke notices and flash-viewed receipts change other messages; they

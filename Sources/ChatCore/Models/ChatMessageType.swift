@@ -7,6 +7,8 @@ public enum ChatMessageType: String, Sendable, Codable, CaseIterable {
     case voice
     case file
     case signalQuote
+    case mention
+    case groupNotice
     case flashViewed
     /// A revoke notice (contentType 2101); the revoked message itself keeps
     /// its own type and has `isRecalled` set.

@@ -37,13 +37,29 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
     /// Pin time in Unix milliseconds; pinned rows sort by it among themselves.
     public var pinnedAt: Int = 0
 
+    // PROTOCOL.md v2.
+    /// No bell or notification, except for a mention (seed 003 `muted`).
+    public var isMuted: Bool = false
+    /// The newest seq that mentioned me; `[有人@我]` while it is unread.
+    public var mentionSeq: Int = 0
+    /// Groups only.
+    public var groupId: Int? = nil
+    public var memberCount: Int = 0
+    /// Groups: false once I left or was removed.
+    public var isMember: Bool = true
+
+    public var isGroup: Bool { groupId != nil }
+    /// Seed 003's `mentioned`: a mention I have not read yet.
+    public var hasUnreadMention: Bool { mentionSeq > readSeq }
+
     public init(
         id: String, targetUid: Int, nickname: String, avatar: String = "",
         isOnline: Bool = false, fromSignal: Bool = false, signalId: Int? = nil,
         receiveId: String? = nil, signalReply: String? = nil, signalContent: String? = nil,
         isImOpened: Bool = false, isPinned: Bool = false, draftText: String? = nil,
         unreadCount: Int = 0, lastMessagePreview: String = "", lastMessageTime: Int = 0,
-        maxSeq: Int = 0, readSeq: Int = 0, pinnedAt: Int = 0
+        maxSeq: Int = 0, readSeq: Int = 0, pinnedAt: Int = 0, isMuted: Bool = false, mentionSeq: Int = 0,
+        groupId: Int? = nil, memberCount: Int = 0, isMember: Bool = true
     ) {
         self.id = id
         self.targetUid = targetUid
@@ -64,6 +80,11 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
         self.maxSeq = maxSeq
         self.readSeq = readSeq
         self.pinnedAt = pinnedAt
+        self.isMuted = isMuted
+        self.mentionSeq = mentionSeq
+        self.groupId = groupId ?? ConversationIDHelper.groupId(id)
+        self.memberCount = memberCount
+        self.isMember = isMember
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

@@ -8,6 +8,10 @@ public enum MessageContent: Sendable, Hashable {
     case audio(AudioPayload)
     case file(FilePayload)
     case signalQuote(SignalQuotePayload)
+    /// contentType 106: a text mentioning members.
+    case mention(MentionPayload)
+    /// contentType 1501-1510: a group's system notice.
+    case groupNotice(GroupNoticePayload)
     /// `flash_viewed`: the viewed flash image's clientMsgID.
     case flashViewed(targetClientMsgID: String)
     /// A revoke notice (2101): the revoked message's clientMsgID.

@@ -15,12 +15,24 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
     public var isImOpened: Bool
     /// Present and true only in a sync event for a deleted conversation.
     public var deleted: Bool?
+    // v2 (absent from v1 servers: then false / 0 / nil).
+    public var isMuted: Bool
+    /// The newest seq whose message mentions the caller (or @all); 0 if none.
+    public var mentionSeq: Int
+    /// Groups only.
+    public var groupId: Int?
+    public var memberCount: Int?
+    /// Groups only: false once the caller left or was kicked.
+    public var isMember: Bool?
+
+    public var isGroup: Bool { groupId != nil || ConversationIDHelper.isGroup(conversationId) }
 
     public init(
         conversationId: String, userId: String, showName: String, faceURL: String = "",
         isPinned: Bool = false, unreadCount: Int = 0, lastMessage: WireMessage? = nil,
         lastMessageTime: Int = 0, maxSeq: Int = 0, readSeq: Int = 0, isOnline: Bool = false,
-        isImOpened: Bool = false, deleted: Bool? = nil
+        isImOpened: Bool = false, deleted: Bool? = nil, isMuted: Bool = false, mentionSeq: Int = 0,
+        groupId: Int? = nil, memberCount: Int? = nil, isMember: Bool? = nil
     ) {
         self.conversationId = conversationId
         self.userId = userId
@@ -35,6 +47,11 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         self.isOnline = isOnline
         self.isImOpened = isImOpened
         self.deleted = deleted
+        self.isMuted = isMuted
+        self.mentionSeq = mentionSeq
+        self.groupId = groupId
+        self.memberCount = memberCount
+        self.isMember = isMember
     }
 
     /// As synthesised, plus ranges (see `WireMessage`): seqs outside
@@ -54,6 +71,11 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         isOnline = try c.decode(Bool.self, forKey: .isOnline)
         isImOpened = try c.decode(Bool.self, forKey: .isImOpened)
         deleted = try c.decodeIfPresent(Bool.self, forKey: .deleted)
+        isMuted = try c.decodeIfPresent(Bool.self, forKey: .isMuted) ?? false
+        mentionSeq = try WireRange.seq(c.decodeIfPresent(Int.self, forKey: .mentionSeq) ?? 0, .mentionSeq, in: c)
+        groupId = try c.decodeIfPresent(Int.self, forKey: .groupId)
+        memberCount = try c.decodeIfPresent(Int.self, forKey: .memberCount).map(WireRange.count)
+        isMember = try c.decodeIfPresent(Bool.self, forKey: .isMember)
     }
 }
 

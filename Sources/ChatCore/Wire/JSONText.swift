@@ -65,7 +65,7 @@ extension SyncEvent {
         switch self {
         case .message(let m): kind = "message"; message = m
         case .messageUpdate(let m): kind = "message_update"; message = m
-        case .conversation: return try encode(self)
+        case .conversation, .group: return try encode(self)
         }
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.content.utf8.count)

@@ -3,10 +3,12 @@ public enum SyncEvent: Sendable, Hashable {
     case message(WireMessage)
     case messageUpdate(WireMessage)
     case conversation(ConversationSummary)
+    /// v2: a group the caller is or was in changed.
+    case group(GroupInfo)
 }
 
 extension SyncEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, message, conversation }
+    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -15,6 +17,7 @@ extension SyncEvent: Codable {
         case "message": self = .message(try c.decode(WireMessage.self, forKey: .message))
         case "message_update": self = .messageUpdate(try c.decode(WireMessage.self, forKey: .message))
         case "conversation": self = .conversation(try c.decode(ConversationSummary.self, forKey: .conversation))
+        case "group": self = .group(try c.decode(GroupInfo.self, forKey: .group))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
@@ -29,6 +32,8 @@ extension SyncEvent: Codable {
             try c.encode("message_update", forKey: .kind); try c.encode(m, forKey: .message)
         case .conversation(let s):
             try c.encode("conversation", forKey: .kind); try c.encode(s, forKey: .conversation)
+        case .group(let g):
+            try c.encode("group", forKey: .kind); try c.encode(g, forKey: .group)
         }
     }
 }

@@ -72,6 +72,20 @@ public enum WireRange {
 /// The content types of PROTOCOL.md.
 public enum ContentType {
     public static let text = 101
+    /// An at-text (OpenIM's 106): `{"text","atUserIDs","atAll"}`.
+    public static let mention = 106
     public static let custom = 110
     public static let revokeNotice = 2101
+
+    // Group system notices (PROTOCOL.md "Groups"): timeline messages with a
+    // seq that do not count as unread.
+    public static let groupCreated = 1501
+    public static let groupInfoChanged = 1502
+    public static let memberLeft = 1504
+    public static let ownerChanged = 1507
+    public static let memberKicked = 1508
+    public static let memberInvited = 1509
+    public static let memberJoined = 1510
+
+    public static func isGroupNotice(_ type: Int) -> Bool { (1501...1510).contains(type) }
 }

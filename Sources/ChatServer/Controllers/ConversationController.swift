@@ -1,7 +1,7 @@
 import ChatCore
 import Hummingbird
 
-/// `/chat/conversation*`: the list, starting, pinning, reading, deleting, clearing.
+/// `/chat/conversation*`: the list, starting, pinning, muting, reading, deleting, clearing.
 struct ConversationController {
     let conversations: ConversationService
     let read: RequestReader
@@ -16,6 +16,10 @@ struct ConversationController {
         routes.post("conversation/pin") { req, ctx in
             let r = try await read.decode(PinRequest.self, req)
             return json(try conversations.pin(caller: ctx.uid, conversationId: r.conversationId, isPinned: r.isPinned))
+        }
+        routes.post("conversation/mute") { req, ctx in
+            let r = try await read.decode(MuteRequest.self, req)
+            return json(try conversations.mute(caller: ctx.uid, conversationId: r.conversationId, isMuted: r.isMuted))
         }
         routes.post("conversation/read") { req, ctx in
             let r = try await read.decode(ReadRequest.self, req)

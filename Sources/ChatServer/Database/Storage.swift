@@ -1,7 +1,7 @@
 /// The seam between the services and the database. The services open
 /// transactions here and reach the tables only through the repositories a
 /// transaction hands out, so a backend implements this protocol, the
-/// `StorageTransaction` it passes to the bodies and the seven repositories.
+/// `StorageTransaction` it passes to the bodies and the eight repositories.
 /// `SQLiteStorage` is the one backend.
 ///
 /// What every backend must keep:
@@ -40,6 +40,7 @@ protocol StorageTransaction {
     var syncLog: any SyncLogRepository { get }
     var media: any MediaRepository { get }
     var signals: any SignalRepository { get }
+    var groups: any GroupRepository { get }
 }
 
 /// An error of a backend that can say whether it ran out of room (the

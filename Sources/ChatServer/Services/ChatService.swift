@@ -18,6 +18,7 @@ public final class ChatService: Sendable {
     let media: MediaService
     let signals: SignalService
     let messages: MessageService
+    let groups: GroupService
 
     /// Opens the data folder's SQLite database and object store.
     convenience init(config: ServerConfig) throws {
@@ -44,6 +45,8 @@ public final class ChatService: Sendable {
                                 notices: notices)
         messages = MessageService(storage: storage, config: config, objects: objects, conversations: conversations,
                                   syncLog: syncLog, signals: signals, notices: notices)
+        groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
+                              syncLog: syncLog, notices: notices)
     }
 
     /// Drops sync events older than the retention (or `cutoff`, in Unix

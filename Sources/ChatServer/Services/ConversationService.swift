@@ -19,13 +19,30 @@ final class ConversationService: Sendable {
         self.notices = notices
     }
 
-    /// Checks the id's form and that the caller is in it; returns the peer.
-    static func peer(of conversationId: String, caller: Int) throws -> Int {
+    /// Who a conversation is with, from its id alone.
+    enum Target: Equatable {
+        case single(peer: Int)
+        /// Membership is checked inside a transaction (`member`, `activeMember`).
+        case group(gid: Int)
+    }
+
+    /// Checks the id's form and, for a single chat, that the caller is in it.
+    static func target(of conversationId: String, caller: Int) throws -> Target {
+        if let gid = ConversationIDHelper.groupId(conversationId) { return .group(gid: gid) }
         guard ConversationIDHelper.parse(conversationId) != nil else {
-            throw APIFailure.invalid("conversation id \(conversationId.prefix(80)) is not of the form si_tb_A_tb_B")
+            throw APIFailure.invalid("conversation id \(conversationId.prefix(80)) is not of the form si_tb_A_tb_B or sg_N")
         }
         guard let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: caller) else {
             throw APIFailure.forbidden("you are not in this conversation")
+        }
+        return .single(peer: peer)
+    }
+
+    /// Checks the id's form and that the caller is in it; returns the peer.
+    /// Group ids are refused: the caller handles single chats only.
+    static func peer(of conversationId: String, caller: Int) throws -> Int {
+        guard case .single(let peer) = try target(of: conversationId, caller: caller) else {
+            throw APIFailure.invalid("\(conversationId.prefix(80)) is a group; this works in single chats only")
         }
         return peer
     }
@@ -41,24 +58,51 @@ final class ConversationService: Sendable {
         }
     }
 
+    /// The caller's view of a conversation they are or were in. A group
+    /// they were never in is 403 (PROTOCOL.md: non-member), a single chat
+    /// not started yet 404.
     func member(_ id: String, uid: Int, in tx: any StorageTransaction) throws -> MemberRow {
-        guard let m = try tx.conversations.member(id, uid: uid) else { throw APIFailure.notFound("no such conversation") }
+        guard let m = try tx.conversations.member(id, uid: uid) else {
+            if ConversationIDHelper.isGroup(id) { throw APIFailure.forbidden("you are not a member of this group") }
+            throw APIFailure.notFound("no such conversation")
+        }
+        return m
+    }
+
+    /// As `member`, and the caller must still be in it (sending, inviting).
+    func activeMember(_ id: String, uid: Int, in tx: any StorageTransaction) throws -> MemberRow {
+        let m = try member(id, uid: uid, in: tx)
+        guard m.isActive else { throw APIFailure.forbidden("you are no longer a member of this group") }
         return m
     }
 
     func summary(_ id: String, for uid: Int, in tx: any StorageTransaction, deleted: Bool? = nil) throws -> ConversationSummary {
         let m = try member(id, uid: uid, in: tx)
-        let peer = ConversationIDHelper.peerUid(in: id, myUid: uid) ?? 0
-        let info = try tx.users.info(uid: peer)
         let maxSeq = try tx.conversations.maxSeq(of: id) ?? 0
-        let last = try tx.messages.lastVisible(in: id, after: m.clearedSeq)
-        let unread = try tx.messages.unreadCount(in: id, after: max(m.readSeq, m.clearedSeq), notFrom: uid)
+        let floor = max(m.clearedSeq, m.joinedSeq)
+        let last = try tx.messages.lastVisible(in: id, after: floor, upTo: m.ceilingSeq)
+        let unread = try tx.messages.unreadCount(in: id, after: max(m.readSeq, floor), upTo: m.ceilingSeq, notFrom: uid)
         let created = try tx.conversations.createdAt(of: id) ?? 0
-        return ConversationSummary(
-            conversationId: id, userId: ConversationIDHelper.imUid(peer), showName: info?.username ?? "",
-            faceURL: info?.avatar ?? "", isPinned: m.isPinned, unreadCount: unread, lastMessage: last?.wire,
-            lastMessageTime: last?.sendTime ?? created, maxSeq: maxSeq, readSeq: m.readSeq,
-            isOnline: presence.isOnline(peer), isImOpened: m.isImOpened, deleted: deleted)
+        var s = ConversationSummary(
+            conversationId: id, userId: "", showName: "", isPinned: m.isPinned, unreadCount: unread, lastMessage: last?.wire,
+            lastMessageTime: last?.sendTime ?? created, maxSeq: min(maxSeq, m.ceilingSeq), readSeq: m.readSeq,
+            isImOpened: m.isImOpened, deleted: deleted, isMuted: m.isMuted, mentionSeq: m.mentionSeq)
+        if let gid = ConversationIDHelper.groupId(id) {
+            let group = try tx.groups.group(gid)
+            s.showName = group?.name ?? ""
+            s.groupId = gid
+            s.memberCount = try tx.conversations.activeMemberCount(id)
+            s.isMember = m.isActive
+            s.isImOpened = true
+        } else {
+            let peer = ConversationIDHelper.peerUid(in: id, myUid: uid) ?? 0
+            let info = try tx.users.info(uid: peer)
+            s.userId = ConversationIDHelper.imUid(peer)
+            s.showName = info?.username ?? ""
+            s.faceURL = info?.avatar ?? ""
+            s.isOnline = presence.isOnline(peer)
+        }
+        return s
     }
 
     func list(caller: Int) throws -> [ConversationSummary] {
@@ -85,7 +129,7 @@ final class ConversationService: Sendable {
     /// Changes the caller's own view of a conversation and logs it to them.
     func updateMember(caller: Int, conversationId: String, deleted: Bool? = nil,
                       _ change: (inout MemberRow, any StorageTransaction) throws -> Void) throws -> ConversationSummary {
-        _ = try Self.peer(of: conversationId, caller: caller)
+        _ = try Self.target(of: conversationId, caller: caller)
         let (summary, cursor) = try storage.write { tx -> (ConversationSummary, Int) in
             var m = try self.member(conversationId, uid: caller, in: tx)
             try change(&m, tx)
@@ -99,6 +143,10 @@ final class ConversationService: Sendable {
 
     func pin(caller: Int, conversationId: String, isPinned: Bool) throws -> ConversationSummary {
         try updateMember(caller: caller, conversationId: conversationId) { m, _ in m.isPinned = isPinned }
+    }
+
+    func mute(caller: Int, conversationId: String, isMuted: Bool) throws -> ConversationSummary {
+        try updateMember(caller: caller, conversationId: conversationId) { m, _ in m.isMuted = isMuted }
     }
 
     func markRead(caller: Int, conversationId: String, seq: Int) throws -> ConversationSummary {

@@ -54,7 +54,7 @@ struct DemoSeeder {
         try service.storage.write { tx in
             var cursors: [Int: Int] = [:]
             func put(_ conv: String, _ from: Int, _ to: Int, _ type: Int, _ content: String, _ at: Int, control: Bool = false) throws -> MessageRow {
-                try messages.append(conversationId: conv, sender: from, peer: to, clientMsgID: "demo-" + UUID().uuidString,
+                try messages.append(conversationId: conv, sender: from, to: .peer(to), clientMsgID: "demo-" + UUID().uuidString,
                                     contentType: type, content: content, isControl: control, in: tx,
                                     cursors: &cursors, sendTime: at)
             }
@@ -93,39 +93,89 @@ struct DemoSeeder {
                 try tx.media.grant(key, conversationId: conv, messageId: 0)
             }
         }
+        try seedGroup(me: me, alice: alice, bob: bob, carol: carol, now: now)
     }
 
-    /// Alice and Bob answer `me` after a short pause.
+    static let groupUniqueName = "weekend_hike"
+
+    /// `周末爬山群`: Alice made it for the four of them; a few messages, one
+    /// of them mentioning me.
+    func seedGroup(me: Int, alice: Int, bob: Int, carol: Int, now: Int) throws {
+        let minute = 60_000
+        let info = try service.groups.create(
+            caller: alice, CreateGroupRequest(name: "周末爬山群", uniqueName: Self.groupUniqueName, memberIds: [me, bob, carol],
+                                              notice: "周六早上八点，香山东门集合"),
+            at: now - 50 * minute)
+        let id = info.conversationId
+        let members = [alice, me, bob, carol]
+        let messages = service.messages
+        let cursors = try service.storage.write { tx -> [Int: Int] in
+            var cursors: [Int: Int] = [:]
+            func put(_ from: Int, _ type: Int, _ content: String, _ at: Int) throws -> MessageRow {
+                try messages.append(conversationId: id, sender: from, to: .members(members), clientMsgID: "demo-" + UUID().uuidString,
+                                    contentType: type, content: content, isControl: false, in: tx, cursors: &cursors, sendTime: at)
+            }
+            _ = try put(alice, ContentType.text, "大家好，这周六去爬香山 ⛰️", now - 45 * minute)
+            _ = try put(bob, ContentType.text, "好啊，我带水和零食", now - 40 * minute)
+            _ = try put(carol, ContentType.text, "我可能晚到半小时 🙏", now - 35 * minute)
+            let ask = MentionPayload(text: "@我 你能开车吗？", atUserIDs: [ConversationIDHelper.imUid(me)])
+            let row = try put(alice, ContentType.mention, ask.jsonText, now - 30 * minute)
+            try tx.conversations.noteMention(id, seq: row.seq, uids: [me])
+            return cursors
+        }
+        service.notices.committed(cursors)
+    }
+
+    /// Alice and Bob answer `me` after a short pause, in their chats and
+    /// in the demo group.
     func installPeers() throws {
         let me = try uid(ofAccount: "me") ?? 0
-        let peers = Set([try uid(ofAccount: "alice") ?? 0, try uid(ofAccount: "bob") ?? 0])
+        let alice = try uid(ofAccount: "alice") ?? 0, bob = try uid(ofAccount: "bob") ?? 0
+        let peers = Set([alice, bob])
+        let group = try service.storage.read { tx in try tx.groups.group(uniqueName: Self.groupUniqueName) }
+        let groupId = group.map { ConversationIDHelper.group($0.gid) }
         let service = self.service
         let delay = service.config.demoReplyDelay
         service.notices.afterSend.withLock { hook in
             hook = AfterSendHook { message in
                 guard ConversationIDHelper.uid(fromImUid: message.sendID) == me,
-                      let peer = ConversationIDHelper.uid(fromImUid: message.recvID), peers.contains(peer),
                       message.contentType != ContentType.revokeNotice else { return }
+                let responders: [Int]
+                if message.conversationId == groupId {
+                    responders = [alice, bob]
+                } else if let peer = ConversationIDHelper.uid(fromImUid: message.recvID), peers.contains(peer) {
+                    responders = [peer]
+                } else {
+                    return
+                }
                 let m = IMMessageMapper.map(message, currentUID: message.recvID)
                 if m.isControl { return }
-                Task {
-                    try? await Task.sleep(for: delay)
-                    var reply: String
-                    switch m.type {
-                    case .text: reply = "收到：" + (m.text ?? "")
-                    case .flashImage:
-                        _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
-                            recvID: message.conversationId, content: MessageService.json(["type": "flash_viewed", "msgId": message.clientMsgID]),
-                            contentType: ContentType.custom, clientMsgId: "demo-viewed-" + message.clientMsgID))
-                        reply = "闪照看过了，已经销毁 🔥"
-                    default: reply = "收到你的" + MessageKinds.summary(of: m, localizer: Localizer(language: .zhHans))
-                    }
-                    if reply.count > 200 { reply = String(reply.prefix(200)) + "…" }
-                    _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
-                        recvID: message.conversationId, content: reply, contentType: ContentType.text,
-                        clientMsgId: "demo-reply-" + message.clientMsgID))
+                for (n, peer) in responders.enumerated() {
+                    Self.answer(m, of: message, by: peer, after: delay * (n + 1), service: service)
                 }
             }
+        }
+    }
+
+    /// One demo peer's answer to `m` (whose wire form is `message`).
+    private static func answer(_ m: ChatMessage, of message: WireMessage, by peer: Int, after delay: Duration,
+                               service: ChatService) {
+        Task {
+            try? await Task.sleep(for: delay)
+            var reply: String
+            switch m.type {
+            case .text, .mention: reply = "收到：" + (m.text ?? "")
+            case .flashImage:
+                _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
+                    recvID: message.conversationId, content: MessageService.json(["type": "flash_viewed", "msgId": message.clientMsgID]),
+                    contentType: ContentType.custom, clientMsgId: "demo-viewed-" + message.clientMsgID))
+                reply = "闪照看过了，已经销毁 🔥"
+            default: reply = "收到你的" + MessageKinds.summary(of: m, localizer: Localizer(language: .zhHans))
+            }
+            if reply.count > 200 { reply = String(reply.prefix(200)) + "…" }
+            _ = try? service.messages.send(caller: peer, request: SendMessageRequest(
+                recvID: message.conversationId, content: reply, contentType: ContentType.text,
+                clientMsgId: "demo-reply-\(peer)-" + message.clientMsgID))
         }
     }
 }

@@ -7,7 +7,7 @@ extension MessageService {
     /// A send that passed validation and waits for its write.
     struct SendJob: Sendable {
         let caller: Int
-        let peer: Int
+        let target: ConversationService.Target
         let request: SendMessageRequest
         let payload: MessageContent
         /// Made before the write: the writer's transaction does only what must be serial.
@@ -44,23 +44,36 @@ extension MessageService {
         SendMessageResponse(serverMsgID: row.serverMsgID, clientMsgID: row.clientMsgID, sendTime: row.sendTime, seq: row.seq)
     }
 
-    /// The checks that need no write: membership, content, signal reply.
+    /// The checks that need no write: a single chat's membership, content,
+    /// signal reply. A group's membership is checked in the write.
     func prepareSend(caller: Int, request r: SendMessageRequest) throws -> SendJob {
         let conversationId = r.recvID
-        let peer = try ConversationService.peer(of: conversationId, caller: caller)
+        let target = try ConversationService.target(of: conversationId, caller: caller)
         guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else {
             throw APIFailure.invalid("clientMsgId must be 1-128 characters")
         }
         let payload = try validateContent(type: r.contentType, content: r.content)
-        if let receiveId = r.receiveId, !receiveId.isEmpty {
-            try signals.checkReceiveId(receiveId, between: caller, and: peer)
+        switch target {
+        case .single(let peer):
+            if let receiveId = r.receiveId, !receiveId.isEmpty {
+                try signals.checkReceiveId(receiveId, between: caller, and: peer)
+            }
+        case .group:
+            switch payload {
+            case .flashImage, .flashViewed, .signalQuote:
+                throw APIFailure.invalid("flash images and signal quotes are for single chats only")
+            default: break
+            }
+            if let receiveId = r.receiveId, !receiveId.isEmpty {
+                throw APIFailure.invalid("receive_id is for single chats only")
+            }
         }
-        return SendJob(caller: caller, peer: peer, request: r, payload: payload, serverMsgID: Self.newServerMsgID())
+        return SendJob(caller: caller, target: target, request: r, payload: payload, serverMsgID: Self.newServerMsgID())
     }
 
     /// The write of one send, inside the caller's transaction.
     func writeSend(_ job: SendJob, in tx: any StorageTransaction) throws -> SendWrite {
-        let caller = job.caller, peer = job.peer, r = job.request, payload = job.payload
+        let caller = job.caller, r = job.request, payload = job.payload
         let conversationId = r.recvID
         // One look-up for both rules: a retry of the caller's own send is
         // answered with the stored message, and the peer's clientMsgID must
@@ -72,6 +85,11 @@ extension MessageService {
         if !taken.isEmpty {
             throw APIFailure(.conflict, "clientMsgId is already used by another message in this conversation")
         }
+        if case .group = job.target {
+            _ = try conversations.activeMember(conversationId, uid: caller, in: tx)
+        }
+        let audience = try audience(of: conversationId, target: job.target, in: tx)
+        let mentioned = try mentionedMembers(payload, caller: caller, target: job.target, audience: audience, in: tx)
         var cursors: [Int: Int] = [:]
         var isControl = false
         var flashTarget: MessageRow?
@@ -90,9 +108,10 @@ extension MessageService {
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
-        let row = try append(conversationId: conversationId, sender: caller, peer: peer, clientMsgID: r.clientMsgId,
+        let row = try append(conversationId: conversationId, sender: caller, to: audience, clientMsgID: r.clientMsgId,
                              contentType: r.contentType, content: r.content, isControl: isControl,
                              in: tx, cursors: &cursors, serverMsgID: job.serverMsgID)
+        if !mentioned.isEmpty { try tx.conversations.noteMention(conversationId, seq: row.seq, uids: mentioned) }
         for key in keys {
             try tx.media.grant(key, conversationId: conversationId, messageId: row.id)
         }
@@ -104,11 +123,34 @@ extension MessageService {
             }
             let updated = try tx.messages.message(id: target.id)!
             try scrubLog(messageId: target.id, in: tx)
-            for uid in [caller, peer] {
+            for uid in audience.uids(sender: caller) {
                 cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: target.id, in: tx)
             }
         }
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
+    }
+
+    /// Who a mention names (never the sender): each named id must be in
+    /// the audience (400), `@all` only from a group's owner (403).
+    func mentionedMembers(_ payload: MessageContent, caller: Int, target: ConversationService.Target,
+                          audience: Audience, in tx: any StorageTransaction) throws -> [Int] {
+        guard case .mention(let p) = payload else { return [] }
+        let members = audience.uids(sender: caller)
+        let inAudience = Set(members)
+        var named: [Int] = []
+        for id in p.atUserIDs {
+            guard let uid = ConversationIDHelper.uid(fromImUid: id), inAudience.contains(uid) else {
+                throw APIFailure.invalid("\(id.prefix(40)) is not a member of this conversation")
+            }
+            named.append(uid)
+        }
+        if p.atAll {
+            guard case .group(let gid) = target, try tx.groups.group(gid)?.ownerUid == caller else {
+                throw APIFailure.forbidden("only the group's owner may mention everyone")
+            }
+            named = members
+        }
+        return Array(Set(named)).filter { $0 != caller }.sorted()
     }
 
     /// Checks content against its type; returns the decoded payload.
@@ -123,6 +165,18 @@ extension MessageService {
                 throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
             }
             return .text(content)
+        case ContentType.mention:
+            guard let p = MentionPayload(jsonText: content) else {
+                throw APIFailure.invalid("a mention's content must be {\"text\", \"atUserIDs\": [String], \"atAll\"}")
+            }
+            guard !p.text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
+                throw APIFailure.invalid("text must not be empty")
+            }
+            if p.text.count > config.maxTextCharacters {
+                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
+            }
+            guard p.atUserIDs.count <= config.maxGroupMembers else { throw APIFailure.invalid("too many mentions") }
+            return .mention(p)
         case ContentType.custom:
             guard let obj = JSONObject(jsonText: content), let t = obj.string("type"), !t.isEmpty else {
                 throw APIFailure.invalid("content must be a JSON object with a string type")

@@ -33,32 +33,64 @@ final class MessageService: Sendable {
                              finish: { [notices] writes in notices.sendsCommitted(writes) })
     }
 
-    /// Stores a message with the conversation's next seq (creating the
-    /// conversation the first time two people talk) and logs it to both members.
-    func append(conversationId: String, sender: Int, peer: Int, clientMsgID: String, contentType: Int, content: String,
-                isControl: Bool, in tx: any StorageTransaction, cursors: inout [Int: Int], sendTime: Int? = nil,
-                serverMsgID: String? = nil) throws -> MessageRow {
+    /// Who a new message is logged to.
+    enum Audience {
+        /// A single chat: the sender and the peer (the conversation is
+        /// created the first time two people talk).
+        case peer(Int)
+        /// A group: these members (the sender among them), earliest joined first.
+        case members([Int])
+    }
+
+    /// Stores a message with the conversation's next seq and logs it to its audience.
+    func append(conversationId: String, sender: Int, to audience: Audience, clientMsgID: String, contentType: Int,
+                content: String, isControl: Bool, in tx: any StorageTransaction, cursors: inout [Int: Int],
+                sendTime: Int? = nil, serverMsgID: String? = nil) throws -> MessageRow {
         var seq = try tx.conversations.takeNextSeq(conversationId)
-        if seq == nil {
+        if seq == nil, case .peer(let peer) = audience {
             try conversations.ensure(conversationId, caller: sender, peer: peer, in: tx)
             seq = try tx.conversations.takeNextSeq(conversationId)
         }
         guard let seq else { throw APIFailure.notFound("no such conversation") }
+        let recvID: String
+        switch audience {
+        case .peer(let peer): recvID = ConversationIDHelper.imUid(peer)
+        case .members: recvID = conversationId
+        }
         var row = MessageRow(id: 0, serverMsgID: serverMsgID ?? Self.newServerMsgID(), clientMsgID: clientMsgID,
                              senderUid: sender, conversationId: conversationId, seq: seq,
-                             sendID: ConversationIDHelper.imUid(sender), recvID: ConversationIDHelper.imUid(peer),
+                             sendID: ConversationIDHelper.imUid(sender), recvID: recvID,
                              contentType: contentType, content: content, sendTime: sendTime ?? config.clock.nowMs(),
                              isControl: isControl)
         row.id = try tx.messages.insert(row)
         // A new message shows a deleted conversation again, and sending reads what came before.
-        try tx.conversations.noteAppended(conversationId, seq: seq, sender: sender, senderRead: !isControl)
-        // One encoding serves both members' log entries.
+        try tx.conversations.noteAppended(conversationId, seq: seq, sender: sender,
+                                          senderRead: !isControl && !ContentType.isGroupNotice(contentType))
+        // One encoding serves every member's log entry.
         let body = try SyncLogService.encode(.message(row.wire))
-        let (senderCursor, peerCursor) = try tx.syncLog.append(uids: sender, peer, messageId: row.id, body: body,
-                                                               createdAt: config.clock.nowMs())
-        cursors[sender] = senderCursor
-        cursors[peer] = peerCursor
+        let now = config.clock.nowMs()
+        switch audience {
+        case .peer(let peer):
+            let (senderCursor, peerCursor) = try tx.syncLog.append(uids: sender, peer, messageId: row.id, body: body,
+                                                                   createdAt: now)
+            cursors[sender] = senderCursor
+            cursors[peer] = peerCursor
+        case .members(let uids):
+            for uid in uids {
+                cursors[uid] = try tx.syncLog.append(uid: uid, messageId: row.id, body: body, createdAt: now)
+            }
+        }
         return row
+    }
+
+    /// The audience of a new message in `conversationId` (whose target is
+    /// `target`), read inside the transaction that appends it.
+    func audience(of conversationId: String, target: ConversationService.Target,
+                  in tx: any StorageTransaction) throws -> Audience {
+        switch target {
+        case .single(let peer): return .peer(peer)
+        case .group: return .members(try tx.conversations.activeMembers(conversationId))
+        }
     }
 
     /// Message ids in time order (12 hex digits of milliseconds, then a
@@ -97,33 +129,50 @@ final class MessageService: Sendable {
         }
     }
 
-    /// Revokes the caller's message within the window: a notice takes the
-    /// next seq, the text is emptied everywhere, its objects go back to
-    /// their uploader only. Returns the notice's seq.
+    /// Revokes a message: the sender's within the window, or any member's
+    /// at any time by a group's owner. A notice takes the next seq, the text
+    /// is emptied everywhere, its objects go back to their uploader only.
+    /// Returns the notice's seq.
     func revoke(caller: Int, conversationId: String, clientMsgID: String) throws -> Int {
-        let peer = try ConversationService.peer(of: conversationId, caller: caller)
+        let target = try ConversationService.target(of: conversationId, caller: caller)
         let (seq, cursors) = try storage.write { tx -> (Int, [Int: Int]) in
-            _ = try self.conversations.member(conversationId, uid: caller, in: tx)
-            guard let msg = try tx.messages.message(in: conversationId, clientMsgID: clientMsgID) else {
+            let me = try self.conversations.member(conversationId, uid: caller, in: tx)
+            guard let msg = try tx.messages.message(in: conversationId, clientMsgID: clientMsgID),
+                  msg.seq > me.joinedSeq, msg.seq <= me.ceilingSeq else {
                 throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
             }
-            guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can revoke a message") }
+            var byOwner = false
+            if case .group(let gid) = target, me.isActive, msg.senderUid != caller {
+                byOwner = try tx.groups.group(gid)?.ownerUid == caller
+            }
+            guard msg.senderUid == caller || byOwner else {
+                throw APIFailure.forbidden("only the sender (or the group's owner) can revoke a message")
+            }
+            if case .group = target, !me.isActive {
+                throw APIFailure.forbidden("you are no longer a member of this group")
+            }
+            guard !ContentType.isGroupNotice(msg.contentType) else {
+                throw APIFailure.invalid("group notices cannot be revoked")
+            }
             if msg.revoked { return (msg.noticeSeq ?? msg.seq, [:]) }
             let ageMs = self.config.clock.nowMs() - msg.sendTime
-            guard ageMs <= self.config.revokeWindowSeconds * 1000 else {
+            guard byOwner || ageMs <= self.config.revokeWindowSeconds * 1000 else {
                 throw APIFailure(.revokeWindowPassed, "messages can be revoked for \(self.config.revokeWindowSeconds) seconds after sending")
             }
             var cursors: [Int: Int] = [:]
+            var noticeContent = ["clientMsgID": msg.clientMsgID]
+            if case .group = target { noticeContent["revokerID"] = ConversationIDHelper.imUid(caller) }
+            let audience = try self.audience(of: conversationId, target: target, in: tx)
             let notice = try self.append(
-                conversationId: conversationId, sender: caller, peer: peer, clientMsgID: "revoke:" + msg.clientMsgID,
-                contentType: ContentType.revokeNotice, content: Self.json(["clientMsgID": msg.clientMsgID]),
+                conversationId: conversationId, sender: caller, to: audience, clientMsgID: "revoke:" + msg.clientMsgID,
+                contentType: ContentType.revokeNotice, content: Self.json(noticeContent),
                 isControl: true, in: tx, cursors: &cursors)
             try tx.messages.markRevoked(id: msg.id, noticeSeq: notice.seq)
             // Only the uploader can still read what was in a revoked message.
             try tx.media.revokeGrants(messageId: msg.id)
             try self.scrubLog(messageId: msg.id, in: tx)
             let updated = try tx.messages.message(id: msg.id)!
-            for uid in [caller, peer] {
+            for uid in audience.uids(sender: caller) {
                 cursors[uid] = try self.syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: msg.id, in: tx)
             }
             return (notice.seq, cursors)
@@ -138,17 +187,33 @@ final class MessageService: Sendable {
 
     /// A page of history above the caller's cleared seq: the newest (below
     /// `beforeSeq`) or the oldest after `afterSeq`.
+    /// A group member's floor is the seq they joined after; a former
+    /// member's ceiling the notice that took them out.
     func history(caller: Int, conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) throws -> HistoryResponse {
-        _ = try ConversationService.peer(of: conversationId, caller: caller)
+        _ = try ConversationService.target(of: conversationId, caller: caller)
         guard (1...100).contains(limit) else { throw APIFailure.invalid("limit must be 1-100") }
         return try storage.read { tx in
-            let floor = try self.conversations.member(conversationId, uid: caller, in: tx).clearedSeq
+            let me = try self.conversations.member(conversationId, uid: caller, in: tx)
+            let floor = max(me.clearedSeq, me.joinedSeq)
+            let ceiling = me.leftSeq.map { $0 + 1 } ?? Int.max
             if let after = afterSeq {
                 let rows = try tx.messages.messages(in: conversationId, after: max(after, floor), limit: limit + 1)
+                    .filter { $0.seq < ceiling }
                 return HistoryResponse(messages: rows.prefix(limit).map(\.wire), hasMore: rows.count > limit)
             }
-            let rows = try tx.messages.messages(in: conversationId, above: floor, below: beforeSeq ?? Int.max, limit: limit + 1)
+            let rows = try tx.messages.messages(in: conversationId, above: floor, below: min(beforeSeq ?? Int.max, ceiling),
+                                                limit: limit + 1)
             return HistoryResponse(messages: rows.prefix(limit).reversed().map(\.wire), hasMore: rows.count > limit)
+        }
+    }
+}
+
+extension MessageService.Audience {
+    /// Everyone the message goes to.
+    func uids(sender: Int) -> [Int] {
+        switch self {
+        case .peer(let peer): [sender, peer]
+        case .members(let uids): uids
         }
     }
 }

@@ -140,13 +140,20 @@ extension ChatStore {
     }
 
     func applySummary(_ s: ConversationSummary, db: Database) throws {
-        guard ConversationIDHelper.peerUid(in: s.conversationId, myUid: myUid) != nil else { return }
+        guard isMine(s.conversationId) else { return }
         var conv = try ensureConversation(id: s.conversationId, nickname: s.showName, avatar: s.faceURL, db: db)
         if s.deleted == true {
             try clearHistory(id: s.conversationId, hide: true, db: db)
             return
         }
-        if !s.showName.isEmpty {
+        conv.isMuted = s.isMuted
+        conv.mentionSeq = max(conv.mentionSeq, s.mentionSeq)
+        if let gid = ConversationIDHelper.groupId(s.conversationId) {
+            conv.groupId = gid
+            if let count = s.memberCount { conv.memberCount = count }
+            if let member = s.isMember { conv.isMember = member }
+            if !s.showName.isEmpty { conv.nickname = s.showName }
+        } else if !s.showName.isEmpty {
             conv.nickname = s.showName
             // The server's name is the current one (a peer may have renamed themselves).
             try db.cachedStatement(sql: "UPDATE profile SET username = ? WHERE uid = ? AND username <> ?")
@@ -173,11 +180,19 @@ extension ChatStore {
         try conv.update(db)
     }
 
+    /// A group's system notices are not unread (PROTOCOL.md "Groups").
     func countUnread(conversationId: String, readSeq: Int, db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message
             WHERE conversationId = ? AND seq > ? AND sendID <> ? AND isControl = 0
+            AND contentType NOT BETWEEN 1501 AND 1510
             """), arguments: [conversationId, readSeq, myImUid]) ?? 0
+    }
+
+    /// A single chat with me in it, or a group (the server logs a group's
+    /// events only to its members).
+    func isMine(_ conversationId: String) -> Bool {
+        ConversationIDHelper.isGroup(conversationId) || ConversationIDHelper.peerUid(in: conversationId, myUid: myUid) != nil
     }
 
     func clearHistory(id: String, hide: Bool, db: Database) throws {

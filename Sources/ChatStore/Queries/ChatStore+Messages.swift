@@ -18,6 +18,12 @@ public struct AppliedChanges: Sendable, Hashable {
     /// New messages from the peer (not ours, not control), by conversation.
     public var incoming: [String: Int] = [:]
     public var updatedClientMsgIDs: Set<String> = []
+    /// Groups whose info changed.
+    public var groupIds: Set<Int> = []
+    /// Conversations with a new message that mentions me (or everyone).
+    public var mentioned: Set<String> = []
+    /// The newest new incoming message per conversation (what a notification shows).
+    public var newestIncoming: [String: WireMessage] = [:]
     public init() {}
 }
 
@@ -248,11 +254,15 @@ extension ChatStore {
             for event in events {
                 switch event {
                 case .message(let w):
-                    guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
+                    guard self.isMine(w.conversationId) else { continue }
                     let record = MessageRecord(wire: w)
                     let isNew = try self.insertOrMerge(record, db: db, clearedSeqs: &clearedSeqs)
-                    if isNew && !record.isControl && record.sendID != self.myImUid {
+                    if isNew && !record.isControl && record.sendID != self.myImUid && !ContentType.isGroupNotice(w.contentType) {
                         changes.incoming[w.conversationId, default: 0] += 1
+                        changes.newestIncoming[w.conversationId] = w
+                        if w.contentType == ContentType.mention, MentionPayload(jsonText: w.content)?.mentions(self.myImUid) == true {
+                            changes.mentioned.insert(w.conversationId)
+                        }
                     }
                     if w.contentType == ContentType.revokeNotice, let target = Self.revokedTarget(w.content) {
                         try db.cachedStatement(sql: """
@@ -267,7 +277,7 @@ extension ChatStore {
                     }
                     touched[w.conversationId, default: []].append(record)
                 case .messageUpdate(let w):
-                    guard ConversationIDHelper.peerUid(in: w.conversationId, myUid: self.myUid) != nil else { continue }
+                    guard self.isMine(w.conversationId) else { continue }
                     try self.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)
                     changes.updatedClientMsgIDs.insert(w.clientMsgID)
                     if touched[w.conversationId] == nil { touched[w.conversationId] = [] }
@@ -280,6 +290,10 @@ extension ChatStore {
                     try self.applySummary(s, db: db)
                     clearedSeqs[s.conversationId] = nil
                     changes.conversationIds.insert(s.conversationId)
+                case .group(let info):
+                    try self.applyGroup(info, db: db)
+                    changes.conversationIds.insert(info.conversationId)
+                    changes.groupIds.insert(info.groupId)
                 }
             }
             for (id, records) in touched {
@@ -366,6 +380,10 @@ extension ChatStore {
             if seq > conv.maxSeq { conv.maxSeq = seq }
             if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
             if m.sendID == myImUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
+            if m.contentType == ContentType.mention, seq > conv.mentionSeq, m.sendID != myImUid,
+               MentionPayload(jsonText: m.content)?.mentions(myImUid) == true {
+                conv.mentionSeq = seq
+            }
         }
         conv.unreadCount = try countUnread(conversationId: conversationId, readSeq: conv.readSeq, db: db)
         try conv.update(db)

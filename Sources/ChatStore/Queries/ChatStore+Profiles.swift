@@ -6,14 +6,16 @@ import GRDB
 /// so the list names a peer and `--to ACCOUNT` resolves offline.
 extension ChatStore {
     public func saveProfiles(_ infos: [UserBasicInfo]) throws {
+        try dbPool.write { db in try self.saveProfiles(infos, db: db) }
+    }
+
+    func saveProfiles(_ infos: [UserBasicInfo], db: Database) throws {
         let now = Self.nowMs()
-        try dbPool.write { db in
-            for info in infos {
-                try ProfileRecord(info: info, updatedAt: now).save(db)
-                try db.cachedStatement(sql: """
-                    UPDATE conversation SET nickname = ?, avatar = ? WHERE targetUid = ?
-                    """).execute(arguments: [info.username, info.avatar, info.uid])
-            }
+        for info in infos {
+            try ProfileRecord(info: info, updatedAt: now).save(db)
+            try db.cachedStatement(sql: """
+                UPDATE conversation SET nickname = ?, avatar = ? WHERE targetUid = ?
+                """).execute(arguments: [info.username, info.avatar, info.uid])
         }
     }
 

@@ -37,6 +37,14 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     public var lastContent: String?
     public var lastRevoked: Bool
     public var lastSeq: Int?
+    public var isMuted: Bool
+    /// The newest seq that mentioned me (PROTOCOL.md v2).
+    public var mentionSeq: Int
+    /// Groups only.
+    public var groupId: Int?
+    public var memberCount: Int
+    /// Groups: false once I left or was removed.
+    public var isMember: Bool
 
     public init(id: String, targetUid: Int, nickname: String = "", avatar: String = "") {
         self.id = id
@@ -55,6 +63,11 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
         hidden = false
         clearedSeq = 0
         lastRevoked = false
+        isMuted = false
+        mentionSeq = 0
+        groupId = ConversationIDHelper.groupId(id)
+        memberCount = 0
+        isMember = true
     }
 
     /// Column-by-column decoding: several times faster than Codable, which
@@ -62,7 +75,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     /// The columns in the order `init(row:)` reads them by position when a
     /// query selects exactly `selection` (the list query); other queries
     /// fall back to lookup by name.
-    public static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq"
+    public static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, isMember"
 
     /// One conversation by id through a cached statement: the query
     /// interface (`fetchOne(db, key:)`) compiles its SQL on every call, and
@@ -72,7 +85,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     }
 
     public init(row: Row) {
-        if row.count == Self.columnCount, row.columnNames.first == "id", row.columnNames.last == "lastSeq" {
+        if row.count == Self.columnCount, row.columnNames.first == "id", row.columnNames.last == "isMember" {
             id = row[0]
             targetUid = row[1]
             nickname = row[2]
@@ -99,6 +112,11 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
             lastContent = row[23]
             lastRevoked = row[24]
             lastSeq = row[25]
+            isMuted = row[26]
+            mentionSeq = row[27]
+            groupId = row[28]
+            memberCount = row[29]
+            isMember = row[30]
         } else {
             id = row["id"]
             targetUid = row["targetUid"]
@@ -126,10 +144,15 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
             lastContent = row["lastContent"]
             lastRevoked = row["lastRevoked"]
             lastSeq = row["lastSeq"]
+            isMuted = row["isMuted"]
+            mentionSeq = row["mentionSeq"]
+            groupId = row["groupId"]
+            memberCount = row["memberCount"]
+            isMember = row["isMember"]
         }
     }
 
-    static let columnCount = 26
+    static let columnCount = 31
 
     mutating func setLast(_ m: MessageRecord) {
         lastClientMsgID = m.clientMsgID
@@ -173,7 +196,8 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
             fromSignal: fromSignal, signalId: signalId, receiveId: receiveId, signalReply: signalReply,
             signalContent: signalContent, isImOpened: isImOpened, isPinned: isPinned, draftText: draftText,
             unreadCount: unreadCount, lastMessagePreview: preview(myImUid: myImUid, localizer: localizer, memo: memo),
-            lastMessageTime: lastMessageTime, maxSeq: maxSeq, readSeq: readSeq, pinnedAt: pinnedAt
+            lastMessageTime: lastMessageTime, maxSeq: maxSeq, readSeq: readSeq, pinnedAt: pinnedAt,
+            isMuted: isMuted, mentionSeq: mentionSeq, groupId: groupId, memberCount: memberCount, isMember: isMember
         )
     }
 }

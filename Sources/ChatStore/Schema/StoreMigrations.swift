@@ -163,6 +163,38 @@ enum StoreMigrations {
             try db.alter(table: "profile") { t in t.add(column: "account", .text) }
             try db.create(index: "profile_account", on: "profile", columns: ["account"])
         }
+
+        m.registerMigration("v6-groups") { db in
+            // PROTOCOL.md v2: mute and mentions for every conversation; a
+            // group's id, member count and whether I am still in it; the
+            // groups and members known, so a group opens offline.
+            try db.alter(table: "conversation") { t in
+                t.add(column: "isMuted", .boolean).notNull().defaults(to: false)
+                t.add(column: "mentionSeq", .integer).notNull().defaults(to: 0)
+                t.add(column: "groupId", .integer)
+                t.add(column: "memberCount", .integer).notNull().defaults(to: 0)
+                t.add(column: "isMember", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(table: "group_info") { t in
+                t.primaryKey("groupId", .integer)
+                t.column("name", .text).notNull()
+                t.column("uniqueName", .text).notNull()
+                t.column("notice", .text).notNull()
+                t.column("ownerId", .text).notNull()
+                t.column("memberCount", .integer).notNull()
+                t.column("joinable", .boolean).notNull()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "group_member") { t in
+                t.column("groupId", .integer).notNull()
+                t.column("uid", .integer).notNull()
+                t.column("username", .text).notNull()
+                t.column("role", .text).notNull()
+                t.column("joinedAt", .integer).notNull()
+                t.column("account", .text)
+                t.primaryKey(["groupId", "uid"])
+            }
+        }
         return m
     }
 }

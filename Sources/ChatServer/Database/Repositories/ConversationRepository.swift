@@ -7,9 +7,23 @@ struct MemberRow: Codable, Sendable {
     var clearedSeq: Int
     var hidden: Bool
     var isImOpened: Bool
+    var isMuted: Bool = false
+    /// The newest seq whose message mentioned this member.
+    var mentionSeq: Int = 0
+    /// Groups: the member sees seqs above this one.
+    var joinedSeq: Int = 0
+    /// Groups: Unix ms of joining (the earliest joined member inherits ownership).
+    var joinedAt: Int = 0
+    /// Groups: the seq of the notice that took the member out; nil while a member.
+    var leftSeq: Int?
+
+    var isActive: Bool { leftSeq == nil }
+    /// The highest seq this member may read.
+    var ceilingSeq: Int { leftSeq ?? Int.max }
 }
 
-/// Conversations (two members each), their seq counters and the members' views.
+/// Conversations (two members each, or a group's), their seq counters and
+/// the members' views.
 protocol ConversationRepository {
     func exists(_ id: String) throws -> Bool
     /// Stores a conversation with `maxSeq` 0; nothing if it exists.
@@ -30,12 +44,23 @@ protocol ConversationRepository {
     /// sender's `readSeq` moves up to `seq` if `senderRead`.
     func noteAppended(_ id: String, seq: Int, sender: Int, senderRead: Bool) throws
 
+    /// Makes `uid` a member of group conversation `id` from `joinedSeq` on
+    /// (a former member's row is reused: their pin and clear point stay).
+    func join(_ id: String, uid: Int, joinedSeq: Int, joinedAt: Int) throws
+    /// Members who have not left, earliest joined first.
+    func activeMembers(_ id: String) throws -> [Int]
+    /// Up to `limit` members who have not left with a uid above `uid`, by uid.
+    func activeMembers(_ id: String, afterUid uid: Int, limit: Int) throws -> [MemberRow]
+    func activeMemberCount(_ id: String) throws -> Int
+    /// Records that message `seq` mentioned `uids`.
+    func noteMention(_ id: String, seq: Int, uids: [Int]) throws
+
     /// Ids of the conversations `uid` has not hidden.
     func visibleConversations(of uid: Int) throws -> [String]
     func unhide(_ id: String, uid: Int) throws
     /// Both members' `isImOpened`.
     func markOpened(_ id: String) throws
-    /// The peers in `uid`'s conversations who have not hidden them.
+    /// The peers in `uid`'s single chats who have not hidden them.
     func visiblePeers(of uid: Int) throws -> [(conversationId: String, uid: Int)]
     /// Everyone who shares a conversation with `uid`.
     func contacts(of uid: Int) throws -> [Int]

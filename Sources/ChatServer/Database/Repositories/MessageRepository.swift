@@ -42,10 +42,11 @@ protocol MessageRepository {
     func markRevoked(id: Int64, noticeSeq: Int) throws
     func markFlashViewed(id: Int64) throws
 
-    /// The newest message above `seq` that is not a control one.
-    func lastVisible(in conversationId: String, after seq: Int) throws -> MessageRow?
-    /// Messages above `seq` that are not control ones and not from `uid`.
-    func unreadCount(in conversationId: String, after seq: Int, notFrom uid: Int) throws -> Int
+    /// The newest message above `seq` and at most `ceiling` that is not a control one.
+    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow?
+    /// Messages above `seq` and at most `ceiling` that are neither control
+    /// ones nor group notices, and not from `uid`.
+    func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int
     /// Up to `limit` messages above `seq`, oldest first.
     func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow]
     /// Up to `limit` messages above `floor` and below `ceiling`, newest first.

@@ -45,10 +45,41 @@ struct SQLiteConversationRepository: ConversationRepository {
     func noteAppended(_ id: String, seq: Int, sender: Int, senderRead: Bool) throws {
         // One statement for both members.
         try db.cachedStatement(sql: """
-            UPDATE member SET hidden = hidden AND clearedSeq >= ?1,
+            UPDATE member SET hidden = hidden AND (clearedSeq >= ?1 OR leftSeq IS NOT NULL),
                               readSeq = CASE WHEN uid = ?2 AND ?3 THEN MAX(readSeq, ?1) ELSE readSeq END
             WHERE conversationId = ?4
             """).execute(arguments: [seq, sender, senderRead, id])
+    }
+
+    func join(_ id: String, uid: Int, joinedSeq: Int, joinedAt: Int) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO member(conversationId, uid, hidden, joinedSeq, joinedAt) VALUES (?1, ?2, 0, ?3, ?4)
+            ON CONFLICT(conversationId, uid) DO UPDATE SET hidden = 0, leftSeq = NULL, joinedSeq = ?3, joinedAt = ?4
+            """).execute(arguments: [id, uid, joinedSeq, joinedAt])
+    }
+
+    func activeMembers(_ id: String) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: """
+            SELECT uid FROM member WHERE conversationId = ? AND leftSeq IS NULL ORDER BY joinedAt, uid
+            """), arguments: [id])
+    }
+
+    func activeMembers(_ id: String, afterUid uid: Int, limit: Int) throws -> [MemberRow] {
+        try MemberRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM member WHERE conversationId = ? AND leftSeq IS NULL AND uid > ? ORDER BY uid LIMIT ?
+            """), arguments: [id, uid, limit])
+    }
+
+    func activeMemberCount(_ id: String) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM member WHERE conversationId = ? AND leftSeq IS NULL"),
+                         arguments: [id]) ?? 0
+    }
+
+    func noteMention(_ id: String, seq: Int, uids: [Int]) throws {
+        let statement = try db.cachedStatement(sql: """
+            UPDATE member SET mentionSeq = MAX(mentionSeq, ?) WHERE conversationId = ? AND uid = ? AND leftSeq IS NULL
+            """)
+        for uid in uids { try statement.execute(arguments: [seq, id, uid]) }
     }
 
     func visibleConversations(of uid: Int) throws -> [String] {
@@ -67,7 +98,7 @@ struct SQLiteConversationRepository: ConversationRepository {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT peer.conversationId, peer.uid FROM member me
             JOIN member peer ON peer.conversationId = me.conversationId AND peer.uid <> me.uid
-            WHERE me.uid = ? AND peer.hidden = 0
+            WHERE me.uid = ? AND peer.hidden = 0 AND substr(me.conversationId, 1, 3) = 'si_'
             """), arguments: [uid]).map { row in (row[0], row[1]) }
     }
 

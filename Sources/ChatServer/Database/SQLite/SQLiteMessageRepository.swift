@@ -38,16 +38,18 @@ struct SQLiteMessageRepository: MessageRepository {
         try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [id])
     }
 
-    func lastVisible(in conversationId: String, after seq: Int) throws -> MessageRow? {
+    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow? {
         try MessageRow.fetchOne(db.cachedStatement(sql: """
-            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND isControl = 0 ORDER BY seq DESC LIMIT 1
-            """), arguments: [conversationId, seq])
+            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND isControl = 0
+            ORDER BY seq DESC LIMIT 1
+            """), arguments: [conversationId, seq, ceiling])
     }
 
-    func unreadCount(in conversationId: String, after seq: Int, notFrom uid: Int) throws -> Int {
+    func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND senderUid <> ? AND isControl = 0
-            """), arguments: [conversationId, seq, uid]) ?? 0
+            SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND senderUid <> ?
+            AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1510
+            """), arguments: [conversationId, seq, ceiling, uid]) ?? 0
     }
 
     func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow] {

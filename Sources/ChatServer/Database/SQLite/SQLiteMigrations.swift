@@ -104,6 +104,30 @@ enum SQLiteMigrations {
         m.registerMigration("v2-conversation-client-id") { db in
             try db.create(index: "message_conversation_client", on: "message", columns: ["conversationId", "clientMsgID"])
         }
+        // Groups (PROTOCOL.md v2): the group itself, and per member the
+        // seq they joined after (their history floor), the seq of the notice
+        // that took them out (their ceiling; NULL while a member), mute and
+        // the newest seq that mentioned them. A dissolved group frees its
+        // unique name (NULLs do not collide in a UNIQUE column).
+        m.registerMigration("v3-groups") { db in
+            try db.create(table: "chat_group") { t in
+                t.autoIncrementedPrimaryKey("gid")
+                t.column("name", .text).notNull()
+                t.column("uniqueName", .text).unique()
+                t.column("notice", .text).notNull().defaults(to: "")
+                t.column("ownerUid", .integer).notNull()
+                t.column("joinable", .boolean).notNull().defaults(to: true)
+                t.column("createdAt", .integer).notNull()
+                t.column("dissolved", .boolean).notNull().defaults(to: false)
+            }
+            try db.alter(table: "member") { t in
+                t.add(column: "isMuted", .boolean).notNull().defaults(to: false)
+                t.add(column: "mentionSeq", .integer).notNull().defaults(to: 0)
+                t.add(column: "joinedSeq", .integer).notNull().defaults(to: 0)
+                t.add(column: "joinedAt", .integer).notNull().defaults(to: 0)
+                t.add(column: "leftSeq", .integer)
+            }
+        }
         return m
     }
 }

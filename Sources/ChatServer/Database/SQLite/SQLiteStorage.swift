@@ -131,6 +131,7 @@ struct SQLiteTransaction: StorageTransaction {
     var syncLog: any SyncLogRepository { SQLiteSyncLogRepository(db: db) }
     var media: any MediaRepository { SQLiteMediaRepository(db: db) }
     var signals: any SignalRepository { SQLiteSignalRepository(db: db) }
+    var groups: any GroupRepository { SQLiteGroupRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

@@ -102,6 +102,9 @@ public final class Session: Sendable {
     /// for anyone chatted with before. nil when the store does not know them.
     public func localConversation(with peer: String) throws -> String? {
         let me = credentials.uid
+        // A group: `sg_7`, its unique name or its name.
+        if ConversationIDHelper.isGroup(peer) { return peer }
+        if let group = try store.group(named: peer) { return group.conversationId }
         if let uid = Int(peer) ?? (peer.hasPrefix("tb_") ? Int(peer.dropFirst(3)) : nil), uid > 0 {
             return ConversationIDHelper.make(myUid: me, targetUid: uid)
         }
@@ -113,16 +116,44 @@ public final class Session: Sendable {
     /// started on the server if new.
     public func conversation(with peer: String) async throws -> String {
         if let local = try localConversation(with: peer) { return local }
-        let found = try await api.searchUsers(peer)
-        let exactAccount = found.first { $0.account == peer }
-        let exactName = found.filter { $0.username == peer }
-        guard let user = exactAccount ?? (exactName.count == 1 ? exactName.first : nil) ?? (found.count == 1 ? found.first : nil) else {
-            let why = found.isEmpty ? "no user \(peer)" : "\(peer) matches \(found.count) users; give their account"
-            throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: why, retryAfter: nil)
-        }
+        let user = try await user(named: peer)
         let summary = try await api.startConversation(userId: user.uid)
         try store.saveSummaries([summary])
         try store.saveProfiles([user])
         return summary.conversationId
+    }
+
+    /// A user named by uid (`7`, `tb_7`), account, else display name: the
+    /// local cache first, then the server's search (an exact account, a
+    /// display name only one user has, or the only match).
+    public func user(named name: String) async throws -> UserBasicInfo {
+        if let uid = Int(name) ?? ConversationIDHelper.uid(fromImUid: name), uid > 0 {
+            if let known = try store.profiles(uids: [uid])[uid] { return known }
+            if let info = try await api.profiles([uid]).first { return info }
+        }
+        if let known = try store.profile(account: name) { return known }
+        let found = try await api.searchUsers(name)
+        let exactAccount = found.first { $0.account == name }
+        let exactName = found.filter { $0.username == name }
+        guard let user = exactAccount ?? (exactName.count == 1 ? exactName.first : nil) ?? (found.count == 1 ? found.first : nil) else {
+            let why = found.isEmpty ? "no user \(name)" : "\(name) matches \(found.count) users; give their account"
+            throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: why, retryAfter: nil)
+        }
+        try store.saveProfiles([user])
+        return user
+    }
+
+    /// The members of a group, from the server when it answers (and cached
+    /// for offline use), else from the cache.
+    public func members(groupId: Int) async throws -> [GroupMember] {
+        do {
+            let members = try await api.groupMembers(groupId: groupId)
+            try store.saveMembers(members, groupId: groupId)
+            return members
+        } catch let e as APIError where !e.isPermanent {
+            let cached = try store.members(groupId: groupId)
+            if cached.isEmpty { throw e }
+            return cached
+        }
     }
 }

@@ -30,7 +30,7 @@ struct HistoryLine: Encodable {
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Messages of a conversation, oldest first.")
     @OptionGroup var common: Common
-    @Option(help: "The peer: account, display name or uid.") var with: String
+    @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
     @Option(help: "How many of the newest messages.") var limit = 40
     @Flag(help: "Print JSON.") var json = false
     @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
@@ -46,7 +46,8 @@ struct History: AsyncParsableCommand {
         let me = session.credentials.imUid
         let lines = page.messages.map { r -> HistoryLine in
             let m = r.chatMessage(myImUid: me)
-            let text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
+            var text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
+            if case .groupNotice(let p) = m.content { text = p.sentence(me: me, L) }
             return HistoryLine(id: m.id, serverId: m.serverId, conversationId: m.conversationId, seq: r.seq, senderId: m.senderId,
                                receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
                                status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
@@ -59,8 +60,13 @@ struct History: AsyncParsableCommand {
         }
         if lines.isEmpty { out(L.string("cli.empty")) }
         let name = try session.store.conversation(id: conv)?.nickname ?? with
+        let senders = try ConversationIDHelper.groupId(conv).map { try session.store.senderNames(groupId: $0) } ?? [:]
         for l in lines {
-            let who = l.isMe ? session.credentials.username : name
+            if l.type == ChatMessageType.groupNotice.rawValue {
+                out("[\(TimeLabel.text(l.createTime, L))] — \(TerminalSanitizer.oneLine(l.content)) —")
+                continue
+            }
+            let who = l.isMe ? session.credentials.username : senders[l.senderId] ?? name
             let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
             out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(l.content))\(mark)")
         }

@@ -17,6 +17,14 @@ struct ConversationRow: Encodable {
     var lastMessageTime: Int
     var fromSignal: Bool
     var isImOpened: Bool
+    // PROTOCOL.md v2.
+    var isMuted: Bool
+    var mentionSeq: Int
+    var readSeq: Int
+    var hasUnreadMention: Bool
+    var groupId: Int?
+    var memberCount: Int?
+    var isMember: Bool?
 }
 
 struct List: AsyncParsableCommand {
@@ -33,7 +41,10 @@ struct List: AsyncParsableCommand {
             let rows = list.map { ConversationRow(id: $0.id, targetUid: $0.targetUid, nickname: $0.nickname, avatar: $0.avatar,
                                                   isOnline: $0.isOnline, isPinned: $0.isPinned, draftText: $0.draftText,
                                                   unreadCount: $0.unreadCount, lastMessagePreview: $0.lastMessagePreview,
-                                                  lastMessageTime: $0.lastMessageTime, fromSignal: $0.fromSignal, isImOpened: $0.isImOpened) }
+                                                  lastMessageTime: $0.lastMessageTime, fromSignal: $0.fromSignal, isImOpened: $0.isImOpened,
+                                                  isMuted: $0.isMuted, mentionSeq: $0.mentionSeq, readSeq: $0.readSeq,
+                                                  hasUnreadMention: $0.hasUnreadMention, groupId: $0.groupId,
+                                                  memberCount: $0.isGroup ? $0.memberCount : nil, isMember: $0.isGroup ? $0.isMember : nil) }
             try jsonOut(rows)
             return
         }
@@ -43,7 +54,10 @@ struct List: AsyncParsableCommand {
             let unread = c.unreadCount == 0 ? "" : " (\(UnreadBadge.text(c.unreadCount)))"
             let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
             let time = TimeLabel.text(c.lastMessageTime, L)
-            out("\(pin) \(TerminalSanitizer.oneLine(c.nickname))\(unread)  \(time)  \(TerminalSanitizer.oneLine(preview))")
+            let count = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
+            let marks = (c.isMuted ? " 🔕" : "") + (c.isGroup && !c.isMember ? " " + L.string("ui.group.left") : "")
+            let mention = c.hasUnreadMention ? L.string("ui.mentioned") + " " : ""
+            out("\(pin) \(TerminalSanitizer.oneLine(c.nickname))\(count)\(unread)\(marks)  \(time)  \(mention)\(TerminalSanitizer.oneLine(preview))")
         }
     }
 }

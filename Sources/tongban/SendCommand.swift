@@ -8,7 +8,10 @@ import Foundation
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images, a voice message or a file.")
     @OptionGroup var common: Common
-    @Option(help: "The peer: account, display name or uid (offline too, for anyone chatted with before).") var to: String
+    @Option(help: "The peer (account, display name or uid; offline too, for anyone chatted with before) or a group (name, unique name or sg_ id).") var to: String
+    @Option(help: "Mention a member (account, display name or uid); repeat for more. The text gets \"@Name \" in front unless it already names them.")
+    var mention: [String] = []
+    @Flag(name: .customLong("mention-all"), help: "Mention everyone in the group (owner only).") var mentionAll = false
     @Option(help: "An image file (JPEG, PNG, GIF, WebP); over 200 KB it is re-encoded as JPEG.") var image: String?
     @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
@@ -71,7 +74,35 @@ struct Send: AsyncParsableCommand {
                                                durationSec: recording.durationSec, to: conv)
         }
         let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
+        if !mention.isEmpty || mentionAll {
+            let mentioned = try await mentionPayload(session, conv, body)
+            return try await repo.enqueue(.mention(mentioned), to: conv)
+        }
         guard let record = try await repo.sendText(body, to: conv) else { throw CLIError("nothing to send: the text is empty") }
         return record
+    }
+
+    /// The text with `@Name` for each mentioned member, and their ids.
+    func mentionPayload(_ session: Session, _ conv: String, _ body: String) async throws -> MentionPayload {
+        var text = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw CLIError("nothing to send: the text is empty") }
+        var ids: [String] = []
+        var prefix = ""
+        let members = try await ConversationIDHelper.groupId(conv).asyncMap { try await session.members(groupId: $0) } ?? []
+        for name in mention {
+            let uid: Int
+            let display: String
+            if let m = members.first(where: { $0.account == name || $0.username == name || String($0.uid) == name }) {
+                uid = m.uid; display = m.username
+            } else {
+                let u = try await server(session) { try await session.user(named: name) }
+                uid = u.uid; display = u.username
+            }
+            ids.append(ConversationIDHelper.imUid(uid))
+            if !text.contains("@" + display) { prefix += "@" + display + " " }
+        }
+        if mentionAll && !text.contains("@") { prefix = "@" + L.string("mention.all") + " " + prefix }
+        text = prefix + text
+        return MentionPayload(text: text, atUserIDs: ids, atAll: mentionAll)
     }
 }

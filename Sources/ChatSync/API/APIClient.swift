@@ -172,6 +172,48 @@ public final class APIClient: Sendable {
         try await noContent(.POST, "/chat/conversation/clear", body: ConversationIDRequest(conversationId: id))
     }
 
+    public func mute(conversationId: String, isMuted: Bool) async throws -> ConversationSummary {
+        try await json(ConversationSummary.self, .POST, "/chat/conversation/mute", body: MuteRequest(conversationId: conversationId, isMuted: isMuted))
+    }
+
+    // MARK: - Groups
+
+    public func createGroup(_ request: CreateGroupRequest) async throws -> GroupInfo {
+        try await json(GroupInfo.self, .POST, "/group/create", body: request)
+    }
+    public func groupInfo(groupId: Int) async throws -> GroupInfo {
+        try await json(GroupInfo.self, .GET, "/group/info?group_id=\(groupId)")
+    }
+    public func lookupGroup(uniqueName: String) async throws -> GroupInfo {
+        try await json(GroupInfo.self, .GET, "/group/lookup?unique_name=\(Self.query(uniqueName))")
+    }
+    public func joinGroup(uniqueName: String) async throws -> ConversationSummary {
+        try await json(ConversationSummary.self, .POST, "/group/join", body: JoinGroupRequest(uniqueName: uniqueName))
+    }
+    public func invite(groupId: Int, userIds: [Int]) async throws -> GroupInfo {
+        try await json(GroupInfo.self, .POST, "/group/invite", body: InviteRequest(groupId: groupId, userIds: userIds))
+    }
+    public func leaveGroup(groupId: Int) async throws {
+        try await noContent(.POST, "/group/leave", body: GroupIdRequest(groupId: groupId))
+    }
+    public func kick(groupId: Int, userId: Int) async throws {
+        try await noContent(.POST, "/group/kick", body: KickRequest(groupId: groupId, userId: userId))
+    }
+    public func updateGroup(_ request: UpdateGroupRequest) async throws -> GroupInfo {
+        try await json(GroupInfo.self, .POST, "/group/update", body: request)
+    }
+    /// Every member, page by page.
+    public func groupMembers(groupId: Int) async throws -> [GroupMember] {
+        var all: [GroupMember] = []
+        var after = 0
+        while true {
+            let page = try await json(GroupMembersResponse.self, .GET, "/group/members?group_id=\(groupId)&after=\(after)&limit=500")
+            all += page.members
+            guard page.hasMore, let last = page.members.last, last.uid > after else { return all }
+            after = last.uid
+        }
+    }
+
     // MARK: - Sync
 
     public func sync(since: Int, limit: Int = 500) async throws -> SyncResponse {

@@ -82,11 +82,17 @@ public actor ChatRepository {
         guard let (type, body) = IMMessageMapper.wireContent(for: content) else {
             throw APIError.badResponse("this kind of message cannot be sent")
         }
-        guard let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: store.myUid) else {
+        // A group's messages go to the group (PROTOCOL.md: recvID is the conversation id).
+        let recvID: String
+        if ConversationIDHelper.isGroup(conversationId) {
+            recvID = conversationId
+        } else if let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: store.myUid) {
+            recvID = ConversationIDHelper.imUid(peer)
+        } else {
             throw StoreError.unknownConversation(conversationId)
         }
         let wire = WireMessage(serverMsgID: "", clientMsgID: clientMsgID, conversationId: conversationId, seq: 0,
-                               sendID: store.myImUid, recvID: ConversationIDHelper.imUid(peer), contentType: type,
+                               sendID: store.myImUid, recvID: recvID, contentType: type,
                                content: body, sendTime: Int(Date().timeIntervalSince1970 * 1000))
         let record = MessageRecord(wire: wire, status: .sending)
         let summary = MessageKinds.summary(of: IMMessageMapper.map(wire, currentUID: store.myImUid),

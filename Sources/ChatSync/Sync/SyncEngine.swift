@@ -141,6 +141,9 @@ public final class SyncEngine: Sendable {
             total.conversationIds.formUnion(changes.conversationIds)
             total.updatedClientMsgIDs.formUnion(changes.updatedClientMsgIDs)
             total.incoming.merge(changes.incoming, uniquingKeysWith: +)
+            total.groupIds.formUnion(changes.groupIds)
+            total.mentioned.formUnion(changes.mentioned)
+            total.newestIncoming.merge(changes.newestIncoming, uniquingKeysWith: { $1 })
             let advanced = page.cursor > cursor
             cursor = max(page.cursor, cursor)
             if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty { emit(.applied(changes)) }
@@ -152,7 +155,26 @@ public final class SyncEngine: Sendable {
             }
         }
         await fillProfiles(for: total.conversationIds)
+        await fillMembers(of: total.groupIds)
         return total
+    }
+
+    /// A group changed (someone joined, left, was renamed): its member list
+    /// is fetched again, for sender names and `@` completion.
+    public func fillMembers(of groupIds: Set<Int>) async {
+        var changes = AppliedChanges()
+        for gid in groupIds.sorted() {
+            do {
+                try store.saveMembers(try await api.groupMembers(groupId: gid), groupId: gid)
+                changes.conversationIds.insert(ConversationIDHelper.group(gid))
+            } catch let e as APIError where e.code == .forbidden || e.code == .notFound {
+                // No longer a member (or the group is gone): keep what is cached.
+                continue
+            } catch {
+                logger.notice("members of group \(gid) not fetched: \(Self.reason(error))")
+            }
+        }
+        if !changes.conversationIds.isEmpty { emit(.applied(changes)) }
     }
 
     /// A conversation a stranger started arrives with nothing but ids: its

@@ -12,11 +12,12 @@ public final class ConversationListViewModel {
         didSet {
             // By index: a closure over the elements copied each row.
             var sum = 0
-            for i in conversations.indices { sum += WireRange.count(conversations[i].unreadCount) }
+            // Muted conversations keep their own count but stay out of the total.
+            for i in conversations.indices where !conversations[i].isMuted { sum += WireRange.count(conversations[i].unreadCount) }
             totalUnread = sum
         }
     }
-    /// Unread messages over all conversations (the list title), summed once
+    /// Unread messages over the conversations not muted (the list title), summed once
     /// per list change rather than on every frame.
     public private(set) var totalUnread = 0
     public private(set) var isLoading = false
@@ -133,6 +134,70 @@ public final class ConversationListViewModel {
             errorMessage = describe(error)
         }
         changed()
+    }
+
+    /// Mute or unmute, shown at once and put back if the server refuses.
+    public func muteConversation(id: String, isMuted: Bool) async {
+        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
+        conversations[idx].isMuted = isMuted
+        changed()
+        do {
+            try session.store.saveSummaries([try await session.api.mute(conversationId: id, isMuted: isMuted)])
+        } catch {
+            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i].isMuted = !isMuted }
+            errorMessage = describe(error)
+        }
+        changed()
+    }
+
+    /// Leaves a group (it stays listed, marked, until deleted); with
+    /// `delete`, also takes it off the list.
+    public func leaveGroup(id: String, delete: Bool) async {
+        guard let gid = ConversationIDHelper.groupId(id) else { return }
+        do {
+            try await session.api.leaveGroup(groupId: gid)
+            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i].isMember = false }
+            _ = try? await session.sync.pull()
+        } catch let e as APIError where e.code == .forbidden {
+            // Already out: deleting is all that is left.
+        } catch {
+            errorMessage = describe(error)
+            changed()
+            return
+        }
+        if delete { await deleteConversation(id: id) } else { loadFromStore(); changed() }
+    }
+
+    /// Creates a group with me as owner and `memberIds` in it; returns its conversation id.
+    public func createGroup(name: String, uniqueName: String, memberIds: [Int] = []) async -> String? {
+        do {
+            let info = try await session.api.createGroup(CreateGroupRequest(name: name, uniqueName: uniqueName, memberIds: memberIds))
+            try session.store.saveGroup(info)
+            _ = try? await session.sync.pull()
+            loadFromStore()
+            changed()
+            return info.conversationId
+        } catch {
+            errorMessage = describe(error)
+            changed()
+            return nil
+        }
+    }
+
+    /// Joins a group by its unique name; returns its conversation id.
+    public func joinGroup(uniqueName: String) async -> String? {
+        do {
+            let summary = try await session.api.joinGroup(uniqueName: uniqueName)
+            try session.store.saveSummaries([summary])
+            _ = try? await session.sync.pull()
+            loadFromStore()
+            changed()
+            return summary.conversationId
+        } catch {
+            errorMessage = describe(error)
+            changed()
+            return nil
+        }
     }
 
     /// Optimistic removal; the store is cleared only once the server agrees.

@@ -18,6 +18,12 @@ public final class ConversationViewModel {
     public private(set) var isAtBottom = true
     public var errorMessage: String?
     public var onChange: (() -> Void)?
+    // Groups (see ConversationViewModel+Group.swift).
+    /// Display names by imUid: members, then cached profiles.
+    public internal(set) var senderNames: [String: String] = [:]
+    /// Owner first, then by joining time.
+    public internal(set) var members: [GroupMember] = []
+    public internal(set) var group: GroupInfo?
 
     let session: Session
     let localizer: Localizer
@@ -34,7 +40,7 @@ public final class ConversationViewModel {
         self.localizer = localizer
     }
 
-    var myImUid: String { session.credentials.imUid }
+    public var myImUid: String { session.credentials.imUid }
     var id: String { conversation.id }
 
     func changed() { onChange?() }
@@ -74,6 +80,7 @@ public final class ConversationViewModel {
         startListening()
         markRead()
         refreshMediaInBackground()
+        if conversation.isGroup && conversation.isMember { await refreshMembers() }
     }
 
     /// URL signing and picture downloads run beside the UI (seed: `Task {
@@ -132,6 +139,7 @@ public final class ConversationViewModel {
         // asks the store first, and turns this off again at the oldest).
         if page.messages.count >= loadedCount { hasMoreHistory = true }
         if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
+        if conversation.isGroup { loadGroup() }
         var mapped = page.messages.map { record -> ChatMessage in
             var m = record.chatMessage(myImUid: myImUid)
             if let p = progress[m.id] { m.uploadProgress = p }

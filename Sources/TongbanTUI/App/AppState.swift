@@ -19,7 +19,11 @@ struct AppState {
         case confirm(Confirm)
         case listSearch(String)
         case messageSearch(String, [SearchHit], Int)
-        case newChat(String, [UserBasicInfo], Int)
+        /// `n`: a query, the users found (nil before the search ran), the
+        /// selected row; after a search, two more rows make or join a group.
+        case newChat(String, [UserBasicInfo]?, Int)
+        /// "New group" chose `name`; the unique name is being typed.
+        case newGroup(name: String, unique: String)
         case signals([SignalInboxItem], Int)
         case settings
         case help
@@ -42,6 +46,8 @@ struct AppState {
     /// What `y` answers in a confirmation on the status line.
     enum Confirm: Equatable {
         case deleteConversation(id: String, name: String)
+        /// `d` on a group I am in: `y` leaves and deletes, `k` only deletes.
+        case leaveGroup(id: String, name: String)
         case revoke(messageId: String)
         case viewFlash(ChatMessage)
         case clearHistory
@@ -73,6 +79,12 @@ struct AppState {
         var newMessageBannerCount = 0
         /// Object keys of this chat's pictures that are in the local cache.
         var cachedKeys: Set<String> = []
+        /// Groups: senders' display names by imUid, the members, the info.
+        var senderNames: [String: String] = [:]
+        var members: [GroupMember] = []
+        var group: GroupInfo?
+        /// My imUid (a notice about me reads "你").
+        var me = ""
     }
 
     /// A decoded thumbnail, or why there is none yet.
@@ -96,6 +108,10 @@ struct AppState {
     /// message list clamps it and keeps the selection in view).
     var scroll = 0
     var input = InputLine()
+    /// Members picked with `@` completion for the text being typed (imUids),
+    /// and whether `@all` was picked.
+    var mentions: [String] = []
+    var mentionsAll = false
     var status: String?
     var connection: ConnectionState = .connecting
     /// The store's disk was full at the last pull (shown until a pull fits).
@@ -117,6 +133,8 @@ struct AppState {
     var keyMap = KeyMap()
     /// The user's name (search hits by me).
     var myName = ""
+    /// `@all` as the text spells it ("@所有人").
+    var allMentionLabel = "all"
 
     struct Size: Equatable { var width: Int; var height: Int }
 
@@ -126,7 +144,8 @@ struct AppState {
     }
 
     /// Bubbles newest first (no time markers).
-    var bubbles: [ChatMessage] { chat?.messages.filter { $0.type != .time } ?? [] }
+    /// The messages drawn as bubbles (selectable): not time markers, not a group's notices.
+    var bubbles: [ChatMessage] { chat?.messages.filter { $0.type != .time && $0.type != .groupNotice } ?? [] }
 
     /// The selected message's position among bubbles, newest = 0.
     var selected: Int? {
@@ -142,5 +161,6 @@ struct AppState {
         return chat?.messages.first { $0.id == id }
     }
 
+    /// Unread of conversations not muted (the list's total).
     var titleText: String { list.totalUnread > 0 ? "(\(list.totalUnread)) Tongban" : "Tongban" }
 }

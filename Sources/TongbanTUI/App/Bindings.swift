@@ -4,6 +4,7 @@ import TerminalUI
 enum Action: String, CaseIterable, Sendable {
     case listDown = "list.down", listUp = "list.up", listTop = "list.top", listBottom = "list.bottom"
     case listOpen = "list.open", listPin = "list.pin", listDelete = "list.delete", listNew = "list.new"
+    case listMute = "list.mute"
     case listSignals = "list.signals", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
@@ -41,6 +42,7 @@ struct Binding: Sendable {
         bind(.list, .listBottom, [.char("G"), .end], "help.list.ends"),
         bind(.list, .listOpen, [.enter], "help.list.open"),
         bind(.list, .listPin, [.char("p")], "help.list.pin"),
+        bind(.list, .listMute, [.char("m")], "help.list.mute"),
         bind(.list, .listDelete, [.char("d")], "help.list.delete"),
         bind(.list, .listNew, [.char("n")], "help.list.new"),
         bind(.list, .listSignals, [.char("s")], "help.list.signals"),
@@ -71,6 +73,8 @@ struct Binding: Sendable {
         document(.input, "help.input.multi"),
         document(.input, "help.input.voice"),
         document(.input, "help.input.file"),
+        document(.input, "help.input.mention"),
+        document(.input, "help.input.group"),
 
         bind(.everywhere, .focusNext, [.tab], "help.global.focus"),
         bind(.everywhere, .focusPrevious, [.backTab], "help.global.focus"),

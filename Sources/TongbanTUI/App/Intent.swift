@@ -37,6 +37,11 @@ enum Intent {
 /// The I/O an update asks for; `EffectRunner` performs it and answers with
 /// intents. Values only: tests read them without running anything.
 enum Effect: Equatable {
+    /// Slash commands in a group chat.
+    enum GroupCommand: Equatable {
+        case invite([String]), kick(String), rename(String), notice(String), joinable(Bool), leave
+    }
+
     enum MediaCommand: Equatable {
         case image([String]), flash([String]), multi([String]), voice([String]), file(String)
     }
@@ -47,7 +52,13 @@ enum Effect: Equatable {
     case reloadList
     case refreshList
     case pin(id: String, Bool)
+    case mute(id: String, Bool)
     case deleteConversation(id: String)
+    case leaveGroup(id: String, delete: Bool)
+    case createGroup(name: String, unique: String)
+    case joinGroup(unique: String)
+    case group(GroupCommand)
+    case sendMention(String, mentioned: [String], all: Bool)
     case revoke(messageId: String)
     case retry(messageId: String)
     case clearHistory

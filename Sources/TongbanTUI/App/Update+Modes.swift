@@ -46,9 +46,16 @@ extension Update {
             case "/flash": effects = [.sendMedia(.flash(paths))]
             default: effects = [.sendMedia(.image(paths))]
             }
+        } else if let command = groupCommand(text, &s) {
+            guard let command = command else { return [] }
+            effects = [.group(command)]
+        } else if s.chat?.conversation.isGroup == true, !s.mentions.isEmpty || s.mentionsAll {
+            effects = [.sendMention(raw, mentioned: s.mentions, all: s.mentionsAll)]
         } else {
             effects = [.sendText(raw)]
         }
+        s.mentions = []
+        s.mentionsAll = false
         s.scroll = 0
         s.selectedId = nil
         return effects + [.saveDraft(nil), .reloadList]
@@ -58,6 +65,10 @@ extension Update {
         switch s.mode {
         case .normal:
             return []
+        case .confirm(.leaveGroup(let id, _)):
+            s.mode = .normal
+            if key == .char("y") || key == .char("Y") { return [.leaveGroup(id: id, delete: true), .reloadList] }
+            if key == .char("k") { return [.deleteConversation(id: id), .reloadList] }
         case .confirm(let what):
             s.mode = .normal
             guard key == .char("y") || key == .char("Y") else { return [] }
@@ -65,6 +76,7 @@ extension Update {
             // revoked or cleared preview) as the store has it afterwards.
             switch what {
             case .deleteConversation(let id, _): return [.deleteConversation(id: id), .reloadList]
+            case .leaveGroup: return []
             case .revoke(let id): return [.revoke(messageId: id), .reloadList]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height), .reloadList]
             case .clearHistory: return [.clearHistory, .reloadList]
@@ -84,10 +96,15 @@ extension Update {
             return messageSearchKey(key, q, hits, i, &s)
         case .newChat(let q, let users, let i):
             return newChatKey(key, q, users, i, &s)
+        case .newGroup(let name, let unique):
+            return newGroupKey(key, name, unique, &s)
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
         case .settings:
             s.mode = key == .char("c") || key == .enter ? .confirm(.clearHistory) : .normal
+            if key == .char("l"), let c = s.chat?.conversation, c.isGroup, c.isMember {
+                s.mode = .confirm(.leaveGroup(id: c.id, name: c.nickname))
+            }
         }
         return []
     }
@@ -149,20 +166,48 @@ extension Update {
         return query.isEmpty ? [] : [.searchMessages(query)]
     }
 
-    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo], _ i: Int, _ s: inout AppState) -> [Effect] {
+    /// Typing searches on Enter; then the users found, and below them
+    /// "new group named q" and "join group q".
+    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo]?, _ i: Int, _ s: inout AppState) -> [Effect] {
+        let rows = users.map { $0.count + 2 } ?? 0
         switch key {
         case .escape: s.mode = .normal
         case .enter:
+            guard let users else { return q.isEmpty ? [] : [.searchUsers(q)] }
+            let query = q.trimmingCharacters(in: .whitespaces)
             if i < users.count {
                 s.mode = .normal
                 return [.startConversation(users[i])]
+            } else if i == users.count {
+                s.mode = GroupRules.isValidName(query) ? .newGroup(name: query, unique: "") : .normal
+            } else if !query.isEmpty {
+                s.mode = .normal
+                return [.joinGroup(unique: query)]
             }
-            return [.searchUsers(q)]
-        case .down: s.mode = .newChat(q, users, min(i + 1, max(0, users.count - 1)))
-        case .up: s.mode = .newChat(q, users, max(0, i - 1))
-        case .backspace: s.mode = .newChat(String(q.dropLast()), [], 0)
-        case .char(let c): s.mode = .newChat(q + String(c), [], 0)
-        case .paste(let text): s.mode = .newChat(q + text, [], 0)
+        case .down: if users != nil { s.mode = .newChat(q, users, min(i + 1, max(0, rows - 1))) }
+        case .up: if users != nil { s.mode = .newChat(q, users, max(0, i - 1)) }
+        case .backspace: s.mode = .newChat(String(q.dropLast()), nil, 0)
+        case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
+        case .paste(let text): s.mode = .newChat(q + text, nil, 0)
+        default: break
+        }
+        return []
+    }
+
+    /// The unique name of a new group: `[a-z0-9_]`, 3-32.
+    static func newGroupKey(_ key: Key, _ name: String, _ unique: String, _ s: inout AppState) -> [Effect] {
+        switch key {
+        case .escape: s.mode = .normal
+        case .enter:
+            guard GroupRules.isValidUniqueName(unique) else { return [] }
+            s.mode = .normal
+            return [.createGroup(name: name, unique: unique)]
+        case .backspace: s.mode = .newGroup(name: name, unique: String(unique.dropLast()))
+        case .char(let c):
+            let lower = Character(c.lowercased())
+            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && unique.count < 32 {
+                s.mode = .newGroup(name: name, unique: unique + String(lower))
+            }
         default: break
         }
         return []

@@ -122,6 +122,7 @@ enum Update {
             return []
         }
         if s.mode != .normal { return handleMode(key, &s, L) }
+        if s.focus == .input, let effects = mentionKey(key, &s) { return effects }
         if key == .tab, s.focus == .input, let completed = PathCompletion.complete(s.input.text) {
             s.input = InputLine(text: completed.text)
             if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
@@ -168,9 +169,13 @@ enum Update {
         case .listBottom: s.listIndex = max(0, convs.count - 1)
         case .listOpen: if let c = current { return [.openChat(c, draftOfPrevious: s.chat.map { _ in s.input.text })] }
         case .listPin: if let c = current { return [.pin(id: c.id, !c.isPinned)] }
+        case .listMute: if let c = current { return [.mute(id: c.id, !c.isMuted)] }
         case .listDelete:
-            if let c = current { s.mode = .confirm(.deleteConversation(id: c.id, name: c.nickname)) }
-        case .listNew: s.mode = .newChat("", [], 0)
+            if let c = current {
+                s.mode = .confirm(c.isGroup && c.isMember ? .leaveGroup(id: c.id, name: c.nickname)
+                                                         : .deleteConversation(id: c.id, name: c.nickname))
+            }
+        case .listNew: s.mode = .newChat("", nil, 0)
         case .listSignals: return [.loadSignals]
         case .listRefresh: return [.refreshList]
         case .listSearch: s.mode = .listSearch("")

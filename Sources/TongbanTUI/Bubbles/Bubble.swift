@@ -31,6 +31,10 @@ struct BubbleContext {
     let playingId: String?
     /// The time on screen (whether a picture's URL has expired).
     let now: Date
+    /// Groups: each incoming bubble is headed by its sender's name.
+    var isGroup = false
+    var senderNames: [String: String] = [:]
+    var me = ""
 }
 
 /// Draws one message as the lines of its bubble; each kind's drawing lives
@@ -40,7 +44,7 @@ enum Bubbles {
 
     static let drawers: [ChatMessageType: Drawer] = [
         .text: text, .image: image, .flashImage: flashImage, .multiImage: multiImage,
-        .voice: voice, .file: file, .signalQuote: signalQuote,
+        .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention,
     ]
 
     static func lines(_ m: ChatMessage, _ c: BubbleContext) -> [BubbleLine] {
@@ -65,6 +69,10 @@ enum Bubbles {
             }
         } else if m.status == .failed {
             out.append(BubbleLine(text: "✗ " + c.L.string("ui.failed"), style: Theme.error, align: align))
+        }
+        if c.isGroup && !m.isMe {
+            let name = TerminalSanitizer.oneLine(c.senderNames[m.senderId] ?? m.senderId)
+            out.insert(BubbleLine(text: TextWrap.truncate(name, width: c.width), style: Theme.sender(m.senderId), align: align), at: 0)
         }
         if align == .right {
             let block = out.map { $0.picture?.width ?? DisplayWidth.of($0.text) }.max() ?? 0

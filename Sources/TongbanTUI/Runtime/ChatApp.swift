@@ -37,6 +37,7 @@ public final class ChatApp {
         self.L = localizer
         self.runner = EffectRunner(session: session, localizer: localizer)
         state.myName = session.credentials.username
+        state.allMentionLabel = L.string("mention.all")
         runner.dispatch = { [weak self] intent in await self?.dispatch(intent) }
         runner.post = { [weak self] intent in self?.post(intent) }
         runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }

@@ -50,7 +50,8 @@ final class EffectRunner {
         }
         return AppState.ChatSnapshot(conversation: vm.conversation, messages: vm.messages, isLoading: vm.isLoading,
                                      hasMoreHistory: vm.hasMoreHistory, newMessageBannerCount: vm.newMessageBannerCount,
-                                     cachedKeys: cached)
+                                     cachedKeys: cached, senderNames: vm.senderNames, members: vm.members, group: vm.group,
+                                     me: vm.myImUid)
     }
 
     func run(_ effects: [Effect]) async {
@@ -70,6 +71,17 @@ final class EffectRunner {
         case .reloadList: list.loadFromStore()
         case .refreshList: await list.refresh()
         case .pin(let id, let pinned): await list.pinConversation(id: id, isPinned: pinned)
+        case .mute(let id, let muted): await list.muteConversation(id: id, isMuted: muted)
+        case .leaveGroup(let id, let delete):
+            await list.leaveGroup(id: id, delete: delete)
+            if delete, chat?.conversation.id == id { await close(draft: inputText()) } else { chat?.reload(); chat.map(changedChat) }
+        case .createGroup(let name, let unique):
+            if let id = await list.createGroup(name: name, uniqueName: unique) { await open(id: id) }
+        case .joinGroup(let unique):
+            if let id = await list.joinGroup(uniqueName: unique) { await open(id: id) }
+        case .group(let command): await group(command)
+        case .sendMention(let text, let mentioned, let all):
+            if let chat, !(await chat.sendMention(text, mentioned: mentioned, atAll: all)) { await dispatch(.sendRefused(text)) }
         case .deleteConversation(let id):
             await list.deleteConversation(id: id)
             if chat?.conversation.id == id { await close(draft: inputText()) }
@@ -114,6 +126,30 @@ final class EffectRunner {
     }
 
     // MARK: - Chats
+
+    /// Opens a conversation the list knows by id (a group just made or joined).
+    func open(id: String) async {
+        list.loadFromStore()
+        guard let c = list.conversations.first(where: { $0.id == id }) else { return }
+        await open(c, draftOfPrevious: chat.map { _ in inputText() })
+    }
+
+    func changedChat(_ vm: ConversationViewModel) { post(.chatChanged(snapshot(vm))) }
+
+    func group(_ command: Effect.GroupCommand) async {
+        guard let chat else { return }
+        switch command {
+        case .invite(let names): await chat.invite(names)
+        case .kick(let name): await chat.kick(name)
+        case .rename(let name): await chat.rename(to: name)
+        case .notice(let text): await chat.setNotice(text)
+        case .joinable(let on): await chat.setJoinable(on)
+        case .leave:
+            await list.leaveGroup(id: chat.conversation.id, delete: false)
+            chat.reload()
+            changedChat(chat)
+        }
+    }
 
     func open(_ c: Conversation, draftOfPrevious: String?) async {
         chat?.onDisappear(draft: draftOfPrevious)

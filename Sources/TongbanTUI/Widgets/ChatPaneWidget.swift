@@ -12,8 +12,14 @@ enum ChatPaneWidget {
         }
         let x = area.x, y = area.y, w = area.width
         var hx = x + 1
-        hx += g.put(TerminalSanitizer.sanitize(chat.conversation.nickname), x: hx, y: y, style: Theme.title, maxWidth: w - 12)
-        if chat.conversation.isOnline { g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online) }
+        let c = chat.conversation
+        var after = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
+        if c.isGroup && !c.isMember { after += " " + L.string("ui.group.left") }
+        if c.isMuted { after += " 🔕" }
+        let nameW = max(1, w - 12 - DisplayWidth.of(after))
+        hx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: hx, y: y, style: Theme.title, maxWidth: nameW)
+        hx += g.put(after, x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
+        if c.isOnline && !c.isGroup { g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online) }
         g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
         g.put(String(repeating: "─", count: w), x: x, y: layout.input.y - 1, style: Theme.border)
         InputBarWidget.render(s.input, focused: s.focus == .input, into: &g, layout.input)

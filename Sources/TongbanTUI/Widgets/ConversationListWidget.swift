@@ -50,21 +50,35 @@ enum ConversationListWidget {
         if c.isPinned { cx += g.put("📌", x: cx, y: ry, style: base) }
         var nameStyle = base
         nameStyle.bold = true
-        // Names and previews too long for the pane end in "…".
-        let nameW = max(1, w - timeW - (cx - x) - 4)
+        // A muted conversation is dimmed (seed 003), a group I left too.
+        if c.isMuted || (c.isGroup && !c.isMember) { nameStyle = Theme.merge(nameStyle, Theme.dim) }
+        // The name keeps what follows it (member count, marks) in view: the
+        // name is cut first, ending in "…".
+        var after = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
+        if c.isGroup && !c.isMember { after += " " + L.string("ui.group.left") }
+        if c.isMuted { after += " 🔕" }
+        let afterW = DisplayWidth.of(after)
+        let nameW = max(1, w - timeW - (cx - x) - 4 - afterW)
         cx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: cx, y: ry, style: nameStyle, maxWidth: nameW)
-        if c.isOnline { g.put(" ●", x: cx, y: ry, style: Theme.merge(base, Theme.online)) }
+        cx += g.put(after, x: cx, y: ry, style: Theme.merge(base, Theme.dim), maxWidth: max(0, x + w - timeW - 2 - cx))
+        if c.isOnline && !c.isGroup { g.put(" ●", x: cx, y: ry, style: Theme.merge(base, Theme.online)) }
         g.put(time, x: x + w - timeW - 1, y: ry, style: Theme.merge(base, Theme.dim))
+        // A muted conversation's count is grey: it does not call for attention.
         let badge = c.unreadCount > 0 ? " \(UnreadBadge.text(c.unreadCount)) " : ""
         let badgeW = DisplayWidth.of(badge)
         let previewW = max(1, w - badgeW - 3)
+        var px = x + 1
+        if c.hasUnreadMention {
+            px += g.put(L.string("ui.mentioned"), x: px, y: ry + 1, style: Theme.merge(base, Theme.mention), maxWidth: previewW)
+        }
+        let restW = max(1, previewW - (px - x - 1))
         if let draft = c.draftText, !draft.isEmpty {
             let text = L.string("ui.draft", ["text": TerminalSanitizer.oneLine(draft)])
-            g.put(TextWrap.truncate(text, width: previewW), x: x + 1, y: ry + 1, style: Theme.merge(base, Theme.draft), maxWidth: previewW)
+            g.put(TextWrap.truncate(text, width: restW), x: px, y: ry + 1, style: Theme.merge(base, Theme.draft), maxWidth: restW)
         } else {
-            g.put(TextWrap.truncate(TerminalSanitizer.oneLine(c.lastMessagePreview), width: previewW), x: x + 1, y: ry + 1,
-                  style: Theme.merge(base, Theme.dim), maxWidth: previewW)
+            g.put(TextWrap.truncate(TerminalSanitizer.oneLine(c.lastMessagePreview), width: restW), x: px, y: ry + 1,
+                  style: Theme.merge(base, Theme.dim), maxWidth: restW)
         }
-        if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: Theme.badge) }
+        if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: c.isMuted ? Theme.mutedBadge : Theme.badge) }
     }
 }

@@ -54,10 +54,23 @@ enum OverlayWidget {
             DialogWidget.render(title: "/", lines: lines, into: &g, area)
         case .newChat(let q, let users, let i):
             var lines: [(String, Style)] = [(L.string("ui.newChat") + q + "▏", Theme.prompt)]
-            for (n, u) in users.enumerated() {
-                lines.append((TerminalSanitizer.oneLine("\(u.username)  uid \(u.uid)"), n == i ? Theme.selected : Style()))
+            if let users {
+                for (n, u) in users.enumerated() {
+                    lines.append((TerminalSanitizer.oneLine("\(u.username)  uid \(u.uid)"), n == i ? Theme.selected : Style()))
+                }
+                let q = TerminalSanitizer.oneLine(q.trimmingCharacters(in: .whitespaces))
+                lines.append((L.string("ui.newGroup.create", ["name": q]), i == users.count ? Theme.selected : Theme.prompt))
+                lines.append((L.string("ui.newGroup.join", ["unique": q]), i == users.count + 1 ? Theme.selected : Theme.prompt))
+            } else {
+                lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }
             DialogWidget.render(title: "n", lines: lines, into: &g, area)
+        case .newGroup(let name, let unique):
+            DialogWidget.render(title: L.string("ui.newGroup"), lines: [
+                (L.string("ui.newGroup.name", ["name": TerminalSanitizer.oneLine(name)]), Style()),
+                (L.string("ui.newGroup.unique") + unique + "▏", Theme.prompt),
+                (L.string("ui.newGroup.uniqueHint"), Theme.dim),
+            ], into: &g, area)
         case .signals(let items, let i):
             var lines: [(String, Style)] = []
             if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
@@ -68,7 +81,13 @@ enum OverlayWidget {
             }
             DialogWidget.render(title: L.string("ui.signals"), lines: lines, into: &g, area)
         case .settings:
-            guard let c = s.chat?.conversation else { return }
+            guard let chat = s.chat else { return }
+            let c = chat.conversation
+            if c.isGroup {
+                DialogWidget.render(title: L.string("ui.settings"), lines: GroupSettingsWidget.lines(chat, L, rows: area.height - 6),
+                                    into: &g, area)
+                return
+            }
             DialogWidget.render(title: L.string("ui.settings"), lines: [
                 (L.string("ui.settings.peer", ["name": TerminalSanitizer.oneLine(c.nickname), "uid": String(c.targetUid)]), Style()),
                 ("", Style()), ("c  " + L.string("ui.settings.clear"), Theme.error),

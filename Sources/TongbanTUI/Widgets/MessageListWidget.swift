@@ -20,7 +20,8 @@ enum MessageListWidget {
         guard let chat = s.chat else { return Layout(lines: [], scroll: 0, maxScroll: 0) }
         let areaHeight = max(1, area.height)
         let context = BubbleContext(L: L, width: max(10, area.width * 7 / 10), thumbnails: s.thumbnails,
-                                    cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now)
+                                    cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now,
+                                    isGroup: chat.conversation.isGroup, senderNames: chat.senderNames, me: chat.me)
         let selected = s.selected
         let wanted = s.scroll + areaHeight + max(areaHeight, 20)
         var blocks: [[BubbleLine]] = []   // newest first
@@ -32,6 +33,15 @@ enum MessageListWidget {
             if m.type == .time {
                 if case .timeMarker(let t) = m.content {
                     blocks.append([BubbleLine(text: "— \(t) —", style: Theme.dim, align: .center)])
+                    laidOut += 1
+                }
+                continue
+            }
+            if case .groupNotice(let p) = m.content {
+                // A centred grey line, like a time marker: not a bubble, not selectable.
+                let text = TerminalSanitizer.oneLine(p.sentence(me: chat.me, L))
+                for line in TextWrap.wrap(text, width: max(1, area.width - 4)).reversed() {
+                    blocks.append([BubbleLine(text: line, style: Theme.notice, align: .center)])
                     laidOut += 1
                 }
                 continue

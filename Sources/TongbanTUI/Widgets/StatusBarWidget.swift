@@ -30,6 +30,16 @@ enum StatusBarWidget {
                   maxWidth: w - x - 1)
         } else if let status = s.status {
             g.put(TerminalSanitizer.sanitize(status), x: x, y: y, style: Theme.merge(Theme.status, Theme.error), maxWidth: w - x - 1)
+        } else if s.focus == .input, case let candidates = Update.mentionCandidates(s), !candidates.isEmpty {
+            // `@` completion: Tab takes the first.
+            let names = candidates.map { c -> String in
+                switch c {
+                case .all: return "@" + s.allMentionLabel
+                case .member(let m): return "@" + TerminalSanitizer.oneLine(m.username)
+                }
+            }
+            g.put(TextWrap.truncate(L.string("ui.mention.hint", ["names": names.joined(separator: "  ")]), width: w - x - 1),
+                  x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
         } else {
             let hints: String
             switch s.focus {
@@ -44,6 +54,7 @@ enum StatusBarWidget {
     static func prompt(_ what: AppState.Confirm, _ L: Localizer) -> String {
         switch what {
         case .deleteConversation(_, let name): return L.string("ui.confirm.delete", ["name": name])
+        case .leaveGroup(_, let name): return L.string("ui.confirm.leaveGroup", ["name": name])
         case .revoke: return L.string("ui.confirm.revoke")
         case .viewFlash: return L.string("ui.confirm.flash")
         case .clearHistory: return L.string("ui.confirm.clear")

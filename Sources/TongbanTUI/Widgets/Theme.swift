@@ -16,6 +16,21 @@ enum Theme {
     static let banner = Style(fg: .index(0), bg: .index(3), bold: true)
     static let border = Style(fg: .index(8))
     static let status = Style(reverse: true)
+    /// `[有人@我]`: red, as in seed 003.
+    static let mention = Style(fg: .index(1), bold: true)
+    static let mutedBadge = Style(fg: .index(15), bg: .index(8))
+    /// A group's system notice: a centred grey line.
+    static let notice = Style(fg: .index(8))
+
+    /// A stable colour per sender in a group: the same person has the same
+    /// colour on every screen and every run (FNV-1a of the imUid, not
+    /// Swift's per-process seeded hash).
+    static func sender(_ imUid: String) -> Style {
+        let palette: [UInt8] = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]
+        var h: UInt32 = 2_166_136_261
+        for b in imUid.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return Style(fg: .index(palette[Int(h % UInt32(palette.count))]), bold: true)
+    }
 
     /// `over`'s colours and boldness on top of `base`.
     static func merge(_ base: Style, _ over: Style) -> Style {

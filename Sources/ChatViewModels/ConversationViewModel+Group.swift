@@ -1,0 +1,103 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// A group chat: who is in it, what their names are, mentions, and the
+/// owner's changes (PROTOCOL.md "Groups", "Mentions").
+extension ConversationViewModel {
+    public var isOwner: Bool { group?.ownerId == myImUid }
+
+    /// Names, members and the group's info as cached (works offline).
+    func loadGroup() {
+        guard let gid = conversation.groupId else { return }
+        senderNames = (try? session.store.senderNames(groupId: gid)) ?? senderNames
+        members = (try? session.store.members(groupId: gid)) ?? members
+        group = (try? session.store.group(id: gid)) ?? group
+    }
+
+    /// Asks the server for the member list (and the group's info), then shows it.
+    public func refreshMembers() async {
+        guard let gid = conversation.groupId else { return }
+        do {
+            _ = try await session.members(groupId: gid)
+            try session.store.saveGroup(try await session.api.groupInfo(groupId: gid))
+        } catch {
+            // Offline or no longer a member: the cached list stays.
+        }
+        loadGroup()
+        changed()
+    }
+
+    /// Members whose display name or account starts with `prefix` (case
+    /// blind), me left out, for `@` completion; `@all` is the owner's.
+    public func mentionCandidates(_ prefix: String, limit: Int = 8) -> [GroupMember] {
+        let p = prefix.lowercased()
+        let matches = members.filter { m in
+            ConversationIDHelper.imUid(m.uid) != myImUid
+                && (p.isEmpty || m.username.lowercased().hasPrefix(p) || (m.account?.lowercased().hasPrefix(p) ?? false))
+        }
+        return Array(matches.prefix(limit))
+    }
+
+    /// Sends `text` naming `mentioned` (imUids); `atAll` for everyone.
+    @discardableResult
+    public func sendMention(_ text: String, mentioned: [String], atAll: Bool) async -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return true }
+        // Only names still in the text count: one deleted after completing is not a mention.
+        let kept = mentioned.filter { id in
+            guard let uid = ConversationIDHelper.uid(fromImUid: id), let m = members.first(where: { $0.uid == uid }) else { return false }
+            return trimmed.contains("@" + m.username)
+        }
+        guard !kept.isEmpty || atAll else { return await sendText(trimmed) }
+        await enqueue(.mention(MentionPayload(text: trimmed, atUserIDs: Array(Set(kept)).sorted(), atAll: atAll && isOwner)), uploads: [])
+        return true
+    }
+
+    // MARK: - The owner's changes, and anyone's invitations
+
+    public func rename(to name: String) async { await update(UpdateGroupRequest(groupId: conversation.groupId ?? 0, name: name)) }
+    public func setNotice(_ notice: String) async { await update(UpdateGroupRequest(groupId: conversation.groupId ?? 0, notice: notice)) }
+    public func setJoinable(_ joinable: Bool) async {
+        await update(UpdateGroupRequest(groupId: conversation.groupId ?? 0, joinable: joinable))
+    }
+
+    func update(_ request: UpdateGroupRequest) async {
+        guard conversation.isGroup else { return }
+        await groupCall { try self.session.store.saveGroup(try await self.session.api.updateGroup(request)) }
+    }
+
+    /// Adds people named by account, display name or uid.
+    public func invite(_ names: [String]) async {
+        guard let gid = conversation.groupId else { return }
+        await groupCall {
+            var uids: [Int] = []
+            for n in names { uids.append(try await self.session.user(named: n).uid) }
+            try self.session.store.saveGroup(try await self.session.api.invite(groupId: gid, userIds: uids))
+        }
+    }
+
+    /// Removes a member named by account, display name or uid (owner only).
+    public func kick(_ name: String) async {
+        guard let gid = conversation.groupId else { return }
+        await groupCall {
+            var uid = self.members.first { $0.account == name || $0.username == name || String($0.uid) == name }?.uid
+            if uid == nil { uid = try await self.session.user(named: name).uid }
+            try await self.session.api.kick(groupId: gid, userId: uid ?? 0)
+        }
+    }
+
+    /// One call to the server, then what it changed; a refusal goes to the status line.
+    func groupCall(_ body: () async throws -> Void) async {
+        do {
+            try await body()
+            _ = try? await session.sync.pull()
+            await refreshMembers()
+        } catch {
+            fail(error)
+        }
+        reload()
+        changed()
+    }
+}

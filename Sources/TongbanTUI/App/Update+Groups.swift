@@ -1,0 +1,84 @@
+import ChatCore
+import Foundation
+import TerminalUI
+
+/// Group chats in the input bar: `@` completion and the slash commands
+/// that change a group.
+extension Update {
+    /// The word being typed when it starts with `@` in a group I am in:
+    /// what follows the `@`.
+    static func mentionQuery(_ s: AppState) -> String? {
+        guard let chat = s.chat, chat.conversation.isGroup, chat.conversation.isMember else { return nil }
+        let before = s.input.beforeCursor
+        guard let at = before.lastIndex(of: "@") else { return nil }
+        let word = before[before.index(after: at)...]
+        // An `@` inside a word (an e-mail address) starts nothing.
+        if at > before.startIndex, let prev = before[..<at].last, !prev.isWhitespace { return nil }
+        guard !word.contains(where: \.isWhitespace), word.count <= 32 else { return nil }
+        return String(word)
+    }
+
+    /// Who `@query` may name: members by display name or account prefix
+    /// (me left out), and "all" for the owner.
+    static func mentionCandidates(_ s: AppState) -> [MentionCandidate] {
+        guard let q = mentionQuery(s), let chat = s.chat else { return [] }
+        let p = q.lowercased()
+        var out: [MentionCandidate] = []
+        if chat.group?.ownerId == chat.me, "all".hasPrefix(p) || p.isEmpty { out.append(.all) }
+        for m in chat.members where ConversationIDHelper.imUid(m.uid) != chat.me {
+            if p.isEmpty || m.username.lowercased().hasPrefix(p) || (m.account?.lowercased().hasPrefix(p) ?? false) {
+                out.append(.member(m))
+            }
+            if out.count >= 8 { break }
+        }
+        return out
+    }
+
+    enum MentionCandidate: Equatable {
+        case all
+        case member(GroupMember)
+    }
+
+    /// Tab (or Enter) while `@` candidates show: the first one replaces the
+    /// word and is remembered as a mention. nil: the key is not for completion.
+    static func mentionKey(_ key: Key, _ s: inout AppState) -> [Effect]? {
+        guard key == .tab, let q = mentionQuery(s), let first = mentionCandidates(s).first else { return nil }
+        let name: String
+        switch first {
+        case .all:
+            name = s.allMentionLabel
+            s.mentionsAll = true
+        case .member(let m):
+            name = TerminalSanitizer.oneLine(m.username)
+            let id = ConversationIDHelper.imUid(m.uid)
+            if !s.mentions.contains(id) { s.mentions.append(id) }
+        }
+        for _ in 0..<q.count { s.input.apply(.backspace) }
+        s.input.insert(name + " ")
+        return []
+    }
+
+    /// `/invite A B`, `/kick A`, `/rename NAME`, `/notice TEXT`,
+    /// `/joinable on|off`, `/leave` in a group chat. nil: not a group
+    /// command; `.some(nil)`: one with a usage error (on the status line).
+    static func groupCommand(_ text: String, _ s: inout AppState) -> Effect.GroupCommand?? {
+        guard s.chat?.conversation.isGroup == true, text.hasPrefix("/") else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+        let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        func usage(_ u: String) -> Effect.GroupCommand?? { s.status = u; return .some(nil) }
+        switch parts[0] {
+        case "/invite":
+            let names = rest.split(separator: " ").map(String.init)
+            return names.isEmpty ? usage("/invite ACCOUNT…") : .invite(names)
+        case "/kick": return rest.isEmpty ? usage("/kick ACCOUNT") : .kick(rest)
+        case "/rename": return GroupRules.isValidName(rest) ? .rename(rest) : usage("/rename NAME")
+        case "/notice": return .notice(rest)
+        case "/joinable":
+            if rest == "on" { return .joinable(true) }
+            if rest == "off" { return .joinable(false) }
+            return usage("/joinable on|off")
+        case "/leave": return .leave
+        default: return nil
+        }
+    }
+}

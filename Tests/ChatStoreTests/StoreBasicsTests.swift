@@ -9,7 +9,7 @@ import Testing
         let dir = tempDir()
         let store = try makeStore(dir)
         #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
-                                                 "v5-profile-account"])
+                                                 "v5-profile-account", "v6-groups"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -27,12 +27,15 @@ import Testing
             try q.write { db in
                 var r = MessageRecord(wire: msg(1, "旧版本里的消息已撤回"))
                 try r.insert(db)
-                try ConversationRecord(id: conv, targetUid: 2).insert(db)
+                // The row as v1 wrote it (today's record has more columns).
+                try db.execute(sql: "INSERT INTO conversation(id, targetUid) VALUES (?, 2)", arguments: [conv])
                 try db.execute(sql: "INSERT INTO profile(uid, username, avatar, updatedAt) VALUES (2, '老朋友', '', 0)")
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v5-profile-account")
+        #expect(try store.appliedMigrations().last == "v6-groups")
+        let old = try #require(try store.conversation(id: conv))
+        #expect(!old.isGroup && !old.isMuted && old.mentionSeq == 0 && old.isMember, "an old row reads as a one-to-one chat")
         // A profile cached before accounts were kept is asked for again.
         #expect(try store.peersLackingProfile() == [2])
         #expect(try store.profiles(uids: [2])[2]?.username == "老朋友")

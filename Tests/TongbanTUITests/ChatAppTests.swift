@@ -81,7 +81,10 @@ enum MediaKeyName {
         defer { Task { await server.stop() } }
         let app = await app(session)
         let g = app.frame(width: 120, height: 40)
-        #expect(g.rowText(0).contains("消息 (3)"), "title with total unread")
+        // Bob's 3 and the demo group's 4 (its created notice is not unread).
+        #expect(g.rowText(0).contains("消息 (7)"), "title with total unread")
+        #expect(g.find("周末爬山群（4人）") != nil, "the demo group with its member count")
+        #expect(g.find("[有人@我]") != nil, "Alice mentioned me in it")
         let alice = try #require(g.find("Alice 爱丽丝"))
         let bob = try #require(g.find("Bob 鲍勃"))
         #expect(alice.y < bob.y, "pinned first")
@@ -137,7 +140,7 @@ enum MediaKeyName {
         #expect(try row("置顶 / 取消置顶").contains("P p "))
         #expect(try row("撤回自己刚发的消息").contains("x R "))
         #expect(try row("退出").contains("Ctrl-Q q Ctrl-C "))
-        #expect(try row("按名字发起新会话").contains("U+7 n "), "a control character by its code point")
+        #expect(try row("新会话 / 建群 / 入群").contains("U+7 n "), "a control character by its code point")
         #expect(try row("本帮助").contains(" ? "), "a key bound to itself is not listed twice")
         #expect(!(try row("本帮助").contains("? ?")))
         await app.handle(.escape)

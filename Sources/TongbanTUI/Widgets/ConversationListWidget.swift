@@ -69,7 +69,7 @@ enum ConversationListWidget {
         let previewW = max(1, w - badgeW - 3)
         var px = x + 1
         if c.hasUnreadMention {
-            px += g.put(L.string("ui.mentioned"), x: px, y: ry + 1, style: Theme.merge(base, Theme.mention), maxWidth: previewW)
+            px += g.put(L.string("ui.mentioned") + " ", x: px, y: ry + 1, style: Theme.merge(base, Theme.mention), maxWidth: previewW)
         }
         let restW = max(1, previewW - (px - x - 1))
         if let draft = c.draftText, !draft.isEmpty {

@@ -30,6 +30,7 @@ test: deps
 test-once:
 	$(SWIFT) test --skip-build
 	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/group_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
 

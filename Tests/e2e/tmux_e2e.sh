@@ -43,7 +43,7 @@ echo tongban-demo | "$BIN/tongban" login --data-dir "$WORK/alice" --server "http
 # me's terminal says it has 24-bit colour; Alice's does not.
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
   "COLORTERM=truecolor TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/me 2>$WORK/tui.err"
-expect_screen "消息 (3)"
+expect_screen "消息 (7)"
 expect_screen "Alice 爱丽丝"
 expect_screen "● 在线"
 

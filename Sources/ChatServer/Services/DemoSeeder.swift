@@ -99,13 +99,14 @@ struct DemoSeeder {
     static let groupUniqueName = "weekend_hike"
 
     /// `周末爬山群`: Alice made it for the four of them; a few messages, one
-    /// of them mentioning me.
+    /// of them mentioning me. Older than Alice's last message, so the
+    /// list's order of the one-to-one demo chats stays as it was.
     func seedGroup(me: Int, alice: Int, bob: Int, carol: Int, now: Int) throws {
         let minute = 60_000
         let info = try service.groups.create(
             caller: alice, CreateGroupRequest(name: "周末爬山群", uniqueName: Self.groupUniqueName, memberIds: [me, bob, carol],
                                               notice: "周六早上八点，香山东门集合"),
-            at: now - 50 * minute)
+            at: now - 180 * minute)
         let id = info.conversationId
         let members = [alice, me, bob, carol]
         let messages = service.messages
@@ -115,11 +116,11 @@ struct DemoSeeder {
                 try messages.append(conversationId: id, sender: from, to: .members(members), clientMsgID: "demo-" + UUID().uuidString,
                                     contentType: type, content: content, isControl: false, in: tx, cursors: &cursors, sendTime: at)
             }
-            _ = try put(alice, ContentType.text, "大家好，这周六去爬香山 ⛰️", now - 45 * minute)
-            _ = try put(bob, ContentType.text, "好啊，我带水和零食", now - 40 * minute)
-            _ = try put(carol, ContentType.text, "我可能晚到半小时 🙏", now - 35 * minute)
+            _ = try put(alice, ContentType.text, "大家好，这周六去爬香山 ⛰️", now - 170 * minute)
+            _ = try put(bob, ContentType.text, "好啊，我带水和零食", now - 160 * minute)
+            _ = try put(carol, ContentType.text, "我可能晚到半小时 🙏", now - 150 * minute)
             let ask = MentionPayload(text: "@我 你能开车吗？", atUserIDs: [ConversationIDHelper.imUid(me)])
-            let row = try put(alice, ContentType.mention, ask.jsonText, now - 30 * minute)
+            let row = try put(alice, ContentType.mention, ask.jsonText, now - 120 * minute)
             try tx.conversations.noteMention(id, seq: row.seq, uids: [me])
             return cursors
         }

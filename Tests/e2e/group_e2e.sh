@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Groups end to end: `me` in the full-screen client (tmux, 120x40), Alice and
+# Carol on the scripting commands, all against one real tongban-server.
+# Create, invite, mention, mute, leave.
+set -euo pipefail
+BIN=${BIN:-.build/debug}
+WORK=$(mktemp -d /tmp/tongban-group-e2e.XXXXXX)
+SESSION=tongban-group-e2e-$$
+SERVER_PID=""
+cleanup() {
+  tmux kill-session -t "$SESSION" 2>/dev/null || true
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "group e2e FAIL: $*"; tail -5 "$WORK/tui.err" 2>/dev/null; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
+
+expect_screen() {
+  for _ in $(seq 1 100); do
+    if tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "screen never showed: $1"
+}
+expect_gone() {
+  for _ in $(seq 1 100); do
+    if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "screen still shows: $1"
+}
+# Waits until a command's output holds $1.
+expect_output() {
+  local want=$1; shift
+  for _ in $(seq 1 50); do
+    if "$@" 2>/dev/null | grep -qF -- "$want"; then return 0; fi
+    sleep 0.2
+  done
+  fail "\`$*\` never printed: $want"
+}
+
+. "$(dirname "$0")/server.sh"
+start_server "$WORK/server" "$WORK/server.log" --demo
+export TONGBAN_LANG=zh-Hans
+for u in me alice carol; do
+  echo tongban-demo | "$BIN/tongban" login --data-dir "$WORK/$u" --server "http://127.0.0.1:$PORT" --account "$u" --password-stdin >/dev/null
+done
+tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
+
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/me 2>$WORK/tui.err"
+expect_screen "周末爬山群（4人）"
+expect_screen "[有人@我]"
+
+# Create: Alice makes a group with me in it; it appears in my list by push.
+tb alice group create 登山队 --unique climbers --member me >/dev/null
+expect_screen "登山队（2人）"
+
+# Open it (list filter, Enter): the created notice is a centred line.
+tmux send-keys -t "$SESSION" /
+tmux send-keys -t "$SESSION" -l "登山"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "Alice 爱丽丝 创建了群聊"
+
+# Invite from the input bar (opening a chat puts the cursor there): the
+# notice and the new count reach both sides.
+expect_screen "Alt-Enter/Ctrl-J 换行"
+tmux send-keys -t "$SESSION" -l "/invite carol"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "你 邀请 Carol 卡罗尔 加入了群聊"
+expect_screen "登山队（3人）"
+expect_output "Carol 卡罗尔" tb alice group members --group climbers
+
+# Mention: @ca + Tab completes Carol; she is told she was mentioned.
+tmux send-keys -t "$SESSION" -l "@ca"
+expect_screen "Tab 选择：@Carol 卡罗尔"
+tmux send-keys -t "$SESSION" Tab
+tmux send-keys -t "$SESSION" -l "周六见"
+tmux send-keys -t "$SESSION" Enter
+expect_output '"hasUnreadMention" : true' tb carol ls --json
+expect_output "我: @Carol 卡罗尔 周六见" tb carol history --with climbers
+# Carol answers with a mention of me; Alice's plain message shows her name above it.
+tb carol send --to climbers --mention me "收到" >/dev/null
+expect_screen "@我 收到"
+tb alice send --to 登山队 "我带地图 🎒" >/dev/null
+expect_screen "我带地图 🎒"
+expect_screen "Alice 爱丽丝"
+
+# Mute from the list: the mark shows, the server keeps it, the total leaves it out.
+# (A key right after Esc would read as Alt+key: give the escape delay time.)
+tmux send-keys -t "$SESSION" Escape
+sleep 0.6
+tmux send-keys -t "$SESSION" Escape
+sleep 0.6
+# The group's row: conversations take two lines each from line 3.
+# (Line 1 holds the open chat's header with the same name: skip it.)
+line=$(tmux capture-pane -p -t "$SESSION" | cut -c1-36 | grep -nF "登山队（3人）" | head -1 | cut -d: -f1)
+[ -n "$line" ] || fail "no group row"
+tmux send-keys -t "$SESSION" g
+for _ in $(seq 1 $(( (line - 3) / 2 ))); do sleep 0.1; tmux send-keys -t "$SESSION" j; done
+sleep 0.2
+tmux send-keys -t "$SESSION" m
+expect_screen "登山队（3人） 🔕"
+expect_output '"isMuted" : true' tb me ls --json --offline
+
+# Leave: d asks whether to leave too; y leaves and deletes.
+tmux send-keys -t "$SESSION" d
+expect_screen "y 退出并删除"
+tmux send-keys -t "$SESSION" y
+expect_gone "登山队"
+expect_output "我 退出了群聊" tb alice history --with climbers
+if tb alice group members --group climbers | grep -qF "我  @me"; then fail "me is still a member"; fi
+tb alice send --to climbers "你还在吗" >/dev/null
+sleep 1
+tmux capture-pane -p -t "$SESSION" | grep -qF "登山队" && fail "a message after leaving brought the group back"
+
+tmux send-keys -t "$SESSION" q
+for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
+if [ -s "$WORK/tui.err" ]; then echo "stderr of the client:"; cat "$WORK/tui.err"; fi
+echo "group e2e OK: create, invite, mention, mute and leave across three users"

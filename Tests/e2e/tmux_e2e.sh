@@ -73,7 +73,8 @@ tmux send-keys -t "$SESSION" p
 for _ in $(seq 1 50); do first_row | grep -qF "📌Alice 爱丽丝" && break; sleep 0.1; done
 first_row | grep -qF "📌Alice 爱丽丝" || fail "pinning did not move Alice to the top"
 
-# Delete asks y/N and removes the row.
+# Delete asks y/N and removes the row (Bob's: second, under pinned Alice).
+tmux send-keys -t "$SESSION" g
 tmux send-keys -t "$SESSION" j
 tmux send-keys -t "$SESSION" d
 expect_screen "(y/N)"

@@ -179,6 +179,11 @@ final class NCursesScreen {
         beep()
     }
 
+    /// An escape sequence to the terminal as it is (a notification).
+    func writeRaw(_ sequence: String) {
+        tb_write_raw(sequence)
+    }
+
     /// Sets the window title with OSC 0 on terminals known to support it.
     /// Control and format characters are removed; an empty title restores
     /// the title saved at the first call (xterm title stack).

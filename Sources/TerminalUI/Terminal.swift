@@ -71,6 +71,7 @@ public final class Terminal: @unchecked Sendable {
     private enum Request {
         case bell
         case title(String)
+        case raw(String)
         case invalidate
     }
 
@@ -215,6 +216,13 @@ public final class Terminal: @unchecked Sendable {
         wake()
     }
 
+    /// Writes a desktop notification's escape sequence (already built and
+    /// cleaned by `DesktopNotifier`) between two frames.
+    public func notify(_ sequence: String) {
+        lock.withLock { requests.append(.raw(sequence)) }
+        wake()
+    }
+
     /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks
     /// like xterm, tmux, screen or another terminal known to support it.
     /// Control characters are stripped. The previous title is restored by
@@ -267,6 +275,7 @@ public final class Terminal: @unchecked Sendable {
                 switch request {
                 case .bell: screen.bell()
                 case .title(let title): screen.setTitle(title)
+                case .raw(let sequence): screen.writeRaw(sequence)
                 case .invalidate: screen.invalidate()
                 }
             }

@@ -32,6 +32,15 @@ public enum TUIRunner {
         app.terminalSize = { terminal.size }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
+        let env = ProcessInfo.processInfo.environment
+        let method = NotifyMethod.choose(environment: env) { DesktopNotifier.findExecutable($0, path: env["PATH"]) != nil }
+        let insideTmux = env["TMUX"] != nil
+        app.notify = { n in
+            if method == .notifySend { Programs.notifySend(n); return }
+            if let sequence = DesktopNotifier.escapeSequence(for: n, method: method, insideTmux: insideTmux) {
+                terminal.notify(sequence)
+            }
+        }
         // The first frame already shows the stored list: no network before it.
         app.list.loadFromStore()
         app.redraw()

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatStore
 import Foundation
 import TerminalUI
 import Testing
@@ -123,6 +124,28 @@ import Testing
         #expect(submit("/rename").isEmpty && s.status == "/rename NAME")
         s.chat = GroupFixture.singleChat
         #expect(submit("/leave") == [.sendText("/leave"), .saveDraft(nil), .reloadList], "in a single chat it is text")
+    }
+
+    @Test func newMessagesNotifyUnlessMutedOrOnScreen() {
+        var s = GroupFixture.chatState(width: 100, height: 26)
+        s.myImUid = GroupFixture.me
+        func wire(_ conv: String, _ type: Int, _ content: String, at: Int) -> WireMessage {
+            WireMessage(serverMsgID: "s", clientMsgID: "c-\(conv)-\(at)", conversationId: conv, seq: at, sendID: "tb_9", recvID: conv,
+                        contentType: type, content: content, sendTime: at)
+        }
+        var changes = AppliedChanges()
+        changes.newestIncoming = [
+            "sg_7": wire("sg_7", 101, "open on screen", at: 5),
+            "sg_8": wire("sg_8", 101, "muted", at: 4),
+            "c2": wire("c2", 110, #"{"type":"flash_image","objectKey":"k","url":"","expireAt":0}"#, at: 3),
+        ]
+        #expect(Update.apply(.sync(.applied(changes)), to: &s, Self.zh) == [.notify(title: "Bob 鲍勃", body: "[闪照]")],
+                "the open chat and a muted one stay quiet; a flash image shows only its tag")
+        changes.mentioned = ["sg_8"]
+        changes.newestIncoming["sg_8"] = wire("sg_8", 106, MentionPayload(text: "@我 开会", atUserIDs: ["tb_1"]).jsonText, at: 6)
+        let effects = Update.apply(.sync(.applied(changes)), to: &s, Self.zh)
+        #expect(effects.first == .notify(title: "公司大群", body: "[有人@我] @我 开会"), "a mention gets through mute")
+        #expect(effects.count == 2)
     }
 
     func key(_ k: Key, _ s: inout AppState) -> [Effect] { Update.apply(.key(k), to: &s, Self.zh) }

@@ -133,6 +133,7 @@ struct AppState {
     var keyMap = KeyMap()
     /// The user's name (search hits by me).
     var myName = ""
+    var myImUid = ""
     /// `@all` as the text spells it ("@所有人").
     var allMentionLabel = "all"
 

@@ -88,4 +88,6 @@ enum Effect: Equatable {
     case resumeSending
     case ring
     case setTitle(String)
+    /// A desktop notification (title and body are cleaned and shortened on the way out).
+    case notify(title: String, body: String)
 }

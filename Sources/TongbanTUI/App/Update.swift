@@ -16,6 +16,8 @@ enum Update {
         case .sync(.storage(let full)):
             s.storeFull = full
             return []
+        case .sync(.applied(let changes)):
+            return notifications(changes, s, L)
         case .sync:
             return []
         case .tick:

@@ -30,6 +30,8 @@ public final class ChatApp {
     /// Terminal bell / title hooks (the real terminal sets these).
     public var ring: (() -> Void)?
     public var setTitle: ((String) -> Void)?
+    /// Desktop notifications (the real terminal sets this; nil: none).
+    public var notify: ((DesktopNotification) -> Void)?
     private var redrawPending = false
     private var lastTickMinute = 0
 
@@ -37,11 +39,13 @@ public final class ChatApp {
         self.L = localizer
         self.runner = EffectRunner(session: session, localizer: localizer)
         state.myName = session.credentials.username
+        state.myImUid = session.credentials.imUid
         state.allMentionLabel = L.string("mention.all")
         runner.dispatch = { [weak self] intent in await self?.dispatch(intent) }
         runner.post = { [weak self] intent in self?.post(intent) }
         runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
+        runner.notify = { [weak self] n in self?.notify?(n) }
         runner.inputText = { [weak self] in self?.state.input.text ?? "" }
         session.sync.observe { [weak self] update in
             Task { @MainActor in self?.post(.sync(update)) }

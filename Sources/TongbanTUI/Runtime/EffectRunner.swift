@@ -4,6 +4,7 @@ import ChatStore
 import ChatSync
 import ChatViewModels
 import Foundation
+import TerminalUI
 
 /// Performs effects: all the client's I/O goes through the view models
 /// (network, store, media cache) or here (processes, decoding), and every
@@ -24,6 +25,7 @@ final class EffectRunner {
     var thumbnailRetry: Duration = .seconds(5)
     var ring: () -> Void = {}
     var setTitle: (String) -> Void = { _ in }
+    var notify: (DesktopNotification) -> Void = { _ in }
     /// The text in the input bar (saved as a draft when a chat closes).
     var inputText: () -> String = { "" }
     var player: Process?
@@ -122,6 +124,7 @@ final class EffectRunner {
         case .resumeSending: await list.resumeSending()
         case .ring: ring()
         case .setTitle(let title): setTitle(title)
+        case .notify(let title, let body): notify(DesktopNotification(title: title, body: body))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// The external programs the client starts: an audio player, a recorder and
 /// the system viewer. Always with an argument list, never through a shell.
@@ -51,6 +52,18 @@ enum Programs {
     /// `TONGBAN_IMAGE_VIEWER`, else xdg-open.
     static func view(_ file: URL) throws {
         _ = try start([], override: environment["TONGBAN_IMAGE_VIEWER"] ?? "xdg-open", file: file)
+    }
+
+    /// `notify-send` with the notification as arguments (never a shell).
+    static func notifySend(_ n: DesktopNotification) {
+        guard let exe = which("notify-send") else { return }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = DesktopNotifier.notifySendArguments(for: n)
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try? p.run()
     }
 
     /// Stops a recorder: SIGINT first (it finishes the WAV header), then

@@ -29,17 +29,6 @@ extension ConversationViewModel {
         changed()
     }
 
-    /// Members whose display name or account starts with `prefix` (case
-    /// blind), me left out, for `@` completion; `@all` is the owner's.
-    public func mentionCandidates(_ prefix: String, limit: Int = 8) -> [GroupMember] {
-        let p = prefix.lowercased()
-        let matches = members.filter { m in
-            ConversationIDHelper.imUid(m.uid) != myImUid
-                && (p.isEmpty || m.username.lowercased().hasPrefix(p) || (m.account?.lowercased().hasPrefix(p) ?? false))
-        }
-        return Array(matches.prefix(limit))
-    }
-
     /// Sends `text` naming `mentioned` (imUids); `atAll` for everyone.
     @discardableResult
     public func sendMention(_ text: String, mentioned: [String], atAll: Bool) async -> Bool {
@@ -82,7 +71,7 @@ extension ConversationViewModel {
     public func kick(_ name: String) async {
         guard let gid = conversation.groupId else { return }
         await groupCall {
-            var uid = self.members.first { $0.account == name || $0.username == name || String($0.uid) == name }?.uid
+            var uid = self.members.first { $0.isNamed(name) }?.uid
             if uid == nil { uid = try await self.session.user(named: name).uid }
             try await self.session.api.kick(groupId: gid, userId: uid ?? 0)
         }

@@ -33,7 +33,7 @@ public enum TUIRunner {
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
         let env = ProcessInfo.processInfo.environment
-        let method = NotifyMethod.choose(environment: env) { DesktopNotifier.findExecutable($0, path: env["PATH"]) != nil }
+        let method = NotifyMethod.choose(environment: env) { Programs.which($0) != nil }
         let insideTmux = env["TMUX"] != nil
         app.notify = { n in
             if method == .notifySend { Programs.notifySend(n); return }

@@ -169,10 +169,3 @@ func setMuted(_ common: Common, _ with: String, _ muted: Bool) async throws {
     try session.store.saveSummaries([summary])
     out(L.string(muted ? "cli.muted" : "cli.unmuted"))
 }
-
-extension Optional {
-    func asyncMap<U>(_ transform: (Wrapped) async throws -> U) async rethrows -> U? {
-        guard let value = self else { return nil }
-        return try await transform(value)
-    }
-}

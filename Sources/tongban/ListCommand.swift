@@ -54,8 +54,8 @@ struct List: AsyncParsableCommand {
             let unread = c.unreadCount == 0 ? "" : " (\(UnreadBadge.text(c.unreadCount)))"
             let preview = c.draftText.map { L.string("summary.draft", ["text": $0]) } ?? c.lastMessagePreview
             let time = TimeLabel.text(c.lastMessageTime, L)
-            let count = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
-            let marks = (c.isMuted ? " 🔕" : "") + (c.isGroup && !c.isMember ? " " + L.string("ui.group.left") : "")
+            let count = ConversationMarks.count(c, L)
+            let marks = ConversationMarks.flags(c, L)
             let mention = c.hasUnreadMention ? L.string("ui.mentioned") + " " : ""
             out("\(pin) \(TerminalSanitizer.oneLine(c.nickname))\(count)\(unread)\(marks)  \(time)  \(mention)\(TerminalSanitizer.oneLine(preview))")
         }

@@ -88,11 +88,12 @@ struct Send: AsyncParsableCommand {
         guard !text.isEmpty else { throw CLIError("nothing to send: the text is empty") }
         var ids: [String] = []
         var prefix = ""
-        let members = try await ConversationIDHelper.groupId(conv).asyncMap { try await session.members(groupId: $0) } ?? []
+        var members: [GroupMember] = []
+        if let gid = ConversationIDHelper.groupId(conv) { members = try await session.members(groupId: gid) }
         for name in mention {
             let uid: Int
             let display: String
-            if let m = members.first(where: { $0.account == name || $0.username == name || String($0.uid) == name }) {
+            if let m = members.first(where: { $0.isNamed(name) }) {
                 uid = m.uid; display = m.username
             } else {
                 let u = try await server(session) { try await session.user(named: name) }

@@ -51,6 +51,8 @@ public struct GroupMember: Codable, Sendable, Hashable {
     /// matches it.
     public var account: String?
     public var isOwner: Bool { role == "owner" }
+    /// Whether `name` names this member: account, display name or uid.
+    public func isNamed(_ name: String) -> Bool { account == name || username == name || String(uid) == name }
     public init(uid: Int, username: String, role: String, joinedAt: Int, account: String? = nil) {
         self.uid = uid; self.username = username; self.role = role; self.joinedAt = joinedAt; self.account = account
     }

@@ -65,13 +65,6 @@ extension ChatStore {
         }
     }
 
-    public func setMuted(id: String, isMuted: Bool) throws {
-        try dbPool.write { db in
-            try db.cachedStatement(sql: "UPDATE conversation SET isMuted = ? WHERE id = ?").execute(arguments: [isMuted, id])
-            self.listObserver.patchInstead(ListPatch(matches: { $0.id == id }, change: { $0.isMuted = isMuted }))
-        }
-    }
-
     func applyGroup(_ info: GroupInfo, db: Database) throws {
         try GroupRecord(info).save(db)
         var conv = try ensureConversation(id: info.conversationId, nickname: info.name, avatar: "", db: db)

@@ -25,6 +25,16 @@ public struct AppliedChanges: Sendable, Hashable {
     /// The newest new incoming message per conversation (what a notification shows).
     public var newestIncoming: [String: WireMessage] = [:]
     public init() {}
+
+    /// Adds a later batch's changes (its newest incoming messages win).
+    public mutating func merge(_ later: AppliedChanges) {
+        conversationIds.formUnion(later.conversationIds)
+        incoming.merge(later.incoming, uniquingKeysWith: +)
+        updatedClientMsgIDs.formUnion(later.updatedClientMsgIDs)
+        groupIds.formUnion(later.groupIds)
+        mentioned.formUnion(later.mentioned)
+        newestIncoming.merge(later.newestIncoming, uniquingKeysWith: { $1 })
+    }
 }
 
 extension ChatStore {

@@ -138,12 +138,7 @@ public final class SyncEngine: Sendable {
                 throw error
             }
             if storeFull.withLock({ full in defer { full = false }; return full }) { emit(.storage(full: false)) }
-            total.conversationIds.formUnion(changes.conversationIds)
-            total.updatedClientMsgIDs.formUnion(changes.updatedClientMsgIDs)
-            total.incoming.merge(changes.incoming, uniquingKeysWith: +)
-            total.groupIds.formUnion(changes.groupIds)
-            total.mentioned.formUnion(changes.mentioned)
-            total.newestIncoming.merge(changes.newestIncoming, uniquingKeysWith: { $1 })
+            total.merge(changes)
             let advanced = page.cursor > cursor
             cursor = max(page.cursor, cursor)
             if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty { emit(.applied(changes)) }

@@ -28,9 +28,14 @@ enum Programs {
         guard let (exe, args) = chosen.lazy.compactMap({ c in which(c.0).map { ($0, c.1) } }).first else {
             throw Failure.notFound(override)
         }
+        return try launch(exe, args + [file.path], onExit: onExit)
+    }
+
+    /// Starts `exe` with an argument list (never a shell), its input and output discarded.
+    static func launch(_ exe: String, _ arguments: [String], onExit: (@Sendable () -> Void)? = nil) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args + [file.path]
+        p.arguments = arguments
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -57,13 +62,7 @@ enum Programs {
     /// `notify-send` with the notification as arguments (never a shell).
     static func notifySend(_ n: DesktopNotification) {
         guard let exe = which("notify-send") else { return }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = DesktopNotifier.notifySendArguments(for: n)
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try? p.run()
+        _ = try? launch(exe, DesktopNotifier.notifySendArguments(for: n))
     }
 
     /// Stops a recorder: SIGINT first (it finishes the WAV header), then
@@ -77,10 +76,6 @@ enum Programs {
     /// The full path of an executable on PATH (or the path itself).
     static func which(_ name: String) -> String? {
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-        for dir in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
+        return DesktopNotifier.findExecutable(name, path: environment["PATH"] ?? "/usr/bin:/bin")
     }
 }

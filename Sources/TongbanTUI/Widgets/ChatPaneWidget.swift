@@ -13,9 +13,7 @@ enum ChatPaneWidget {
         let x = area.x, y = area.y, w = area.width
         var hx = x + 1
         let c = chat.conversation
-        var after = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
-        if c.isGroup && !c.isMember { after += " " + L.string("ui.group.left") }
-        if c.isMuted { after += " 🔕" }
+        let after = ConversationMarks.text(c, L)
         let nameW = max(1, w - 12 - DisplayWidth.of(after))
         hx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: hx, y: y, style: Theme.title, maxWidth: nameW)
         hx += g.put(after, x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))

@@ -54,9 +54,7 @@ enum ConversationListWidget {
         if c.isMuted || (c.isGroup && !c.isMember) { nameStyle = Theme.merge(nameStyle, Theme.dim) }
         // The name keeps what follows it (member count, marks) in view: the
         // name is cut first, ending in "…".
-        var after = c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
-        if c.isGroup && !c.isMember { after += " " + L.string("ui.group.left") }
-        if c.isMuted { after += " 🔕" }
+        let after = ConversationMarks.text(c, L)
         let afterW = DisplayWidth.of(after)
         let nameW = max(1, w - timeW - (cx - x) - 4 - afterW)
         cx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: cx, y: ry, style: nameStyle, maxWidth: nameW)

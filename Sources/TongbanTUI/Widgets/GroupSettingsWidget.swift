@@ -6,8 +6,7 @@ import TerminalUI
 enum GroupSettingsWidget {
     static func lines(_ chat: AppState.ChatSnapshot, _ L: Localizer, rows: Int) -> [(String, Style)] {
         let c = chat.conversation
-        var out: [(String, Style)] = [(TerminalSanitizer.oneLine(c.nickname) + L.string("ui.group.count", ["count": String(c.memberCount)]),
-                                       Theme.title)]
+        var out: [(String, Style)] = [(TerminalSanitizer.oneLine(c.nickname) + ConversationMarks.count(c, L), Theme.title)]
         if let g = chat.group {
             out.append((L.string("ui.group.unique", ["unique": TerminalSanitizer.oneLine(g.uniqueName)])
                         + (g.joinable ? "" : "  " + L.string("ui.group.closed")), Style()))

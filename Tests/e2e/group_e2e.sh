@@ -111,7 +111,10 @@ expect_gone "登山队"
 expect_output "我 退出了群聊" tb alice history --with climbers
 if tb alice group members --group climbers | grep -qF "我  @me"; then fail "me is still a member"; fi
 tb alice send --to climbers "你还在吗" >/dev/null
-sleep 1
+# Then a direct message: once my screen shows it, my client has pulled
+# everything logged for me before it (the log is ordered).
+tb alice send --to 我 "离群之后的私信" >/dev/null
+expect_screen "离群之后的私信"
 tmux capture-pane -p -t "$SESSION" | grep -qF "登山队" && fail "a message after leaving brought the group back"
 
 tmux send-keys -t "$SESSION" q

@@ -38,14 +38,6 @@ final class ConversationService: Sendable {
         return .single(peer: peer)
     }
 
-    /// Checks the id's form and that the caller is in it; returns the peer.
-    /// Group ids are refused: the caller handles single chats only.
-    static func peer(of conversationId: String, caller: Int) throws -> Int {
-        guard case .single(let peer) = try target(of: conversationId, caller: caller) else {
-            throw APIFailure.invalid("\(conversationId.prefix(80)) is a group; this works in single chats only")
-        }
-        return peer
-    }
 
     /// Creates the conversation and both member rows if missing; the peer
     /// does not see it until a message arrives.

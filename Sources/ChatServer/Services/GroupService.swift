@@ -26,8 +26,7 @@ final class GroupService: Sendable {
 
     func info(caller: Int, groupId: Int) throws -> GroupInfo {
         try storage.read { tx in
-            let group = try self.group(groupId, in: tx)
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
             return try self.info(group, in: tx)
         }
     }
@@ -46,8 +45,7 @@ final class GroupService: Sendable {
     func members(caller: Int, groupId: Int, after: Int, limit: Int) throws -> GroupMembersResponse {
         guard (1...500).contains(limit) else { throw APIFailure.invalid("limit must be 1-500") }
         return try storage.read { tx in
-            let group = try self.group(groupId, in: tx)
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
             let rows = try tx.conversations.activeMembers(group.conversationId, afterUid: after, limit: limit + 1)
             let members = try rows.prefix(limit).map { row in
                 let user = try tx.users.info(uid: row.uid)
@@ -109,9 +107,8 @@ final class GroupService: Sendable {
             throw APIFailure.invalid("user_ids must hold 1-\(config.maxGroupMembers) ids")
         }
         return try change { tx, c in
-            let group = try self.group(groupId, in: tx)
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
             c.group = group
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
             try self.checkUsersExist(userIds, in: tx)
             var newcomers: [Int] = []
             for uid in Self.distinct(userIds) where try tx.conversations.member(group.conversationId, uid: uid)?.isActive != true {
@@ -128,9 +125,8 @@ final class GroupService: Sendable {
     /// and the last one out dissolves the group.
     func leave(caller: Int, groupId: Int) throws {
         _ = try change { tx, c in
-            let group = try self.group(groupId, in: tx)
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
             c.group = group
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
             try c.notice(ContentType.memberLeft, by: caller, users: [caller])
             try self.remove(caller, from: group, noticeSeq: c.lastSeq, in: tx)
             if group.ownerUid == caller {
@@ -148,9 +144,8 @@ final class GroupService: Sendable {
 
     func kick(caller: Int, groupId: Int, userId: Int) throws {
         _ = try change { tx, c in
-            let group = try self.group(groupId, in: tx)
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
             c.group = group
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
             guard group.ownerUid == caller else { throw APIFailure.forbidden("only the group's owner can remove members") }
             guard userId != caller else { throw APIFailure.invalid("the owner leaves with /group/leave") }
             guard try tx.conversations.member(group.conversationId, uid: userId)?.isActive == true else {
@@ -169,9 +164,8 @@ final class GroupService: Sendable {
         let name = try r.name.map(Self.checkName)
         let notice = try r.notice.map(Self.checkNotice)
         return try change { tx, c in
-            let group = try self.group(r.groupId, in: tx)
+            let group = try self.memberGroup(r.groupId, caller: caller, in: tx)
             c.group = group
-            _ = try self.conversations.activeMember(group.conversationId, uid: caller, in: tx)
             guard group.ownerUid == caller else { throw APIFailure.forbidden("only the group's owner can change it") }
             let renamed = name.flatMap { $0 == group.name ? nil : $0 }
             let renoticed = notice.flatMap { $0 == group.notice ? nil : $0 }
@@ -279,6 +273,13 @@ final class GroupService: Sendable {
         guard gid > 0, let group = try tx.groups.group(gid), !group.dissolved else {
             throw APIFailure.notFound("no such group")
         }
+        return group
+    }
+
+    /// A group that exists, for a caller who is in it.
+    private func memberGroup(_ gid: Int, caller: Int, in tx: any StorageTransaction) throws -> GroupRow {
+        let group = try self.group(gid, in: tx)
+        _ = try conversations.activeMember(group.conversationId, uid: caller, in: tx)
         return group
     }
 

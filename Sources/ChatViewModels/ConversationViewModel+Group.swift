@@ -14,6 +14,7 @@ extension ConversationViewModel {
         senderNames = (try? session.store.senderNames(groupId: gid)) ?? senderNames
         members = (try? session.store.members(groupId: gid)) ?? members
         group = (try? session.store.group(id: gid)) ?? group
+        groupStale = false
     }
 
     /// Asks the server for the member list (and the group's info), then shows it.

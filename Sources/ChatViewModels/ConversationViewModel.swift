@@ -24,6 +24,10 @@ public final class ConversationViewModel {
     /// Owner first, then by joining time.
     public internal(set) var members: [GroupMember] = []
     public internal(set) var group: GroupInfo?
+    /// Whether the group's names, members and info must be read again:
+    /// only when a sync said the group changed, not on every new message
+    /// (a flood in a large group would reread its member list per pull).
+    var groupStale = true
 
     let session: Session
     let localizer: Localizer
@@ -139,7 +143,7 @@ public final class ConversationViewModel {
         // asks the store first, and turns this off again at the oldest).
         if page.messages.count >= loadedCount { hasMoreHistory = true }
         if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
-        if conversation.isGroup { loadGroup() }
+        if conversation.isGroup && groupStale { loadGroup() }
         var mapped = page.messages.map { record -> ChatMessage in
             var m = record.chatMessage(myImUid: myImUid)
             if let p = progress[m.id] { m.uploadProgress = p }
@@ -251,6 +255,7 @@ public final class ConversationViewModel {
     func handle(_ update: SyncUpdate) {
         guard case .applied(let changes) = update,
               changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
+        if let gid = conversation.groupId, changes.groupIds.contains(gid) { groupStale = true }
         let newCount = changes.incoming[id] ?? 0
         // At the bottom the window slides (older rows drop out), so a flood
         // keeps each reload the same size; scrolled up, it grows so what the

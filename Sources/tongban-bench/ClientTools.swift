@@ -19,7 +19,7 @@ enum ClientTools {
         return v
     }
 
-    /// `flood --server URL --account A --password P --to B --count N --marker END [--window W]`:
+    /// `flood --server URL --account A --password P (--to B | --group UNIQUE) --count N --marker END [--window W] [--rate R]`:
     /// sends N texts (half Chinese, half ASCII), W (default 32) in flight at
     /// a time on W keep-alive connections, as fast as the server
     /// acknowledges them; the last one, sent alone after all others, carries
@@ -35,12 +35,17 @@ enum ClientTools {
         let api = APIClient(baseURL: server)
         let auth = try await api.login(account: try require(args, "account"), password: try require(args, "password"))
         api.token = auth.token
-        let to = try require(args, "to")
-        let found = try await api.searchUsers(to)
-        guard let peer = found.first(where: { $0.username == to }) ?? found.first else {
-            throw Failure(description: "no user \(to)")
+        let conv: String
+        if let unique = option(args, "group") {
+            conv = try await api.lookupGroup(uniqueName: unique).conversationId
+        } else {
+            let to = try require(args, "to")
+            let found = try await api.searchUsers(to)
+            guard let peer = found.first(where: { $0.username == to }) ?? found.first else {
+                throw Failure(description: "no user \(to)")
+            }
+            conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: peer.uid)
         }
-        let conv = ConversationIDHelper.make(myUid: auth.uid, targetUid: peer.uid)
         let count = Int(option(args, "count") ?? "") ?? 10_000
         let marker = option(args, "marker") ?? "END"
         let start = DispatchTime.now()
@@ -59,6 +64,16 @@ enum ClientTools {
                 guard next < count - 1 else { return nil }
                 defer { next += 1 }
                 return (next, body(next))
+            }
+        }
+        // `--rate R`: R sends a second in all, spread over the connections
+        // (the same arrival rate as another run, for a fair comparison).
+        if let rate = option(args, "rate").flatMap(Double.init), rate > 0 {
+            let interval = max(1, Int((Double(all.count) * 1000 / rate).rounded()))
+            let now = monotonicNanos()
+            for (k, sender) in all.enumerated() {
+                sender.pacer = .spread(index: k, count: all.count, intervalMs: interval)
+                sender.pacer.begin(at: now)
             }
         }
         try pollUntilDone(all)
@@ -86,9 +101,11 @@ enum ClientTools {
                 fds[k].events = Int16(POLLIN) | (s.wantsWrite ? Int16(POLLOUT) : 0)
                 fds[k].revents = 0
             }
-            guard poll(&fds, nfds_t(fds.count), 10_000) > 0 else {
-                throw Failure(description: "tongban-server answered nothing for 10 s")
-            }
+            // Paced senders wake for their next send; otherwise silence means the server is stuck.
+            let timeout = senders.map { $0.pollTimeout(cap: 10_000) }.min() ?? 10_000
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready == 0 && timeout >= 10_000 { throw Failure(description: "tongban-server answered nothing for 10 s") }
+            guard ready > 0 else { continue }
             for (k, s) in senders.enumerated() where fds[k].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 s.pull(into: &buffer)
             }
@@ -157,5 +174,39 @@ enum ClientTools {
         // background indexer would otherwise do it at the client's start).
         while try session.store.indexSearchBacklog(limit: 10_000) {}
         print("store ready: \(conversations) conversations, \(perConv * conversations) messages in \(String(format: "%.1f", seconds(since: start))) s")
+    }
+
+    /// `mkgroup --server URL --account A [--password P] --unique U --name NAME
+    /// --members N [--with ACCOUNT]...`: A creates group U of N members: A,
+    /// the `--with` accounts and as many registered bench users as it takes.
+    static func mkgroup(_ args: [String]) async throws {
+        let server = try require(args, "server")
+        let members = max(2, Int(option(args, "members") ?? "") ?? 200)
+        let api = APIClient(baseURL: server)
+        let auth = try await api.login(account: try require(args, "account"), password: option(args, "password") ?? "tongban-demo")
+        api.token = auth.token
+        var uids: [Int] = []
+        for (i, arg) in args.enumerated() where arg == "--with" && i + 1 < args.count {
+            let account = args[i + 1]
+            guard let user = try await api.searchUsers(account).first(where: { $0.account == account }) else {
+                throw Failure(description: "no user with the account \(account)")
+            }
+            uids.append(user.uid)
+        }
+        let start = DispatchTime.now()
+        var n = 0
+        while uids.count < members - 1 {
+            let account = "groupbench\(n)"
+            n += 1
+            let peer = APIClient(baseURL: server)
+            let joined: AuthResponse
+            do { joined = try await peer.register(account: account, password: "bench-password") } catch {
+                joined = try await peer.login(account: account, password: "bench-password")
+            }
+            uids.append(joined.uid)
+        }
+        let group = try await api.createGroup(CreateGroupRequest(name: try require(args, "name"), uniqueName: try require(args, "unique"),
+                                                                 memberIds: uids))
+        print("group \(group.conversationId) of \(group.memberCount) members in \(String(format: "%.1f", seconds(since: start))) s")
     }
 }

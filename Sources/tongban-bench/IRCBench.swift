@@ -8,6 +8,10 @@ struct LoadResult: Sendable {
     var sendsPerSecond: Double
     var p50ms: Double
     var p99ms: Double
+    /// Send → the last of its listeners notified (the same as p50/p99 when
+    /// each message has one listener).
+    var allP50ms: Double = .nan
+    var allP99ms: Double = .nan
     var serverRSSMiB: Double
     var note: String
 }

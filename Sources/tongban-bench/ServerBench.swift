@@ -19,6 +19,13 @@ struct ServerBench: Sendable {
     /// Each user's interval between sends in the paced run; 0 skips it.
     var paceMs = 100
 
+    /// Who talks to whom: users in pairs, or one group whose first
+    /// `senders` members send and all of them listen.
+    enum Shape: Sendable {
+        case pairs
+        case group(members: Int, senders: Int)
+    }
+
     static func fromEnvironment(_ env: [String: String]) -> ServerBench {
         var b = ServerBench()
         if let p = env["TONGBAN_BENCH_PAIRS"].flatMap(Int.init) { b.pairs = p }
@@ -70,7 +77,7 @@ struct ServerBench: Sendable {
         return rows
     }
 
-    func runTongban(paceMs: Int = 0) async throws -> LoadResult {
+    func runTongban(paceMs: Int = 0, shape: Shape = .pairs) async throws -> LoadResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-load-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -89,7 +96,7 @@ struct ServerBench: Sendable {
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 2 * pairs
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
-            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http, paceMs: paceMs)
+            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http, paceMs: paceMs, shape: shape)
             try? await http.shutdown()
             return result
         } catch {
@@ -98,7 +105,8 @@ struct ServerBench: Sendable {
         }
     }
 
-    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient, paceMs: Int) async throws -> LoadResult {
+    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient, paceMs: Int,
+                 shape: Shape) async throws -> LoadResult {
         // Wait for the server.
         let probe = APIClient(baseURL: base, http: http)
         var up = false
@@ -112,7 +120,11 @@ struct ServerBench: Sendable {
         }
         guard up else { throw BenchError(description: "tongban-server did not start on port \(port)") }
 
-        let userCount = pairs * 2
+        let userCount: Int
+        switch shape {
+        case .pairs: userCount = pairs * 2
+        case .group(let members, _): userCount = members
+        }
         print("registering \(userCount) users…")
         var auths = [AuthResponse?](repeating: nil, count: userCount)
         try await withThrowingTaskGroup(of: (Int, AuthResponse).self) { group in
@@ -131,14 +143,17 @@ struct ServerBench: Sendable {
         let accounts = auths.compactMap { $0 }
 
         // The load: raw sockets and a poll loop per core, like the ngircd run.
+        let plan = try await Self.plan(shape, accounts: accounts, base: base, http: http)
+        let senders = plan.filter { $0.sends }.count
         let users = try accounts.enumerated().map { i, a in
-            try LoadUser(index: i, token: a.token, conversationId: ConversationIDHelper.make(myUid: a.uid, targetUid: accounts[i ^ 1].uid),
-                         port: port, messages: messages, pacer: .spread(index: i, count: accounts.count, intervalMs: paceMs))
+            try LoadUser(index: i, token: a.token, conversationId: plan[i].conversationId,
+                         port: port, messages: plan[i].sends ? messages : 0,
+                         pacer: .spread(index: i, count: senders, intervalMs: paceMs))
         }
         for u in users { try u.upgrade() }
         for u in users { try u.waitForHello() }
 
-        print("sending \(users.count * messages) messages…")
+        print("sending \(senders * messages) messages…")
         let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, users.count))
         let shared = LoadWorker.Shared()
         let workers = (0..<threads).map { t in
@@ -201,24 +216,57 @@ struct ServerBench: Sendable {
             }
             return lo < list.count ? list[lo].at : nil
         }
-        var latencies: [Double] = try await db.read { db in
+        let (perNotice, perMessage): ([Double], [String: Double]) = try await db.read { db in
             var latencies: [Double] = []
+            // The slowest member's latency per message: when everyone was told.
+            var last: [String: Double] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
             while let row = try rows.next() {
                 let uid: Int = row["uid"], sender: Int = row["senderUid"]
-                guard uid != sender, let idx = uidIndex[uid], let t0 = sent[row["clientMsgID"] as String],
+                let clientMsgID: String = row["clientMsgID"]
+                guard uid != sender, let idx = uidIndex[uid], let t0 = sent[clientMsgID],
                       let t1 = notified(idx, row["cursor"] as Int) else { continue }
-                latencies.append(Double(Int64(t1) - Int64(t0)) / 1e6)
+                let ms = Double(Int64(t1) - Int64(t0)) / 1e6
+                latencies.append(ms)
+                last[clientMsgID] = max(last[clientMsgID] ?? 0, ms)
             }
-            return latencies
+            return (latencies, last)
         }
-        latencies.sort()
-        let total = users.count * messages
+        let latencies = perNotice.sorted()
+        let everyone = perMessage.values.sorted()
+        let total = senders * messages
         // Send -> acknowledgement, for comparison: the part of the latency before the notice.
         let acks = users.flatMap { u in zip(u.sentAt, u.answeredAt).filter { $0.1 > $0.0 }.map { Double($0.1 - $0.0) / 1e6 } }.sorted()
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
-                          p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), serverRSSMiB: rss,
-                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+                          p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99),
+                          allP50ms: percentile(everyone, 50), allP99ms: percentile(everyone, 99), serverRSSMiB: rss,
+                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+    }
+
+    /// Each user's conversation and whether it sends, for a shape.
+    struct Seat { var conversationId: String; var sends: Bool }
+
+    static func plan(_ shape: Shape, accounts: [AuthResponse], base: String, http: HTTPClient) async throws -> [Seat] {
+        switch shape {
+        case .pairs:
+            return accounts.enumerated().map { i, a in
+                Seat(conversationId: ConversationIDHelper.make(myUid: a.uid, targetUid: accounts[i ^ 1].uid), sends: true)
+            }
+        case .group(_, let senders):
+            guard let owner = accounts.first else { return [] }
+            let api = APIClient(baseURL: base, token: owner.token, http: http)
+            let group = try await api.createGroup(CreateGroupRequest(
+                name: "压测群 bench", uniqueName: "bench_group", memberIds: accounts.dropFirst().map(\.uid)))
+            print("group \(group.conversationId): \(group.memberCount) members")
+            return accounts.indices.map { Seat(conversationId: group.conversationId, sends: $0 < senders) }
+        }
     }
 }
 
+extension Array where Element == ServerBench.Seat {
+    /// Who hears each message: every other member of its conversation.
+    var listeners: Int {
+        guard let first = first else { return 0 }
+        return allSatisfy { $0.conversationId == first.conversationId } ? count - 1 : 1
+    }
+}

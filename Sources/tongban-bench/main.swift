@@ -29,9 +29,12 @@ func printTable(_ title: String, _ rows: [BenchRow]) {
 
 let env = ProcessInfo.processInfo.environment
 let arguments = Array(CommandLine.arguments.dropFirst())
-if let tool = arguments.first, tool == "flood" || tool == "mkstore" {
+let tools: [String: @Sendable ([String]) async throws -> Void] = [
+    "flood": ClientTools.flood, "mkstore": ClientTools.mkstore, "mkgroup": ClientTools.mkgroup,
+]
+if let tool = arguments.first, let run = tools[tool] {
     do {
-        if tool == "flood" { try await ClientTools.flood(arguments) } else { try await ClientTools.mkstore(arguments) }
+        try await run(arguments)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("\(tool) failed: \(error)\n".utf8))
@@ -49,6 +52,9 @@ do {
     }
     if what == "all" || what == "server" {
         printTable("Server", try await ServerBench.fromEnvironment(env).run())
+    }
+    if what == "all" || what == "group" {
+        printTable("Group", try await GroupBench.fromEnvironment(env).run())
     }
 } catch {
     FileHandle.standardError.write(Data("bench failed: \(error)\n".utf8))

@@ -88,7 +88,7 @@ import Testing
         s.mode = .signals([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
                                            from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)], 0)
         try Golden.check("overlay-signals", s, Self.zh)
-        s.mode = .settings
+        s.mode = .settings(member: 0)
         try Golden.check("overlay-settings", s, Self.zh)
     }
 

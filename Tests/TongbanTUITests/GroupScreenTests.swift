@@ -23,8 +23,11 @@ import Testing
 
     @Test func settingsNewGroupAndLeavePrompts() throws {
         var s = GroupFixture.chatState(width: 100, height: 26)
-        s.mode = .settings
+        s.mode = .settings(member: 0)
         try Golden.check("group-settings", s, Self.zh)
+        s.chat?.group?.ownerId = "tb_1"
+        s.mode = .settings(member: 2)
+        try Golden.check("group-settings-owner", s, Self.zh)
         s.mode = .newChat("周末群", [], 1)
         try Golden.check("group-new", s, Self.zh)
         s.mode = .confirm(.leaveGroup(id: "sg_7", name: "周末爬山群"))
@@ -61,7 +64,7 @@ import Testing
         #expect(s.mode == .confirm(.deleteConversation(id: "sg_9", name: "已经退出的群")), "a group I left is only deleted")
     }
 
-    @Test func newChatOffersMakingAndJoiningAGroupAfterASearch() {
+    @Test func newChatOffersMakingAndJoiningAGroupAfterASearch() throws {
         var s = GroupFixture.state(width: 100, height: 16)
         s.focus = .list
         _ = key(.char("n"), &s)
@@ -76,10 +79,68 @@ import Testing
         _ = key(.enter, &s)
         _ = Update.apply(.usersFound(query: "周末群", []), to: &s, Self.zh)
         _ = key(.enter, &s)
-        #expect(s.mode == .newGroup(name: "周末群", unique: ""))
+        #expect(s.mode == .newGroup(AppState.NewGroupForm(name: "周末群")))
         for c in "Week-End_1" { _ = key(.char(c), &s) }
-        #expect(s.mode == .newGroup(name: "周末群", unique: "weekend_1"), "lower case; characters a unique name cannot hold are left out")
-        #expect(key(.enter, &s) == [.createGroup(name: "周末群", unique: "weekend_1")])
+        #expect(form(s)?.unique == "weekend_1", "lower case; characters a unique name cannot hold are left out")
+        _ = key(.enter, &s)
+        #expect(form(s)?.field == .members, "Enter goes on to the members")
+
+        // Members by search: Enter searches, Enter adds the one selected.
+        for c in "ca" { _ = key(.char(c), &s) }
+        #expect(key(.enter, &s) == [.searchUsers("ca")])
+        let carol = UserBasicInfo(uid: 4, username: "Carol 卡罗尔", account: "carol")
+        let cathy = UserBasicInfo(uid: 5, username: "Cathy", account: "cathy")
+        _ = Update.apply(.usersFound(query: "ca", [carol, cathy]), to: &s, Self.zh)
+        _ = key(.down, &s)
+        #expect(key(.enter, &s).isEmpty)
+        #expect(form(s)?.members == [cathy] && form(s)?.query == "", "the search clears for the next name")
+        for c in "ca" { _ = key(.char(c), &s) }
+        _ = key(.enter, &s)
+        _ = Update.apply(.usersFound(query: "ca", [carol, cathy]), to: &s, Self.zh)
+        try Golden.check("group-new-members", s, Self.zh)
+        _ = key(.enter, &s)
+        #expect(form(s)?.members == [cathy, carol])
+        _ = Update.apply(.usersFound(query: "late", [carol]), to: &s, Self.zh)
+        #expect(form(s)?.found == nil, "a search answered after its query changed is dropped")
+        _ = key(.backspace, &s)
+        #expect(form(s)?.members == [cathy], "Backspace on an empty search drops the last one added")
+        #expect(key(.enter, &s) == [.createGroup(name: "周末群", unique: "weekend_1", members: [5])],
+                "Enter on an empty search creates the group with its members")
+        #expect(s.mode == .normal)
+    }
+
+    private func form(_ s: AppState) -> AppState.NewGroupForm? {
+        if case .newGroup(let f) = s.mode { return f }
+        return nil
+    }
+
+    @Test func theOwnersMenuInSettings() {
+        var s = GroupFixture.chatState(width: 100, height: 26)
+        s.mode = .settings(member: 0)
+        #expect(key(.char("r"), &s).isEmpty && s.mode == .normal && s.input.text.isEmpty,
+                "r is the owner's; for a member it only closes the settings")
+        s.mode = .settings(member: 0)
+        _ = key(.char("i"), &s)
+        #expect(s.input.text == "/invite " && s.focus == .input, "anyone in the group may invite")
+        s.chat?.group?.ownerId = "tb_1"
+        s.mode = .settings(member: 0)
+        _ = key(.char("r"), &s)
+        #expect(s.input.text == "/rename 周末爬山群" && s.focus == .input, "r starts a rename in the input bar")
+        s.mode = .settings(member: 0)
+        _ = key(.char("n"), &s)
+        #expect(s.input.text.hasPrefix("/notice "))
+        s.mode = .settings(member: 0)
+        #expect(key(.char("j"), &s) == [.group(.joinable(false))], "j closes an open group")
+        s.mode = .settings(member: 0)
+        _ = key(.down, &s)
+        _ = key(.down, &s)
+        #expect(s.mode == .settings(member: 2))
+        _ = key(.char("x"), &s)
+        #expect(s.mode == .confirm(.kick(uid: GroupFixture.members[2].uid, name: GroupFixture.members[2].username)))
+        #expect(key(.char("y"), &s) == [.group(.kick(String(GroupFixture.members[2].uid)))])
+        s.mode = .settings(member: 0)
+        _ = key(.char("x"), &s)
+        #expect(s.mode == .settings(member: 0), "the owner cannot remove themself")
     }
 
     @Test func atCompletesAMemberAndTheSendCarriesTheMention() {

@@ -14,7 +14,10 @@
 #   CLIENTS       which clients to run (default "ours weechat irssi profanity"); the others print n/a
 #   FLOOD_TIMEOUT seconds to wait for the last flood message on screen (default 600)
 #   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there
-# Prints ONE markdown table on stdout; progress and diagnostics go to stderr.
+#   GROUP_MEMBERS members of the group ours is flooded in (default 200; 0 skips that phase)
+# Prints a markdown table on stdout (and, for ours, a second one: the flood
+# in a group next to the one-to-one flood); progress and diagnostics go to
+# stderr.
 #
 # What is measured, per client (each phase on a freshly started server and a
 # fresh client home, so nothing carries over between clients or phases):
@@ -56,6 +59,7 @@ IDLE_SECONDS=${IDLE_SECONDS:-60}
 ROOMS=${ROOMS:-50}
 CLIENTS=${CLIENTS:-"ours weechat irssi profanity"}
 FLOOD_TIMEOUT=${FLOOD_TIMEOUT:-600}
+GROUP_MEMBERS=${GROUP_MEMBERS:-200}
 HIST_LINES=5          # lines per channel before the idle window ("some history")
 COLS=120 ROWS=40
 LAST="END-$((FLOOD_COUNT - 1))"
@@ -688,8 +692,11 @@ ours_idle_phase() {
   if [ -n "$v" ]; then put key_ms ours "$v"; else log "ours: no key_to_frame_ms lines"; fi
 }
 
+# FLOOD_KEY names the results (ours, ours-paced) and FLOOD_RATE, when set,
+# paces the sender to that many sends a second.
 ours_flood_phase() {
-  local s=ours-flood dir=$WORK/ours-flood line
+  local key=${FLOOD_KEY:-ours}
+  local s=$key-flood dir=$WORK/$key-flood line
   mkdir -p "$dir"
   start_tongban_server "$s"
   echo tongban-demo | "$BIN/tongban" login --data-dir "$dir/me" --server "$TB_URL" --account me --password-stdin >/dev/null
@@ -702,14 +709,57 @@ ours_flood_phase() {
   sleep 1
   # t0 is taken before tongban-bench starts, so its own start and login
   # (~0.1 s) count against ours; its sends then wait for each acknowledgement.
-  flood_measure ours "$s" "$pid" "$SERVER_PID" ours_send_flood "$dir"
+  flood_measure "$key" "$s" "$pid" "$SERVER_PID" ours_send_flood "$dir"
   wait "$OURS_FLOODER" || true
   line=$(sed -n 's/^sent [0-9]* in \([0-9.]*\) s.*/\1/p' "$dir/flood.out" | head -1)
-  if [ -n "$line" ]; then put flood_sent ours "$line"; fi
+  if [ -n "$line" ]; then put flood_sent "$key" "$line"; fi
 }
 ours_send_flood() {
+  local rate=()
+  [ -n "${FLOOD_RATE:-}" ] && rate=(--rate "$FLOOD_RATE")
   "$BIN/tongban-bench" flood --server "$TB_URL" --account alice --password tongban-demo \
-    --to me --count "$FLOOD_COUNT" --marker END >"$1/flood.out" 2>&1 &
+    --to me --count "$FLOOD_COUNT" --marker END "${rate[@]}" >"$1/flood.out" 2>&1 &
+  OURS_FLOODER=$!
+  track "$OURS_FLOODER"
+}
+
+# The same flood from Alice into a group of GROUP_MEMBERS (me, Alice and
+# registered bench users), open in ours: what the client pays per message
+# for sender names and fan-out, next to the one-to-one flood above.
+ours_group_flood_phase() {
+  local s=ours-gflood dir=$WORK/ours-gflood line
+  mkdir -p "$dir"
+  start_tongban_server "$s"
+  "$BIN/tongban-bench" mkgroup --server "$TB_URL" --account alice --password tongban-demo \
+    --unique benchflood --name "bench flood" --members "$GROUP_MEMBERS" --with me >&2
+  echo tongban-demo | "$BIN/tongban" login --data-dir "$dir/me" --server "$TB_URL" --account me --password-stdin >/dev/null
+  ours_cmd "$dir/me" "$dir/bench.log"
+  launch "$s" "$dir/client.err" "${CLIENT_CMD[@]}"
+  local pid=$PANE_PID
+  wait_screen "$s" F online 30 0.05 $((ROWS - 1))
+  # Below the pinned chat with Alice, the group is the newest conversation.
+  tm send-keys -t "$s" j
+  sleep 0.5
+  tm send-keys -t "$s" Enter
+  wait_screen "$s" F "bench flood" 10 0.05 0
+  sleep 1
+  flood_measure ours-group "$s" "$pid" "$SERVER_PID" ours_send_group_flood "$dir"
+  wait "$OURS_FLOODER" || true
+  line=$(sed -n 's/^sent [0-9]* in \([0-9.]*\) s.*/\1/p' "$dir/flood.out" | head -1)
+  if [ -n "$line" ]; then put flood_sent ours-group "$line"; fi
+}
+# The one-to-one flood again, paced to the group flood's rate: the group
+# flood is bound by the server's fan-out, and a client spends more per
+# message when messages come in many small pulls than in a few large ones.
+ours_paced_flood_phase() {
+  local sent
+  sent=$(get flood_sent ours-group)
+  [ -n "$sent" ] || { log "no group flood rate to pace by"; return 1; }
+  FLOOD_KEY=ours-paced FLOOD_RATE=$(awk -v n="$FLOOD_COUNT" -v t="$sent" 'BEGIN { printf "%.0f", n / t }') ours_flood_phase
+}
+ours_send_group_flood() {
+  "$BIN/tongban-bench" flood --server "$TB_URL" --account alice --password tongban-demo \
+    --group benchflood --count "$FLOOD_COUNT" --marker END >"$1/flood.out" 2>&1 &
   OURS_FLOODER=$!
   track "$OURS_FLOODER"
 }
@@ -759,6 +809,10 @@ for client in $CLIENTS; do
   esac
   run_phase "$client startup+idle" "${client}_idle_phase"
   run_phase "$client flood" "${client}_flood_phase"
+  if [ "$client" = ours ] && ((GROUP_MEMBERS > 1)); then
+    run_phase "ours flood in a group" ours_group_flood_phase
+    run_phase "ours one-to-one flood at the group's pace" ours_paced_flood_phase
+  fi
 done
 
 # ---------------------------------------------------------------- table
@@ -790,3 +844,26 @@ row startup_frame "startup: exec → first frame (ms)"
 row startup_polled "startup: exec → first frame, polled by tmux (ms)"
 row startup_ready "startup: exec → connected, $ROOMS rooms joined (ms)"
 row key_ms "keypress→frame (ms, ours only)"
+
+# Ours flooded in a group next to ours flooded one-to-one (same run, same
+# FLOOD_COUNT): the ratio is what a group costs per message.
+if want ours && ((GROUP_MEMBERS > 1)); then
+  grow() { # KEY LABEL
+    local a p b ratio="—"
+    a=$(get "$1" ours)
+    p=$(get "$1" ours-paced)
+    b=$(get "$1" ours-group)
+    if [ -n "$p" ] && [ -n "$b" ]; then
+      ratio=$(awk -v a="$p" -v b="$b" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "—" }')
+    fi
+    echo "| $2 | ${a:-n/a} | ${p:-n/a} | ${b:-n/a} | $ratio |"
+  }
+  echo
+  echo "| ours, flood of $FLOOD_COUNT | one-to-one | one-to-one at the group's pace | group of $GROUP_MEMBERS | ratio (group / one-to-one at its pace) |"
+  echo "|---|---|---|---|---|"
+  grow flood_s "first send → last message on screen (s)"
+  grow flood_cpu "client CPU (s)"
+  grow flood_rss "client peak RSS (MiB)"
+  grow flood_srv_cpu "server CPU (s)"
+  grow flood_sent "sender done, first → last send (s)"
+fi

@@ -117,7 +117,42 @@ tb alice send --to 我 "离群之后的私信" >/dev/null
 expect_screen "离群之后的私信"
 tmux capture-pane -p -t "$SESSION" | grep -qF "登山队" && fail "a message after leaving brought the group back"
 
+# Make a group in the full-screen client: n, its name and Enter, "new
+# group", its unique name, Carol found by search and added, Enter creates it.
+tmux send-keys -t "$SESSION" n
+sleep 0.3
+tmux send-keys -t "$SESSION" -l "家人群"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "＋ 新建群聊「家人群」"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "3-32 个 a-z"
+tmux send-keys -t "$SESSION" -l "family_1"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "添加成员："
+tmux send-keys -t "$SESSION" -l "carol"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "Carol 卡罗尔  @carol"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "成员：Carol 卡罗尔"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "家人群（2人）"
+expect_output "家人群" tb carol ls
+
+# The owner's menu under ",": Down picks Carol, x and y remove her.
+tmux send-keys -t "$SESSION" Escape
+sleep 0.6
+tmux send-keys -t "$SESSION" ,
+expect_screen "· Carol 卡罗尔  @carol"
+expect_screen "x  移出所选成员"
+tmux send-keys -t "$SESSION" Down
+sleep 0.2
+tmux send-keys -t "$SESSION" x
+expect_screen "将 Carol 卡罗尔 移出群聊？"
+tmux send-keys -t "$SESSION" y
+expect_screen "你 将 Carol 卡罗尔 移出了群聊"
+expect_screen "家人群（1人）"
+
 tmux send-keys -t "$SESSION" q
 for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
 if [ -s "$WORK/tui.err" ]; then echo "stderr of the client:"; cat "$WORK/tui.err"; fi
-echo "group e2e OK: create, invite, mention, mute and leave across three users"
+echo "group e2e OK: create, invite, mention, mute and leave across three users; a group made and managed in the client"

@@ -162,6 +162,7 @@ public final class SyncEngine: Sendable {
             do {
                 try store.saveMembers(try await api.groupMembers(groupId: gid), groupId: gid)
                 changes.conversationIds.insert(ConversationIDHelper.group(gid))
+                changes.groupIds.insert(gid)
             } catch let e as APIError where e.code == .forbidden || e.code == .notFound {
                 // No longer a member (or the group is gone): keep what is cached.
                 continue

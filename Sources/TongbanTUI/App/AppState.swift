@@ -22,10 +22,11 @@ struct AppState {
         /// `n`: a query, the users found (nil before the search ran), the
         /// selected row; after a search, two more rows make or join a group.
         case newChat(String, [UserBasicInfo]?, Int)
-        /// "New group" chose `name`; the unique name is being typed.
-        case newGroup(name: String, unique: String)
+        /// "New group" chose a name; its unique name and members are being chosen.
+        case newGroup(NewGroupForm)
         case signals([SignalInboxItem], Int)
-        case settings
+        /// `,`: in a group, the selected member (the one `x` removes).
+        case settings(member: Int)
         case help
         /// `/rec`: a recorder is writing into `file` since `since`.
         case recording(file: URL, since: Date)
@@ -43,11 +44,27 @@ struct AppState {
         }
     }
 
+    /// The new-group form: the unique name, then members found by search.
+    struct NewGroupForm: Equatable {
+        enum Field: Equatable { case unique, members }
+        var name: String
+        var unique = ""
+        var field = Field.unique
+        /// The member search being typed.
+        var query = ""
+        /// What the search for `query` found; nil until it ran.
+        var found: [UserBasicInfo]?
+        var index = 0
+        var members: [UserBasicInfo] = []
+    }
+
     /// What `y` answers in a confirmation on the status line.
     enum Confirm: Equatable {
         case deleteConversation(id: String, name: String)
         /// `d` on a group I am in: `y` leaves and deletes, `k` only deletes.
         case leaveGroup(id: String, name: String)
+        /// `x` on a member in a group's settings (owner only).
+        case kick(uid: Int, name: String)
         case revoke(messageId: String)
         case viewFlash(ChatMessage)
         case clearHistory

@@ -55,7 +55,7 @@ enum Effect: Equatable {
     case mute(id: String, Bool)
     case deleteConversation(id: String)
     case leaveGroup(id: String, delete: Bool)
-    case createGroup(name: String, unique: String)
+    case createGroup(name: String, unique: String, members: [Int])
     case joinGroup(unique: String)
     case group(GroupCommand)
     case sendMention(String, mentioned: [String], all: Bool)

@@ -82,3 +82,105 @@ extension Update {
         }
     }
 }
+
+/// The new-group form and a chat's settings: the group's menus.
+extension Update {
+    /// First the unique name (`[a-z0-9_]`, 3-32; Enter or Tab goes on),
+    /// then members: a name and Enter searches, ↑/↓ and Enter add or drop
+    /// the one found, Backspace on an empty search drops the last added,
+    /// and Enter on an empty search creates the group. Tab goes back.
+    static func newGroupKey(_ key: Key, _ form: AppState.NewGroupForm, _ s: inout AppState) -> [Effect] {
+        var f = form
+        var effects: [Effect] = []
+        switch (f.field, key) {
+        case (_, .escape):
+            s.mode = .normal
+            return []
+        case (.unique, .tab), (.unique, .enter):
+            if GroupRules.isValidUniqueName(f.unique) { f.field = .members }
+        case (.members, .tab), (.members, .backTab):
+            f.field = .unique
+        case (.unique, .backspace):
+            f.unique = String(f.unique.dropLast())
+        case (.unique, .char(let c)):
+            let lower = Character(c.lowercased())
+            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && f.unique.count < 32 {
+                f.unique.append(lower)
+            }
+        case (.members, .enter):
+            if let found = f.found, f.index < found.count {
+                let user = found[f.index]
+                if let at = f.members.firstIndex(where: { $0.uid == user.uid }) { f.members.remove(at: at) } else { f.members.append(user) }
+                f.query = ""
+                f.found = nil
+            } else if !f.query.trimmingCharacters(in: .whitespaces).isEmpty {
+                effects = [.searchUsers(f.query)]
+            } else {
+                s.mode = .normal
+                return [.createGroup(name: f.name, unique: f.unique, members: f.members.map(\.uid))]
+            }
+        case (.members, .down):
+            f.index = min(f.index + 1, max(0, (f.found?.count ?? 0) - 1))
+        case (.members, .up):
+            f.index = max(0, f.index - 1)
+        case (.members, .backspace):
+            if f.query.isEmpty { _ = f.members.popLast() } else { f.query.removeLast() }
+            f.found = nil
+        case (.members, .char(let c)):
+            f.query.append(c)
+            f.found = nil
+        case (.members, .paste(let text)):
+            f.query += TerminalSanitizer.oneLine(text)
+            f.found = nil
+        default:
+            break
+        }
+        if f.found == nil { f.index = 0 }
+        s.mode = .newGroup(f)
+        return effects
+    }
+
+    /// `,`: `c` (or Enter) clears the history; in a group I am in, `l`
+    /// leaves and `i` starts an invitation in the input bar; the owner also
+    /// has `r` rename, `n` notice (both start in the input bar with the
+    /// current text), `j` open or close joining by unique name, and ↑/↓
+    /// to pick a member that `x` removes. Any other key closes.
+    static func settingsKey(_ key: Key, _ member: Int, _ s: inout AppState) -> [Effect] {
+        s.mode = .normal
+        guard let chat = s.chat else { return [] }
+        let c = chat.conversation
+        let isOwner = chat.group != nil && chat.group?.ownerId == chat.me
+        func edit(_ text: String) {
+            s.input = InputLine(text: text)
+            s.focus = .input
+        }
+        switch key {
+        case .char("c"), .enter:
+            s.mode = .confirm(.clearHistory)
+        case .char("l") where c.isGroup && c.isMember:
+            s.mode = .confirm(.leaveGroup(id: c.id, name: c.nickname))
+        case .char("i") where c.isGroup && c.isMember:
+            edit("/invite ")
+        case .char("r") where isOwner && c.isMember:
+            edit("/rename " + TerminalSanitizer.oneLine(chat.group?.name ?? c.nickname))
+        case .char("n") where isOwner && c.isMember:
+            edit("/notice " + TerminalSanitizer.oneLine(chat.group?.notice ?? ""))
+        case .char("j") where isOwner && c.isMember:
+            return [.group(.joinable(!(chat.group?.joinable ?? true)))]
+        case .down where c.isGroup:
+            s.mode = .settings(member: min(member + 1, max(0, chat.members.count - 1)))
+        case .up where c.isGroup:
+            s.mode = .settings(member: max(0, member - 1))
+        case .char("x") where isOwner && c.isMember && member < chat.members.count:
+            let m = chat.members[member]
+            if ConversationIDHelper.imUid(m.uid) != chat.me {
+                s.mode = .confirm(.kick(uid: m.uid, name: TerminalSanitizer.oneLine(m.username)))
+            } else {
+                s.mode = .settings(member: member)
+            }
+        default:
+            break
+        }
+        return []
+    }
+}

@@ -77,6 +77,7 @@ extension Update {
             switch what {
             case .deleteConversation(let id, _): return [.deleteConversation(id: id), .reloadList]
             case .leaveGroup: return []
+            case .kick(let uid, _): return [.group(.kick(String(uid)))]
             case .revoke(let id): return [.revoke(messageId: id), .reloadList]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height), .reloadList]
             case .clearHistory: return [.clearHistory, .reloadList]
@@ -96,15 +97,12 @@ extension Update {
             return messageSearchKey(key, q, hits, i, &s)
         case .newChat(let q, let users, let i):
             return newChatKey(key, q, users, i, &s)
-        case .newGroup(let name, let unique):
-            return newGroupKey(key, name, unique, &s)
+        case .newGroup(let form):
+            return newGroupKey(key, form, &s)
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
-        case .settings:
-            s.mode = key == .char("c") || key == .enter ? .confirm(.clearHistory) : .normal
-            if key == .char("l"), let c = s.chat?.conversation, c.isGroup, c.isMember {
-                s.mode = .confirm(.leaveGroup(id: c.id, name: c.nickname))
-            }
+        case .settings(let member):
+            return settingsKey(key, member, &s)
         }
         return []
     }
@@ -179,7 +177,7 @@ extension Update {
                 s.mode = .normal
                 return [.startConversation(users[i])]
             } else if i == users.count {
-                s.mode = GroupRules.isValidName(query) ? .newGroup(name: query, unique: "") : .normal
+                s.mode = GroupRules.isValidName(query) ? .newGroup(AppState.NewGroupForm(name: query)) : .normal
             } else if !query.isEmpty {
                 s.mode = .normal
                 return [.joinGroup(unique: query)]
@@ -189,25 +187,6 @@ extension Update {
         case .backspace: s.mode = .newChat(String(q.dropLast()), nil, 0)
         case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
         case .paste(let text): s.mode = .newChat(q + text, nil, 0)
-        default: break
-        }
-        return []
-    }
-
-    /// The unique name of a new group: `[a-z0-9_]`, 3-32.
-    static func newGroupKey(_ key: Key, _ name: String, _ unique: String, _ s: inout AppState) -> [Effect] {
-        switch key {
-        case .escape: s.mode = .normal
-        case .enter:
-            guard GroupRules.isValidUniqueName(unique) else { return [] }
-            s.mode = .normal
-            return [.createGroup(name: name, unique: unique)]
-        case .backspace: s.mode = .newGroup(name: name, unique: String(unique.dropLast()))
-        case .char(let c):
-            let lower = Character(c.lowercased())
-            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && unique.count < 32 {
-                s.mode = .newGroup(name: name, unique: unique + String(lower))
-            }
         default: break
         }
         return []

@@ -60,6 +60,11 @@ enum Update {
             return []
         case .usersFound(let query, let users):
             if case .newChat(query, _, _) = s.mode { s.mode = .newChat(query, users, 0) }
+            if case .newGroup(var form) = s.mode, form.field == .members, form.query == query {
+                form.found = users
+                form.index = 0
+                s.mode = .newGroup(form)
+            }
             return []
         case .signalsLoaded(let items):
             s.mode = .signals(items, 0)
@@ -226,7 +231,7 @@ enum Update {
                 return [.openExternally(m)]
             }
         case .messagesType: s.focus = .input
-        case .messagesSettings: s.mode = .settings
+        case .messagesSettings: s.mode = .settings(member: 0)
         case .messagesSearch: s.mode = .messageSearch("", [], 0)
         case .messagesBack:
             s.focus = .list

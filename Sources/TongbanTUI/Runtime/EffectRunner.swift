@@ -77,8 +77,8 @@ final class EffectRunner {
         case .leaveGroup(let id, let delete):
             await list.leaveGroup(id: id, delete: delete)
             if delete, chat?.conversation.id == id { await close(draft: inputText()) } else { chat?.reload(); chat.map(changedChat) }
-        case .createGroup(let name, let unique):
-            if let id = await list.createGroup(name: name, uniqueName: unique) { await open(id: id) }
+        case .createGroup(let name, let unique, let members):
+            if let id = await list.createGroup(name: name, uniqueName: unique, memberIds: members) { await open(id: id) }
         case .joinGroup(let unique):
             if let id = await list.joinGroup(uniqueName: unique) { await open(id: id) }
         case .group(let command): await group(command)

@@ -65,12 +65,9 @@ enum OverlayWidget {
                 lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }
             DialogWidget.render(title: "n", lines: lines, into: &g, area)
-        case .newGroup(let name, let unique):
-            DialogWidget.render(title: L.string("ui.newGroup"), lines: [
-                (L.string("ui.newGroup.name", ["name": TerminalSanitizer.oneLine(name)]), Style()),
-                (L.string("ui.newGroup.unique") + unique + "▏", Theme.prompt),
-                (L.string("ui.newGroup.uniqueHint"), Theme.dim),
-            ], into: &g, area)
+        case .newGroup(let form):
+            DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
+                                into: &g, area)
         case .signals(let items, let i):
             var lines: [(String, Style)] = []
             if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
@@ -80,11 +77,12 @@ enum OverlayWidget {
                               n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.signals"), lines: lines, into: &g, area)
-        case .settings:
+        case .settings(let member):
             guard let chat = s.chat else { return }
             let c = chat.conversation
             if c.isGroup {
-                DialogWidget.render(title: L.string("ui.settings"), lines: GroupSettingsWidget.lines(chat, L, rows: area.height - 6),
+                DialogWidget.render(title: L.string("ui.settings"),
+                                    lines: GroupSettingsWidget.lines(chat, selected: member, L, rows: area.height - 4),
                                     into: &g, area)
                 return
             }
@@ -105,5 +103,32 @@ enum OverlayWidget {
         case .normal, .confirm, .listSearch, .recording:
             break
         }
+    }
+
+    /// The new-group form: name, unique name, members chosen so far, then
+    /// the member search and what it found.
+    static func newGroupLines(_ f: AppState.NewGroupForm, _ L: Localizer, rows: Int) -> [(String, Style)] {
+        let typingUnique = f.field == .unique
+        var lines: [(String, Style)] = [
+            (L.string("ui.newGroup.name", ["name": TerminalSanitizer.oneLine(f.name)]), Style()),
+            (L.string("ui.newGroup.unique") + f.unique + (typingUnique ? "▏" : ""), typingUnique ? Theme.prompt : Style()),
+        ]
+        let names = f.members.map { TerminalSanitizer.oneLine($0.username) }.joined(separator: "、")
+        lines.append((f.members.isEmpty ? L.string("ui.newGroup.onlyMe") : L.string("ui.newGroup.members", ["names": names]), Style()))
+        guard !typingUnique else {
+            lines.append((L.string("ui.newGroup.uniqueHint"), Theme.dim))
+            return lines
+        }
+        lines.append((L.string("ui.newGroup.search") + TerminalSanitizer.oneLine(f.query) + "▏", Theme.prompt))
+        if let found = f.found {
+            if found.isEmpty { lines.append((L.string("ui.newGroup.notFound"), Theme.dim)) }
+            for (n, u) in found.prefix(max(1, rows - lines.count - 1)).enumerated() {
+                let chosen = f.members.contains { $0.uid == u.uid } ? "✓ " : "  "
+                let account = u.account.map { "  @" + $0 } ?? ""
+                lines.append((chosen + TerminalSanitizer.oneLine("\(u.username)\(account)"), n == f.index ? Theme.selected : Style()))
+            }
+        }
+        lines.append((L.string("ui.newGroup.searchHint"), Theme.dim))
+        return lines
     }
 }

@@ -1,11 +1,12 @@
 import ChatCore
 import TerminalUI
 
-/// `,` in a group: its name, unique name, notice and members, what the
-/// owner may change (by slash command) and leaving.
+/// `,` in a group: its name, unique name, notice and members, and a menu:
+/// the owner's changes, inviting, leaving, clearing.
 enum GroupSettingsWidget {
-    static func lines(_ chat: AppState.ChatSnapshot, _ L: Localizer, rows: Int) -> [(String, Style)] {
+    static func lines(_ chat: AppState.ChatSnapshot, selected: Int, _ L: Localizer, rows: Int) -> [(String, Style)] {
         let c = chat.conversation
+        let isOwner = chat.group != nil && chat.group?.ownerId == chat.me && c.isMember
         var out: [(String, Style)] = [(TerminalSanitizer.oneLine(c.nickname) + ConversationMarks.count(c, L), Theme.title)]
         if let g = chat.group {
             out.append((L.string("ui.group.unique", ["unique": TerminalSanitizer.oneLine(g.uniqueName)])
@@ -13,24 +14,34 @@ enum GroupSettingsWidget {
             if !g.notice.isEmpty { out.append((L.string("ui.group.notice", ["notice": TerminalSanitizer.oneLine(g.notice)]), Style())) }
         }
         if !c.isMember { out.append((L.string("ui.group.left"), Theme.error)) }
+        var menu: [(String, Style)] = []
+        if isOwner {
+            menu.append((L.string("ui.group.menu.rename"), Style()))
+            menu.append((L.string("ui.group.menu.notice"), Style()))
+        }
+        if c.isMember { menu.append((L.string("ui.group.menu.invite"), Style())) }
+        if isOwner {
+            menu.append((L.string("ui.group.menu.kick"), Style()))
+            menu.append((L.string(chat.group?.joinable == false ? "ui.group.menu.open" : "ui.group.menu.close"), Style()))
+        }
+        if c.isMember { menu.append(("l  " + L.string("ui.group.leave"), Theme.error)) }
+        menu.append(("c  " + L.string("ui.settings.clear"), Theme.error))
+
+        // Members, owner first: a window that keeps the selected one in
+        // sight, and how many more there are.
+        let room = max(1, rows - out.count - menu.count - 3)
+        let members = chat.members
+        let first = members.count <= room ? 0 : min(max(0, selected - room / 2), members.count - room)
         out.append(("", Style()))
-        // Members, owner first; as many as fit, then how many more.
-        let room = max(1, rows - out.count - 7)
-        for m in chat.members.prefix(room) {
+        for (i, m) in members.enumerated().dropFirst(first).prefix(room) {
             let role = m.isOwner ? "  " + L.string("cli.group.owner") : ""
             let account = m.account.map { "  @" + $0 } ?? ""
-            out.append((TerminalSanitizer.oneLine("· \(m.username)\(account)\(role)"),
-                        m.isOwner ? Theme.prompt : Style()))
+            let style = isOwner && i == selected ? Theme.selected : m.isOwner ? Theme.prompt : Style()
+            out.append((TerminalSanitizer.oneLine("· \(m.username)\(account)\(role)"), style))
         }
-        if chat.members.count > room {
-            out.append((L.string("ui.group.more", ["n": String(chat.members.count - room)]), Theme.dim))
-        }
+        let hidden = members.count - min(room, members.count)
+        if hidden > 0 { out.append((L.string("ui.group.more", ["n": String(hidden)]), Theme.dim)) }
         out.append(("", Style()))
-        if c.isMember {
-            out.append((L.string(chat.group?.ownerId == chat.me ? "ui.group.ownerCommands" : "ui.group.memberCommands"), Theme.dim))
-            out.append(("l  " + L.string("ui.group.leave"), Theme.error))
-        }
-        out.append(("c  " + L.string("ui.settings.clear"), Theme.error))
-        return out
+        return out + menu
     }
 }

@@ -55,6 +55,7 @@ enum StatusBarWidget {
         switch what {
         case .deleteConversation(_, let name): return L.string("ui.confirm.delete", ["name": name])
         case .leaveGroup(_, let name): return L.string("ui.confirm.leaveGroup", ["name": name])
+        case .kick(_, let name): return L.string("ui.confirm.kick", ["name": name])
         case .revoke: return L.string("ui.confirm.revoke")
         case .viewFlash: return L.string("ui.confirm.flash")
         case .clearHistory: return L.string("ui.confirm.clear")

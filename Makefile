@@ -1,6 +1,6 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
@@ -31,6 +31,7 @@ test-once:
 	$(SWIFT) test --skip-build
 	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/group_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/tls_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
 

@@ -13,11 +13,17 @@ public final class Session: Sendable {
         public var imUid: String
         public var username: String
         public var token: String
+        /// The CA file the login trusted (ClientTLS); later runs trust it too.
+        public var caFile: String?
 
-        public init(server: String, account: String, uid: Int, imUid: String, username: String, token: String) {
+        public init(server: String, account: String, uid: Int, imUid: String, username: String, token: String,
+                    caFile: String? = nil) {
             self.server = server; self.account = account; self.uid = uid
-            self.imUid = imUid; self.username = username; self.token = token
+            self.imUid = imUid; self.username = username; self.token = token; self.caFile = caFile
         }
+
+        /// `--ca-file` / `TONGBAN_CA_FILE` first, then the login's own.
+        var trustedCAFile: String? { ClientTLS.caFile ?? caFile }
     }
 
     public let credentials: Credentials
@@ -31,7 +37,7 @@ public final class Session: Sendable {
     public init(credentials: Credentials, paths: StorePaths, timing: SyncEngine.Timing = .init()) throws {
         self.credentials = credentials
         self.paths = paths
-        api = APIClient(baseURL: credentials.server, token: credentials.token)
+        api = APIClient(baseURL: credentials.server, token: credentials.token, caFile: credentials.trustedCAFile)
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
         sync = SyncEngine(api: api, store: store, timing: timing)
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
@@ -53,7 +59,7 @@ public final class Session: Sendable {
         let api = APIClient(baseURL: server)
         let auth = try await api.login(account: account, password: password)
         let creds = Credentials(server: api.baseURL, account: account, uid: auth.uid, imUid: auth.imUid,
-                                username: auth.username, token: auth.token)
+                                username: auth.username, token: auth.token, caFile: api.caFile)
         try save(creds, paths: paths)
         return creds
     }
@@ -73,7 +79,7 @@ public final class Session: Sendable {
             throw AccountRules.Problem.accountTaken(account)
         }
         let creds = Credentials(server: api.baseURL, account: account, uid: auth.uid, imUid: auth.imUid,
-                                username: auth.username, token: auth.token)
+                                username: auth.username, token: auth.token, caFile: api.caFile)
         try save(creds, paths: paths)
         return creds
     }
@@ -92,7 +98,7 @@ public final class Session: Sendable {
     /// The local history stays for the next login of the same user.
     public static func logout(paths: StorePaths) async throws -> Bool {
         guard let creds = try saved(paths: paths) else { return false }
-        try? await APIClient(baseURL: creds.server, token: creds.token).logout()
+        try? await APIClient(baseURL: creds.server, token: creds.token, caFile: creds.trustedCAFile).logout()
         try FileManager.default.removeItem(at: credentialsURL(paths))
         return true
     }

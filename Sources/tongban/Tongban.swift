@@ -49,7 +49,20 @@ struct Common: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Where the login and the message stores live (default: $TONGBAN_DATA_DIR, else $XDG_DATA_HOME/tongban).")
     var dataDir: String?
 
+    @Option(name: .customLong("ca-file"), help: "A CA certificate (PEM) to trust for https:// and wss:// besides the system's store; a login keeps it for later runs (default: $TONGBAN_CA_FILE).")
+    var caFile: String?
+
     var paths: StorePaths { StorePaths.resolve(explicitDataDir: dataDir, environment: ProcessInfo.processInfo.environment) }
+
+    /// Every command's connections trust the CA file from here on.
+    func validate() throws {
+        guard let path = caFile ?? ProcessInfo.processInfo.environment["TONGBAN_CA_FILE"], !path.isEmpty else { return }
+        do {
+            ClientTLS.caFile = try ClientTLS.validated(path)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
 
     /// The saved session; whatever an earlier `send --queue` left in the
     /// outbox is sent first (quietly: offline it simply stays queued).

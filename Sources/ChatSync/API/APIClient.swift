@@ -3,6 +3,7 @@ import ChatCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// Every endpoint of PROTOCOL.md, typed. Thread-safe; the token can change
@@ -18,21 +19,33 @@ public final class APIClient: Sendable {
     /// them until the request's own deadline, 15 s and more, so every send
     /// to a stopped server hung that long), and redirects are not followed
     /// (media comes from the logged-in server only).
-    public static let sharedHTTP: HTTPClient = {
+    public static let sharedHTTP = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
+
+    static var httpConfiguration: HTTPClient.Configuration {
         var config = HTTPClient.Configuration.singletonConfiguration
         config.timeout = .init(connect: .seconds(3), read: .seconds(90))
         config.redirectConfiguration = .disallow
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
-    }()
+        return config
+    }
 
-    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), http: HTTPClient = APIClient.sharedHTTP) {
+    /// The CA file trusted besides the system's store (ClientTLS).
+    public let caFile: String?
+
+    /// `caFile`: a CA to trust for `https://` besides the system's store
+    /// (default: `ClientTLS.caFile`); `http`: connections of its own.
+    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), caFile: String? = ClientTLS.caFile,
+                http: HTTPClient? = nil) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.tokenBox = Mutex(token)
-        self.http = http
+        self.caFile = caFile
+        self.http = http ?? ClientTLS.httpClient(caFile: caFile)
         self.timeout = timeout
     }
+
+    /// What the push socket (`wss://`) trusts: the same as the requests.
+    var tlsConfiguration: TLSConfiguration? { ClientTLS.configuration(caFile: caFile) }
 
     public var token: String? {
         get { tokenBox.withLock { $0 } }
@@ -83,6 +96,7 @@ public final class APIClient: Sendable {
     }
 
     static func describe(_ error: any Error) -> String {
+        if let tls = ClientTLS.describe(error) { return tls }
         let text = "\(error)"
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
         return text.count > 120 ? String(text.prefix(120)) + "…" : text

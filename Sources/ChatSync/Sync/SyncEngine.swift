@@ -273,7 +273,8 @@ public final class SyncEngine: Sendable {
         var wsLogger = logger
         wsLogger.logLevel = .critical
         do {
-            try await WebSocketClient.connect(url: pushURL ?? api.pushURL, logger: wsLogger) { inbound, outbound, _ in
+            try await WebSocketClient.connect(url: pushURL ?? api.pushURL, tlsConfiguration: api.tlsConfiguration,
+                                             logger: wsLogger) { inbound, outbound, _ in
                 let pinger = Task {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(25))

@@ -692,20 +692,34 @@ ours_idle_phase() {
   if [ -n "$v" ]; then put key_ms ours "$v"; else log "ours: no key_to_frame_ms lines"; fi
 }
 
-# FLOOD_KEY names the results (ours, ours-paced) and FLOOD_RATE, when set,
-# paces the sender to that many sends a second.
+# FLOOD_KEY names the results (ours, ours-group, ours-paced); FLOOD_GROUP=N
+# floods a group of N members (me, Alice and registered bench users) instead
+# of the chat with Alice; FLOOD_RATE, when set, paces the sender to that
+# many sends a second.
 ours_flood_phase() {
   local key=${FLOOD_KEY:-ours}
   local s=$key-flood dir=$WORK/$key-flood line
   mkdir -p "$dir"
   start_tongban_server "$s"
+  if [ -n "${FLOOD_GROUP:-}" ]; then
+    "$BIN/tongban-bench" mkgroup --server "$TB_URL" --account alice --password tongban-demo \
+      --unique benchflood --name "bench flood" --members "$FLOOD_GROUP" --with me >&2
+  fi
   echo tongban-demo | "$BIN/tongban" login --data-dir "$dir/me" --server "$TB_URL" --account me --password-stdin >/dev/null
   ours_cmd "$dir/me" "$dir/bench.log"
   launch "$s" "$dir/client.err" "${CLIENT_CMD[@]}"
   local pid=$PANE_PID
   wait_screen "$s" F online 30 0.05 $((ROWS - 1))
-  # The demo chat with Alice is pinned, so it is the first row: open it.
-  tm send-keys -t "$s" Enter
+  if [ -n "${FLOOD_GROUP:-}" ]; then
+    # Below the pinned chat with Alice, the group is the newest conversation.
+    tm send-keys -t "$s" j
+    sleep 0.5
+    tm send-keys -t "$s" Enter
+    wait_screen "$s" F "bench flood" 10 0.05 0
+  else
+    # The demo chat with Alice is pinned, so it is the first row: open it.
+    tm send-keys -t "$s" Enter
+  fi
   sleep 1
   # t0 is taken before tongban-bench starts, so its own start and login
   # (~0.1 s) count against ours; its sends then wait for each acknowledgement.
@@ -715,39 +729,19 @@ ours_flood_phase() {
   if [ -n "$line" ]; then put flood_sent "$key" "$line"; fi
 }
 ours_send_flood() {
-  local rate=()
-  [ -n "${FLOOD_RATE:-}" ] && rate=(--rate "$FLOOD_RATE")
+  local to=(--to me)
+  [ -n "${FLOOD_GROUP:-}" ] && to=(--group benchflood)
+  [ -n "${FLOOD_RATE:-}" ] && to+=(--rate "$FLOOD_RATE")
   "$BIN/tongban-bench" flood --server "$TB_URL" --account alice --password tongban-demo \
-    --to me --count "$FLOOD_COUNT" --marker END "${rate[@]}" >"$1/flood.out" 2>&1 &
+    --count "$FLOOD_COUNT" --marker END "${to[@]}" >"$1/flood.out" 2>&1 &
   OURS_FLOODER=$!
   track "$OURS_FLOODER"
 }
 
-# The same flood from Alice into a group of GROUP_MEMBERS (me, Alice and
-# registered bench users), open in ours: what the client pays per message
-# for sender names and fan-out, next to the one-to-one flood above.
-ours_group_flood_phase() {
-  local s=ours-gflood dir=$WORK/ours-gflood line
-  mkdir -p "$dir"
-  start_tongban_server "$s"
-  "$BIN/tongban-bench" mkgroup --server "$TB_URL" --account alice --password tongban-demo \
-    --unique benchflood --name "bench flood" --members "$GROUP_MEMBERS" --with me >&2
-  echo tongban-demo | "$BIN/tongban" login --data-dir "$dir/me" --server "$TB_URL" --account me --password-stdin >/dev/null
-  ours_cmd "$dir/me" "$dir/bench.log"
-  launch "$s" "$dir/client.err" "${CLIENT_CMD[@]}"
-  local pid=$PANE_PID
-  wait_screen "$s" F online 30 0.05 $((ROWS - 1))
-  # Below the pinned chat with Alice, the group is the newest conversation.
-  tm send-keys -t "$s" j
-  sleep 0.5
-  tm send-keys -t "$s" Enter
-  wait_screen "$s" F "bench flood" 10 0.05 0
-  sleep 1
-  flood_measure ours-group "$s" "$pid" "$SERVER_PID" ours_send_group_flood "$dir"
-  wait "$OURS_FLOODER" || true
-  line=$(sed -n 's/^sent [0-9]* in \([0-9.]*\) s.*/\1/p' "$dir/flood.out" | head -1)
-  if [ -n "$line" ]; then put flood_sent ours-group "$line"; fi
-}
+# The same flood into a group of GROUP_MEMBERS, open in ours: what the
+# client pays per message for sender names and fan-out.
+ours_group_flood_phase() { FLOOD_KEY=ours-group FLOOD_GROUP=$GROUP_MEMBERS ours_flood_phase; }
+
 # The one-to-one flood again, paced to the group flood's rate: the group
 # flood is bound by the server's fan-out, and a client spends more per
 # message when messages come in many small pulls than in a few large ones.
@@ -756,12 +750,6 @@ ours_paced_flood_phase() {
   sent=$(get flood_sent ours-group)
   [ -n "$sent" ] || { log "no group flood rate to pace by"; return 1; }
   FLOOD_KEY=ours-paced FLOOD_RATE=$(awk -v n="$FLOOD_COUNT" -v t="$sent" 'BEGIN { printf "%.0f", n / t }') ours_flood_phase
-}
-ours_send_group_flood() {
-  "$BIN/tongban-bench" flood --server "$TB_URL" --account alice --password tongban-demo \
-    --group benchflood --count "$FLOOD_COUNT" --marker END >"$1/flood.out" 2>&1 &
-  OURS_FLOODER=$!
-  track "$OURS_FLOODER"
 }
 
 # ---------------------------------------------------------------- run

@@ -15,13 +15,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "group e2e FAIL: $*"; tail -5 "$WORK/tui.err" 2>/dev/null; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
 
-expect_screen() {
-  for _ in $(seq 1 100); do
-    if tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  fail "screen never showed: $1"
-}
+. "$(dirname "$0")/screen.sh"
 expect_gone() {
   for _ in $(seq 1 100); do
     if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi

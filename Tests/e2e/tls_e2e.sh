@@ -23,13 +23,7 @@ fail() {
   tmux capture-pane -p -t "$SESSION" 2>/dev/null || true
   exit 1
 }
-expect_screen() {
-  for _ in $(seq 1 100); do
-    if tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  fail "screen never showed: $1"
-}
+. "$(dirname "$0")/screen.sh"
 
 # A CA, and a certificate it signs for 127.0.0.1 and localhost; a second CA
 # that signed nothing here.

@@ -19,15 +19,7 @@ fail() { echo "e2e FAIL: $*"; cat "$WORK/tui.err" 2>/dev/null | tail -5; echo "-
   exit 1; }
 
 # Waits until the pane ($2, default me's) shows $1 (up to 10 s).
-expect_screen() {
-  local target=${2:-$SESSION}
-  for _ in $(seq 1 100); do
-    if tmux capture-pane -p -t "$target" | grep -qF -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  echo "--- $target ---"; tmux capture-pane -p -t "$target" || true
-  fail "screen never showed: $1"
-}
+. "$(dirname "$0")/screen.sh"
 
 # The first conversation row (row 3 of the list pane).
 first_row() { tmux capture-pane -p -t "$SESSION" | sed -n 3p; }

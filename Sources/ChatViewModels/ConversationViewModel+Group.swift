@@ -78,6 +78,13 @@ extension ConversationViewModel {
         }
     }
 
+    /// Removes the member with this uid (owner only): picked from the list,
+    /// so no name can stand for someone else.
+    public func kick(uid: Int) async {
+        guard let gid = conversation.groupId else { return }
+        await groupCall { try await self.session.api.kick(groupId: gid, userId: uid) }
+    }
+
     /// One call to the server, then what it changed; a refusal goes to the status line.
     func groupCall(_ body: () async throws -> Void) async {
         do {

@@ -216,10 +216,11 @@ struct ServerBench: Sendable {
             }
             return lo < list.count ? list[lo].at : nil
         }
-        let (perNotice, perMessage): ([Double], [String: Double]) = try await db.read { db in
+        let (perNotice, perMessage): ([Double], [String: (ms: Double, heard: Int)]) = try await db.read { db in
             var latencies: [Double] = []
-            // The slowest member's latency per message: when everyone was told.
-            var last: [String: Double] = [:]
+            // The slowest member's latency per message (when everyone was
+            // told) and how many members were told at all.
+            var last: [String: (ms: Double, heard: Int)] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
             while let row = try rows.next() {
                 let uid: Int = row["uid"], sender: Int = row["senderUid"]
@@ -228,19 +229,22 @@ struct ServerBench: Sendable {
                       let t1 = notified(idx, row["cursor"] as Int) else { continue }
                 let ms = Double(Int64(t1) - Int64(t0)) / 1e6
                 latencies.append(ms)
-                last[clientMsgID] = max(last[clientMsgID] ?? 0, ms)
+                let seen = last[clientMsgID] ?? (0, 0)
+                last[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
             }
             return (latencies, last)
         }
         let latencies = perNotice.sorted()
-        let everyone = perMessage.values.sorted()
+        // Only messages every listener heard of: one a member missed has no
+        // "everyone notified" time (the note says how many there were).
+        let everyone = perMessage.values.filter { $0.heard == plan.listeners }.map(\.ms).sorted()
         let total = senders * messages
         // Send -> acknowledgement, for comparison: the part of the latency before the notice.
         let acks = users.flatMap { u in zip(u.sentAt, u.answeredAt).filter { $0.1 > $0.0 }.map { Double($0.1 - $0.0) / 1e6 } }.sorted()
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99),
                           allP50ms: percentile(everyone, 50), allP99ms: percentile(everyone, 99), serverRSSMiB: rss,
-                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched, \(everyone.count) of \(total) messages reached every listener\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
     }
 
     /// Each user's conversation and whether it sends, for a shape.

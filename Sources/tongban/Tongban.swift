@@ -59,8 +59,8 @@ struct Common: ParsableArguments {
         guard let path = caFile ?? ProcessInfo.processInfo.environment["TONGBAN_CA_FILE"], !path.isEmpty else { return }
         do {
             ClientTLS.caFile = try ClientTLS.validated(path)
-        } catch {
-            throw ValidationError("\(error)")
+        } catch let problem as ClientTLS.Problem {
+            throw ValidationError(L.string("cli.caFile." + problem.kind.rawValue, ["path": problem.path]))
         }
     }
 

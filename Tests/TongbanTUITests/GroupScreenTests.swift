@@ -123,12 +123,19 @@ import Testing
         _ = key(.char("i"), &s)
         #expect(s.input.text == "/invite " && s.focus == .input, "anyone in the group may invite")
         s.chat?.group?.ownerId = "tb_1"
+        s.input = InputLine(text: "还没发的草稿")
+        s.mode = .settings(member: 0)
+        _ = key(.char("r"), &s)
+        #expect(s.input.text == "还没发的草稿" && s.status == "输入框里还有未发送的文字：先发送或清空", "a draft is not thrown away")
+        s.input = InputLine()
         s.mode = .settings(member: 0)
         _ = key(.char("r"), &s)
         #expect(s.input.text == "/rename 周末爬山群" && s.focus == .input, "r starts a rename in the input bar")
+        s.input = InputLine()
+        s.chat?.group?.notice = "周六早上八点\n香山东门集合"
         s.mode = .settings(member: 0)
         _ = key(.char("n"), &s)
-        #expect(s.input.text.hasPrefix("/notice "))
+        #expect(s.input.text == "/notice 周六早上八点\n香山东门集合", "the notice keeps its lines")
         s.mode = .settings(member: 0)
         #expect(key(.char("j"), &s) == [.group(.joinable(false))], "j closes an open group")
         s.mode = .settings(member: 0)
@@ -137,7 +144,7 @@ import Testing
         #expect(s.mode == .settings(member: 2))
         _ = key(.char("x"), &s)
         #expect(s.mode == .confirm(.kick(uid: GroupFixture.members[2].uid, name: GroupFixture.members[2].username)))
-        #expect(key(.char("y"), &s) == [.group(.kick(String(GroupFixture.members[2].uid)))])
+        #expect(key(.char("y"), &s) == [.group(.kickMember(uid: GroupFixture.members[2].uid))])
         s.mode = .settings(member: 0)
         _ = key(.char("x"), &s)
         #expect(s.mode == .settings(member: 0), "the owner cannot remove themself")
@@ -207,6 +214,13 @@ import Testing
         let effects = Update.apply(.sync(.applied(changes)), to: &s, Self.zh)
         #expect(effects.first == .notify(title: "公司大群", body: "[有人@我] @我 开会"), "a mention gets through mute")
         #expect(effects.count == 3 && effects.last == .ring, "and rings, though a muted group's unread does not")
+        s.list.totalUnread = 0
+        var list = s.list
+        list.totalUnread = 3
+        #expect(!Update.apply(.listChanged(list), to: &s, Self.zh).contains(.ring), "the same moment's unread does not ring again")
+        s.now += 2
+        list.totalUnread = 4
+        #expect(Update.apply(.listChanged(list), to: &s, Self.zh).contains(.ring), "a second later it does")
     }
 
     func key(_ k: Key, _ s: inout AppState) -> [Effect] { Update.apply(.key(k), to: &s, Self.zh) }

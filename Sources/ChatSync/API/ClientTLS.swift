@@ -16,8 +16,14 @@ public enum ClientTLS {
         set { state.withLock { $0.caFile = newValue } }
     }
 
+    /// A CA file that cannot be used: `kind` names it for a localised message.
     public struct Problem: Error, CustomStringConvertible {
-        public let description: String
+        public enum Kind: String, Sendable { case unreadable, empty }
+        public let kind: Kind
+        public let path: String
+        public var description: String {
+            kind == .empty ? "\(path): holds no PEM certificate" : "\(path): not a readable PEM certificate file"
+        }
     }
 
     /// The absolute path of a CA file that holds at least one PEM
@@ -28,9 +34,9 @@ public enum ClientTLS {
         do {
             certificates = try NIOSSLCertificate.fromPEMFile(absolute)
         } catch {
-            throw Problem(description: "\(absolute): not a readable PEM certificate file (\(error))")
+            throw Problem(kind: .unreadable, path: absolute)
         }
-        guard !certificates.isEmpty else { throw Problem(description: "\(absolute): holds no PEM certificate") }
+        guard !certificates.isEmpty else { throw Problem(kind: .empty, path: absolute) }
         return absolute
     }
 
@@ -61,10 +67,15 @@ public enum ClientTLS {
         guard error is NIOSSLError || error is BoringSSLError || text.contains("NIOSSL") || text.contains("BoringSSL") else {
             return nil
         }
-        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+        let lower = text.lowercased()
+        if lower.contains("certificate_verify_failed") || lower.contains("certificate verify failed")
+            || lower.contains("unabletovalidatecertificate") {
             return "TLS: the server's certificate is not trusted; for a server with its own CA use --ca-file CA.pem"
         }
-        if text.contains("unableToValidateCertificate") || text.contains("hostname") {
+        if lower.contains("cannotuseipaddressinsni") {
+            return "TLS: push over wss:// needs the server's host name, not an IP address"
+        }
+        if lower.contains("hostname") {
             return "TLS: the server's certificate is not for this host name"
         }
         return "TLS handshake failed (\(text.prefix(100)))"

@@ -130,6 +130,9 @@ struct AppState {
     var mentions: [String] = []
     var mentionsAll = false
     var status: String?
+    /// When the bell last rang: one batch that both raises the unread total
+    /// and mentions me in a muted group rings once.
+    var lastRingAt: Date?
     var connection: ConnectionState = .connecting
     /// The store's disk was full at the last pull (shown until a pull fits).
     var storeFull = false

@@ -39,7 +39,7 @@ enum Intent {
 enum Effect: Equatable {
     /// Slash commands in a group chat.
     enum GroupCommand: Equatable {
-        case invite([String]), kick(String), rename(String), notice(String), joinable(Bool), leave
+        case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool), leave
     }
 
     enum MediaCommand: Equatable {

@@ -145,12 +145,17 @@ extension Update {
     /// has `r` rename, `n` notice (both start in the input bar with the
     /// current text), `j` open or close joining by unique name, and ↑/↓
     /// to pick a member that `x` removes. Any other key closes.
-    static func settingsKey(_ key: Key, _ member: Int, _ s: inout AppState) -> [Effect] {
+    static func settingsKey(_ key: Key, _ member: Int, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         s.mode = .normal
         guard let chat = s.chat else { return [] }
         let c = chat.conversation
         let isOwner = chat.group != nil && chat.group?.ownerId == chat.me
+        // A command starts in the input bar, unless a draft is there: it is not thrown away.
         func edit(_ text: String) {
+            guard s.input.text.isEmpty else {
+                s.status = L.string("ui.group.inputBusy")
+                return
+            }
             s.input = InputLine(text: text)
             s.focus = .input
         }
@@ -164,7 +169,7 @@ extension Update {
         case .char("r") where isOwner && c.isMember:
             edit("/rename " + TerminalSanitizer.oneLine(chat.group?.name ?? c.nickname))
         case .char("n") where isOwner && c.isMember:
-            edit("/notice " + TerminalSanitizer.oneLine(chat.group?.notice ?? ""))
+            edit("/notice " + TerminalSanitizer.sanitize(chat.group?.notice ?? "", keepNewlines: true))
         case .char("j") where isOwner && c.isMember:
             return [.group(.joinable(!(chat.group?.joinable ?? true)))]
         case .down where c.isGroup:

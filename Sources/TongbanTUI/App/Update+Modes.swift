@@ -77,7 +77,7 @@ extension Update {
             switch what {
             case .deleteConversation(let id, _): return [.deleteConversation(id: id), .reloadList]
             case .leaveGroup: return []
-            case .kick(let uid, _): return [.group(.kick(String(uid)))]
+            case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
             case .revoke(let id): return [.revoke(messageId: id), .reloadList]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height), .reloadList]
             case .clearHistory: return [.clearHistory, .reloadList]
@@ -102,7 +102,7 @@ extension Update {
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
         case .settings(let member):
-            return settingsKey(key, member, &s)
+            return settingsKey(key, member, &s, L)
         }
         return []
     }

@@ -8,7 +8,7 @@ extension Update {
     /// message's summary, so a flash image reads `[闪照]`, never its content.
     /// A mention in a muted conversation also rings the bell (the title's
     /// total, whose rise rings it otherwise, leaves muted ones out).
-    static func notifications(_ changes: AppliedChanges, _ s: AppState, _ L: Localizer) -> [Effect] {
+    static func notifications(_ changes: AppliedChanges, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         var effects: [Effect] = []
         var ring = false
         for (id, wire) in changes.newestIncoming.sorted(by: { $0.value.sendTime > $1.value.sendTime }) {
@@ -23,6 +23,13 @@ extension Update {
             let title = TerminalSanitizer.oneLine(conversation?.nickname ?? L.string("ui.title"))
             effects.append(.notify(title: title, body: TerminalSanitizer.oneLine(body)))
         }
-        return ring ? effects + [.ring] : effects
+        return ring ? effects + Self.ring(&s) : effects
+    }
+
+    /// The bell, unless it rang less than a second ago.
+    static func ring(_ s: inout AppState) -> [Effect] {
+        if let last = s.lastRingAt, s.now.timeIntervalSince(last) < 1 { return [] }
+        s.lastRingAt = s.now
+        return [.ring]
     }
 }

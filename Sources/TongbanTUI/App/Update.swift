@@ -17,7 +17,7 @@ enum Update {
             s.storeFull = full
             return []
         case .sync(.applied(let changes)):
-            return notifications(changes, s, L)
+            return notifications(changes, &s, L)
         case .sync:
             return []
         case .tick:
@@ -28,7 +28,7 @@ enum Update {
             s.list = snapshot
             s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
             var effects: [Effect] = []
-            if snapshot.totalUnread > before { effects.append(.ring) }
+            if snapshot.totalUnread > before { effects += ring(&s) }
             if snapshot.totalUnread != before { effects.append(.setTitle(s.titleText)) }
             return effects
         case .chatChanged(let snapshot):

@@ -144,6 +144,7 @@ final class EffectRunner {
         switch command {
         case .invite(let names): await chat.invite(names)
         case .kick(let name): await chat.kick(name)
+        case .kickMember(let uid): await chat.kick(uid: uid)
         case .rename(let name): await chat.rename(to: name)
         case .notice(let text): await chat.setNotice(text)
         case .joinable(let on): await chat.setJoinable(on)

@@ -122,7 +122,10 @@ enum OverlayWidget {
         lines.append((L.string("ui.newGroup.search") + TerminalSanitizer.oneLine(f.query) + "▏", Theme.prompt))
         if let found = f.found {
             if found.isEmpty { lines.append((L.string("ui.newGroup.notFound"), Theme.dim)) }
-            for (n, u) in found.prefix(max(1, rows - lines.count - 1)).enumerated() {
+            // A window that keeps the selected one in sight.
+            let room = max(1, rows - lines.count - 1)
+            let first = found.count <= room ? 0 : min(max(0, f.index - room / 2), found.count - room)
+            for (n, u) in found.enumerated().dropFirst(first).prefix(room) {
                 let chosen = f.members.contains { $0.uid == u.uid } ? "✓ " : "  "
                 let account = u.account.map { "  @" + $0 } ?? ""
                 lines.append((chosen + TerminalSanitizer.oneLine("\(u.username)\(account)"), n == f.index ? Theme.selected : Style()))

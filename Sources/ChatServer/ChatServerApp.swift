@@ -24,16 +24,23 @@ public final class RunningServer: Sendable {
         service.hub.closeAll()
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        await service.shutdown()
     }
 }
 
 public enum ChatServerApp {
     /// The services over the data folder, with the demo seeded if asked and
     /// the sync log pruned.
-    static func buildService(config: ServerConfig) throws -> ChatService {
+    static func buildService(config: ServerConfig) async throws -> ChatService {
         let service = try ChatService(config: config)
-        if config.demo { try DemoSeeder(service: service).seedIfNeeded() }
-        try service.pruneSyncLog()
+        do {
+            if config.demo { try DemoSeeder(service: service).seedIfNeeded() }
+            try service.pruneSyncLog()
+        } catch {
+            await service.shutdown()
+            throw error
+        }
+        service.startCluster()
         return service
     }
 
@@ -75,19 +82,22 @@ public enum ChatServerApp {
 
     /// Runs until SIGINT/SIGTERM, then shuts down cleanly.
     public static func run(config: ServerConfig) async throws {
-        let service = try buildService(config: config)
+        let service = try await buildService(config: config)
         let app = buildApplication(service: service, config: config) { port in
-            config.logger.info("tongban-server listening on http://\(config.host):\(port) data=\(config.dataDir)")
+            let store = config.databaseURL.map { "database=\(PostgresURL.redacted($0)) media=\(config.mediaDir.path)" }
+                ?? "data=\(config.dataDir)"
+            config.logger.info("tongban-server listening on http://\(config.host):\(port) \(store)")
         }
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         service.hub.closeAll()
+        await service.shutdown()
     }
 
     /// Starts a server in this process and returns once it is accepting.
     public static func start(config: ServerConfig) async throws -> RunningServer {
         let portBox = Mutex<Int?>(nil)
         let (stream, cont) = AsyncStream<Int>.makeStream()
-        let service = try buildService(config: config)
+        let service = try await buildService(config: config)
         let app = buildApplication(service: service, config: config) { port in
             portBox.withLock { $0 = port }
             cont.yield(port)
@@ -99,6 +109,7 @@ public enum ChatServerApp {
         for await p in stream { port = p; break }
         guard let port else {
             _ = try? await task.value
+            await service.shutdown()
             throw APIFailure.invalid("tongban-server could not start on \(config.host):\(config.port)")
         }
         return RunningServer(port: port, service: service, group: group, task: task)

@@ -7,6 +7,12 @@ public struct ServerConfig: Sendable {
     /// 0 picks a free port (tests, the client's embedded demo server).
     public var port: Int = 8080
     public var dataDir: String = "./tongban-data"
+    /// `postgres://USER@HOST:PORT/DB`: the shared database of a cluster's
+    /// nodes; nil keeps everything in SQLite under `dataDir`.
+    public var databaseURL: String?
+    /// Where uploaded objects live; every node of a cluster names the same
+    /// shared directory. Defaults to `dataDir/media`.
+    public var mediaDirectory: String?
     /// How long after sending a message its sender may revoke it.
     public var revokeWindowSeconds: Int = 120
     /// Sync events older than this are pruned; older cursors get 410.
@@ -33,6 +39,9 @@ public struct ServerConfig: Sendable {
     public init() {}
 
     var databasePath: String { (dataDir as NSString).appendingPathComponent("server.sqlite") }
-    var mediaDir: URL { URL(fileURLWithPath: dataDir).appendingPathComponent("media", isDirectory: true) }
+    var mediaDir: URL {
+        mediaDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? URL(fileURLWithPath: dataDir).appendingPathComponent("media", isDirectory: true)
+    }
     var secretPath: String { (dataDir as NSString).appendingPathComponent("secret.key") }
 }

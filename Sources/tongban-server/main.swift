@@ -8,11 +8,16 @@ import Logging
 struct TongbanServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tongban-server",
-        abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite.")
+        abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite or shared PostgreSQL.")
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(name: .customLong("data-dir"), help: "Database, media and signing secret live here.") var dataDir = "./tongban-data"
+    @Option(name: .customLong("database"),
+            help: "postgres://USER[:PASSWORD]@HOST:PORT/DB: keep everything in this PostgreSQL database, shared by every node (also TONGBAN_DATABASE_URL). Without it, SQLite in --data-dir.")
+    var database: String?
+    @Option(name: .customLong("media-dir"), help: "Uploaded objects live here (default DATA-DIR/media); nodes of a cluster share one.")
+    var mediaDir: String?
     @Option(name: .customLong("revoke-window"), help: "Seconds after sending during which a message can be revoked.")
     var revokeWindow = 120
     @Option(name: .customLong("sync-retention"), help: "Seconds of sync log to keep; older cursors get 410.")
@@ -29,6 +34,15 @@ struct TongbanServer: AsyncParsableCommand {
             throw ValidationError("limits must be positive")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        if let url = databaseURL, !(url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")) {
+            throw ValidationError("--database wants postgres://USER@HOST:PORT/DB")
+        }
+    }
+
+    /// `--database`, else `TONGBAN_DATABASE_URL`; empty means SQLite.
+    var databaseURL: String? {
+        let url = database ?? ProcessInfo.processInfo.environment["TONGBAN_DATABASE_URL"]
+        return url?.isEmpty == false ? url : nil
     }
 
     func run() async throws {
@@ -50,6 +64,8 @@ struct TongbanServer: AsyncParsableCommand {
         config.host = host
         config.port = port
         config.dataDir = dataDir
+        config.databaseURL = databaseURL
+        config.mediaDirectory = mediaDir
         config.revokeWindowSeconds = revokeWindow
         config.syncRetentionSeconds = syncRetention
         config.maxMediaBytes = maxMedia

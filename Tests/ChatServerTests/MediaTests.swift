@@ -83,7 +83,7 @@ import Testing
         // Tampered and expired signatures, and keys that try to escape.
         let tampered = url.replacingOccurrences(of: "sig=", with: "sig=0")
         #expect(try await API(base: "", token: nil).get(tampered).errorCode == "forbidden")
-        let secret = try Data(contentsOf: server.dir.appendingPathComponent("secret.key"))
+        let secret = server.running.service.objects.secretBytes
         let past = Int(Date().timeIntervalSince1970) - 10
         let mac = HMAC<SHA256>.authenticationCode(for: Data((key + "\n" + String(past)).utf8), using: SymmetricKey(data: secret))
         let sig = mac.map { String(format: "%02x", $0) }.joined()

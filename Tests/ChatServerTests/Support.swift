@@ -16,11 +16,14 @@ final class TestServer: Sendable {
     let dir: URL
     let config: ServerConfig
 
-    static func start(dir: URL? = nil, _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> TestServer {
+    /// `database`: a PostgreSQL database an earlier server used (a restart); nil makes a fresh one.
+    static func start(dir: URL? = nil, database: String? = nil,
+                      _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> TestServer {
         let dir = dir ?? FileManager.default.temporaryDirectory.appendingPathComponent("tongban-server-\(UUID().uuidString)")
         var config = ServerConfig()
         config.port = 0
         config.dataDir = dir.path
+        config.databaseURL = try database ?? freshDatabase()
         var logger = Logger(label: "test-server")
         logger.logLevel = .error
         config.logger = logger
@@ -36,8 +39,28 @@ final class TestServer: Sendable {
     var base: String { running.baseURL }
     func stop() async { await running.stop() }
     var anonymous: API { API(base: base, token: nil) }
-    /// The server's SQLite database, for tests that reach under the services.
-    var pool: DatabasePool { (running.service.storage as! SQLiteStorage).pool }
+    /// The server's storage, for tests that reach under the services.
+    var storage: any ChatStorage { running.service.storage }
+
+    /// With TONGBAN_TEST_DATABASE_URL (an admin URL of a throwaway
+    /// PostgreSQL cluster, which `make test` starts), every server gets a
+    /// new database there and the suite runs on PostgreSQL; without it, on
+    /// SQLite in the data folder.
+    static var postgresAdminURL: String? {
+        ProcessInfo.processInfo.environment["TONGBAN_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A new, empty database on the test cluster (nil on SQLite).
+    static func freshDatabase() throws -> String? {
+        guard let admin = postgresAdminURL else { return nil }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let pool = PostgresPool(configuration: try PostgresURL.parse(admin), size: 1, logger: Logger(label: "test-pg"))
+        defer { pool.shutdown() }
+        try pool.withConnection { conn in try conn.run("CREATE DATABASE \(name)") }
+        guard var url = URLComponents(string: admin) else { return nil }
+        url.path = "/" + name
+        return url.string
+    }
 
     /// Registers a fresh account.
     func user(_ name: String = "u\(Int.random(in: 0..<1_000_000_000))") async throws -> (API, AuthResponse) {

@@ -56,11 +56,10 @@ import Testing
         #expect(before.events.count == 3 && before.skippedEvents == 0)
         #expect(before.events.compactMap { if case .message(let m) = $0 { m.content } else { nil } }
                 == (1...3).map { "第\($0)条 \"引号\" \\ \n" })
-        let cursors = try await server.pool.read { db in
-            try Int.fetchAll(db, sql: "SELECT cursor FROM event WHERE uid = ? ORDER BY cursor", arguments: [ub.uid])
-        }
-        try await server.pool.write { db in
-            try db.execute(sql: "UPDATE event SET body = ? WHERE cursor = ?", arguments: [#"{"kind":"message","message":{"seq":2"#, cursors[1]])
+        try server.storage.write { tx in
+            var cursors: [Int] = []
+            _ = try tx.syncLog.entries(of: ub.uid, after: 0, limit: 10) { cursor, _ in cursors.append(cursor) }
+            try tx.syncLog.replaceBody(cursor: cursors[1], with: #"{"kind":"message","message":{"seq":2"#)
         }
         let r = try await b.get("/chat/sync?since=0")
         #expect(r.status == 200)
@@ -112,7 +111,7 @@ import Testing
         let conv = conversationId(ua, ub)
         for i in 1...5 { _ = try await a.sendText(conv, "持久 \(i)") }
         await first.stop()
-        let server = try await TestServer.start(dir: dir)
+        let server = try await TestServer.start(dir: dir, database: first.config.databaseURL)
         defer { Task { await server.stop() } }
         let login = try await server.anonymous.post("/auth/login", LoginRequest(account: "keeper", password: "password-keeper"))
         let api = API(base: server.base, token: try login.decode(AuthResponse.self).token)

@@ -13,6 +13,13 @@ struct MediaStore: Sendable {
     static let imageTypes = MediaType.imageExtensions
     static let audioTypes = ["audio/mpeg": "mp3", "audio/mp4": "m4a", "audio/ogg": "ogg", "audio/wav": "wav"]
 
+    /// A store whose signing secret is given (shared by a cluster's nodes).
+    init(directory: URL, secretBytes: Data) throws {
+        self.directory = directory
+        try StorePermissions.makePrivateDirectory(directory.path)
+        self.secretBytes = secretBytes
+    }
+
     init(directory: URL, secretPath: String) throws {
         self.directory = directory
         try StorePermissions.makePrivateDirectory(directory.path)

@@ -10,10 +10,9 @@ final class AuthService: Sendable {
 
     let storage: any ChatStorage
     let config: ServerConfig
-    /// Requests per user in the current second (`checkRate`).
-    let rate = Mutex<[Int: (second: Int, count: Int)]>([:])
-    /// Failed logins per account (`login`).
-    let loginThrottle = Mutex(LoginThrottle(limit: AuthService.maxLoginFailures, windowMs: 60_000))
+    static let loginWindowMs = 60_000
+    /// Failed logins per account (`login`) and requests per user and second (`checkRate`).
+    let limits: any SharedLimits
     /// Token hash -> uid of tokens seen valid; a logout removes its entry
     /// and moves `generation`, so a lookup that read the database before the
     /// logout cannot put the token back.
@@ -22,10 +21,15 @@ final class AuthService: Sendable {
         var generation = 0
     }
     let tokenCache = Mutex(TokenCache())
+    /// Off when nodes share the database: a logout on another node could
+    /// not take the token out of this node's cache.
+    let cachesTokens: Bool
 
-    init(storage: any ChatStorage, config: ServerConfig) {
+    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, cachesTokens: Bool = true) {
         self.storage = storage
         self.config = config
+        self.limits = limits
+        self.cachesTokens = cachesTokens
     }
 
     /// `seeded` skips the 3-character minimum: the demo's `me` account is
@@ -57,13 +61,13 @@ final class AuthService: Sendable {
     func login(_ r: LoginRequest) throws -> AuthResponse {
         let account = String(r.account.prefix(64))
         let clock = config.clock
-        if let waitMs = loginThrottle.withLock({ $0.blockedFor(account, now: clock.nowMs()) }) {
+        if let waitMs = try limits.loginBlockedFor(account, now: clock.nowMs()) {
             throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
                              retryAfter: (waitMs + 999) / 1000)
         }
         func failed() -> APIFailure {
             let now = clock.nowMs()
-            loginThrottle.withLock { $0.recordFailure(account, now: now) }
+            try? limits.recordLoginFailure(account, now: now)
             return APIFailure(.unauthorized, "wrong account or password")
         }
         guard let user = try storage.read({ tx in try tx.accounts.account(named: r.account) }) else {
@@ -96,7 +100,7 @@ final class AuthService: Sendable {
         let (cached, generation) = tokenCache.withLock { ($0.uids[hash], $0.generation) }
         if let cached { return cached }
         let uid = try storage.read { tx in try tx.accounts.uid(forTokenHash: hash) }
-        if let uid {
+        if let uid, cachesTokens {
             tokenCache.withLock { cache in
                 guard cache.generation == generation else { return }  // a logout happened meanwhile
                 if cache.uids.count >= 100_000 { cache.uids.removeAll(keepingCapacity: true) }
@@ -110,15 +114,6 @@ final class AuthService: Sendable {
     func checkRate(uid: Int) throws {
         let limit = config.rateLimitPerSecond
         guard limit > 0 else { return }
-        let now = config.clock.nowMs() / 1000
-        let allowed = rate.withLock { table -> Bool in
-            var entry = table[uid] ?? (now, 0)
-            if entry.second != now { entry = (now, 0) }
-            entry.count += 1
-            table[uid] = entry
-            if table.count > 10_000 { table = table.filter { $0.value.second == now } }
-            return entry.count <= limit
-        }
-        if !allowed { throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1) }
+        if try limits.countRequest(uid: uid, second: config.clock.nowMs() / 1000) > limit { throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1) }
     }
 }

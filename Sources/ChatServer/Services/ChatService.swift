@@ -20,22 +20,45 @@ public final class ChatService: Sendable {
     let messages: MessageService
     let groups: GroupService
 
-    /// Opens the data folder's SQLite database and object store.
+    /// The cluster's notices when the database is shared (nil on SQLite).
+    let bus: PostgresBus?
+    private let closeStorage: @Sendable () -> Void
+
+    /// Opens the shared PostgreSQL database when `config.databaseURL` names
+    /// one, else the data folder's SQLite database; and the object store.
     convenience init(config: ServerConfig) throws {
         try StorePermissions.makePrivateDirectory(config.dataDir)
-        let storage = try SQLiteStorage.open(path: config.databasePath, logger: config.logger)
-        let objects = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
-        self.init(config: config, storage: storage, objects: objects)
+        let limits = MemoryLimits(loginLimit: AuthService.maxLoginFailures, windowMs: AuthService.loginWindowMs)
+        guard let url = config.databaseURL else {
+            let storage = try SQLiteStorage.open(path: config.databasePath, logger: config.logger)
+            let objects = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
+            self.init(config: config, storage: storage, objects: objects, limits: limits)
+            return
+        }
+        let storage = try PostgresStorage.open(url: url, logger: config.logger)
+        do {
+            let objects = try MediaStore(directory: config.mediaDir, secretBytes: try storage.signingSecret())
+            let shared = PostgresLimits(pool: storage.pool, loginLimit: AuthService.maxLoginFailures,
+                                        windowMs: AuthService.loginWindowMs)
+            self.init(config: config, storage: storage, objects: objects, limits: shared,
+                      bus: PostgresBus(pool: storage.pool, logger: config.logger), close: { storage.close() })
+        } catch {
+            storage.close()
+            throw error
+        }
     }
 
-    init(config: ServerConfig, storage: any ChatStorage, objects: MediaStore) {
+    init(config: ServerConfig, storage: any ChatStorage, objects: MediaStore, limits: any SharedLimits,
+         bus: PostgresBus? = nil, close: @escaping @Sendable () -> Void = {}) {
         self.config = config
         self.storage = storage
         self.objects = objects
+        self.bus = bus
+        closeStorage = close
         hub = PushHub()
-        notices = CommitNotifier(hub: hub)
+        notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
-        auth = AuthService(storage: storage, config: config)
+        auth = AuthService(storage: storage, config: config, limits: limits, cachesTokens: bus == nil)
         syncLog = SyncLogService(storage: storage, config: config)
         conversations = ConversationService(storage: storage, config: config, presence: presence, syncLog: syncLog,
                                             notices: notices)
@@ -47,6 +70,27 @@ public final class ChatService: Sendable {
                                   syncLog: syncLog, signals: signals, notices: notices)
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               syncLog: syncLog, notices: notices)
+    }
+
+    /// Starts listening to the other nodes (a cluster's node only).
+    func startCluster() {
+        guard let bus else { return }
+        let hub = self.hub, syncLog = self.syncLog
+        bus.start(deliver: { cursors in hub.notify(cursors) }, resync: {
+            // Notices sent while the listener was away are lost: every
+            // socket here is told its log's end once.
+            var cursors: [Int: Int] = [:]
+            for uid in hub.onlineUsers {
+                if let c = try? syncLog.currentCursor(uid: uid), c > 0 { cursors[uid] = c }
+            }
+            hub.notify(cursors)
+        })
+    }
+
+    /// Stops listening and closes the database connections.
+    func shutdown() async {
+        await bus?.stop()
+        closeStorage()
     }
 
     /// Drops sync events older than the retention (or `cutoff`, in Unix

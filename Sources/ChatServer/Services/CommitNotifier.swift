@@ -6,14 +6,20 @@ import Synchronization
 /// after-send hook sees only messages that are.
 final class CommitNotifier: Sendable {
     let hub: PushHub
+    /// The other nodes sharing the database, if any.
+    let bus: PostgresBus?
     /// Called after a committed send (the demo peers listen here).
     let afterSend = Mutex<AfterSendHook?>(nil)
 
-    init(hub: PushHub) { self.hub = hub }
+    init(hub: PushHub, bus: PostgresBus? = nil) {
+        self.hub = hub
+        self.bus = bus
+    }
 
     /// A commit logged events: `cursors` holds each user's newest.
     func committed(_ cursors: [Int: Int]) {
         hub.notify(cursors)
+        bus?.publish(cursors)
     }
 
     /// Sends committed (a group, or one): one notice per user for all of

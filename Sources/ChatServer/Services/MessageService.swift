@@ -76,9 +76,8 @@ final class MessageService: Sendable {
             cursors[sender] = senderCursor
             cursors[peer] = peerCursor
         case .members(let uids):
-            for uid in uids {
-                cursors[uid] = try tx.syncLog.append(uid: uid, messageId: row.id, body: body, createdAt: now)
-            }
+            let logged = try tx.syncLog.append(uids: uids, messageId: row.id, body: body, createdAt: now)
+            for (uid, cursor) in zip(uids, logged) { cursors[uid] = cursor }
         }
         return row
     }

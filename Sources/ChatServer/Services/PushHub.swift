@@ -24,6 +24,9 @@ public final class PushHub: Sendable {
 
     public var onlineCount: Int { state.withLock { $0.sockets.count } }
 
+    /// Users with a socket on this node.
+    var onlineUsers: [Int] { state.withLock { Array($0.sockets.keys) } }
+
     /// Registers a socket; returns its id and whether the user just came online.
     func connect(uid: Int, continuation: AsyncStream<String>.Continuation) -> Int {
         let (id, first) = state.withLock { s -> (Int, Bool) in

@@ -7,6 +7,9 @@ protocol SyncLogRepository {
     /// Appends the same body to two users' logs, `first`'s entry first;
     /// returns both cursors.
     func append(uids first: Int, _ second: Int, messageId: Int64, body: String, createdAt: Int) throws -> (Int, Int)
+    /// Appends the same body to each user's log, in `uids` order; returns
+    /// their cursors in that order.
+    func append(uids: [Int], messageId: Int64, body: String, createdAt: Int) throws -> [Int]
     /// Rewrites every entry about message `messageId`: `message_update`
     /// events get `asUpdate`, the others `asMessage`.
     func rewrite(messageId: Int64, asMessage: String, asUpdate: String) throws
@@ -27,4 +30,11 @@ protocol SyncLogRepository {
     func deleteEntries(through cursor: Int) throws
     /// Raises the floor to `cursor` (never lowers it).
     func raiseFloor(to cursor: Int) throws
+}
+
+extension SyncLogRepository {
+    /// One statement per entry (SQLite's statements cost no round trip).
+    func append(uids: [Int], messageId: Int64, body: String, createdAt: Int) throws -> [Int] {
+        try uids.map { uid in try append(uid: uid, messageId: messageId, body: body, createdAt: createdAt) }
+    }
 }

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Tells the other nodes of a cluster which users' logs grew, through
+/// PostgreSQL's LISTEN/NOTIFY, so a socket on node B hears of a send
+/// committed by node A (no broker besides the database).
+///
+/// A notice is a hint, as on one node: the events are in the log, and a
+/// client that missed the notice finds them at its next sync. So a notice
+/// is sent after the commit, without waiting for it; a listener that lost
+/// its connection tells its own sockets to sync once it is back.
+final class PostgresBus: Sendable {
+    static let channel = "tongban_sync"
+    /// Under PostgreSQL's 8000-byte payload limit.
+    static let maxPayload = 7_000
+
+    let node: String
+    private let pool: PostgresPool
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "tongban.bus.publish")
+    private let publisher = Mutex<PostgresConnection?>(nil)
+    private let listener = Mutex<Task<Void, Never>?>(nil)
+    private let listening = Mutex<PostgresConnection?>(nil)
+
+    init(pool: PostgresPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+        node = String(UUID().uuidString.prefix(8))
+    }
+
+    /// Payloads for `cursors`: `NODE uid:cursor uid:cursor ...`, split to fit.
+    static func payloads(node: String, _ cursors: [Int: Int]) -> [String] {
+        var out: [String] = []
+        var current = node
+        for (uid, cursor) in cursors.sorted(by: { $0.key < $1.key }) {
+            let item = " \(uid):\(cursor)"
+            if current.utf8.count + item.utf8.count > maxPayload {
+                out.append(current)
+                current = node
+            }
+            current += item
+        }
+        if current.count > node.count { out.append(current) }
+        return out
+    }
+
+    /// The cursors in a payload from another node; nil for our own or a malformed one.
+    static func parse(_ payload: String, ownNode: String) -> [Int: Int]? {
+        let parts = payload.split(separator: " ")
+        guard let first = parts.first, first != ownNode else { return nil }
+        var cursors: [Int: Int] = [:]
+        for item in parts.dropFirst() {
+            let pair = item.split(separator: ":")
+            guard pair.count == 2, let uid = Int(pair[0]), let cursor = Int(pair[1]) else { return nil }
+            cursors[uid] = max(cursors[uid] ?? 0, cursor)
+        }
+        return cursors
+    }
+
+    /// Sends `cursors` to the other nodes, in commit order, off the caller's thread.
+    func publish(_ cursors: [Int: Int]) {
+        guard !cursors.isEmpty else { return }
+        let payloads = Self.payloads(node: node, cursors)
+        queue.async { [self] in
+            for payload in payloads {
+                do {
+                    let conn = try publisherConnection()
+                    _ = try conn.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger).wait()
+                } catch {
+                    // Clients still find the events by polling or their next sync.
+                    logger.warning("cluster notice not sent: \(PostgresFailure.describe(error))")
+                    publisher.withLock { $0 = nil }
+                }
+            }
+        }
+    }
+
+    private func publisherConnection() throws -> PostgresConnection {
+        if let conn = publisher.withLock({ $0 }), !conn.isClosed { return conn }
+        let conn = try pool.connect()
+        publisher.withLock { $0 = conn }
+        return conn
+    }
+
+    /// Listens until `stop()`: each notice from another node goes to
+    /// `deliver`; after every reconnection `resync` runs, since notices
+    /// sent while the listener was away are lost.
+    func start(deliver: @escaping @Sendable ([Int: Int]) -> Void, resync: @escaping @Sendable () -> Void) {
+        let task = Task.detached { [self] in
+            var reconnected = false
+            while !Task.isCancelled {
+                do {
+                    let conn = try await pool.connectAsync()
+                    listening.withLock { $0 = conn }
+                    if Task.isCancelled { try? await conn.close(); return }
+                    do {
+                        try await conn.listen(on: Self.channel) { notices in
+                            if reconnected { resync() }
+                            for try await notice in notices {
+                                if let cursors = Self.parse(notice.payload, ownNode: node) { deliver(cursors) }
+                            }
+                        }
+                    } catch {
+                        try? await conn.close()
+                        throw error
+                    }
+                    try? await conn.close()
+                } catch {
+                    if Task.isCancelled { return }
+                    logger.warning("cluster listener lost its connection (\(PostgresFailure.describe(error))); reconnecting")
+                }
+                reconnected = true
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        listener.withLock { $0 = task }
+    }
+
+    /// Stops listening and closes both connections; returns when they are closed.
+    func stop() async {
+        let task = listener.withLock { t in defer { t = nil }; return t }
+        task?.cancel()
+        // Closing the connection ends the notice sequence the task waits in.
+        if let conn = listening.withLock({ $0 }) { try? await conn.close() }
+        await task?.value
+        let publisherConn = queue.sync { publisher.withLock { c in defer { c = nil }; return c } }
+        if let publisherConn { try? await publisherConn.close() }
+    }
+}

@@ -1,0 +1,111 @@
+import PostgresNIO
+
+/// The server's PostgreSQL schema: the same tables as `SQLiteMigrations`
+/// (snake_case, `users` for SQLite's `user`, which PostgreSQL reserves),
+/// plus what several nodes share: the signing secret, failed logins and
+/// request counts. Named migrations, applied once under an advisory lock,
+/// so nodes that start together do not race; never edit a shipped one.
+enum PostgresMigrations {
+    static let lock: Int64 = 0x746F_6E67_6261_6E02
+
+    static let steps: [(name: String, sql: [String])] = [
+        ("v1", [
+            """
+            CREATE TABLE users (
+                uid BIGSERIAL PRIMARY KEY, account TEXT NOT NULL UNIQUE, username TEXT NOT NULL,
+                avatar TEXT NOT NULL DEFAULT '', pw_salt BYTEA NOT NULL, pw_hash BYTEA NOT NULL,
+                pw_rounds BIGINT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE TABLE token (hash TEXT PRIMARY KEY, uid BIGINT NOT NULL, created_at BIGINT NOT NULL)",
+            "CREATE INDEX token_uid ON token(uid)",
+            """
+            CREATE TABLE conversation (
+                id TEXT PRIMARY KEY, uid_low BIGINT NOT NULL, uid_high BIGINT NOT NULL,
+                max_seq BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX conversation_low ON conversation(uid_low)",
+            "CREATE INDEX conversation_high ON conversation(uid_high)",
+            """
+            CREATE TABLE member (
+                conversation_id TEXT NOT NULL, uid BIGINT NOT NULL,
+                is_pinned BOOLEAN NOT NULL DEFAULT FALSE, read_seq BIGINT NOT NULL DEFAULT 0,
+                cleared_seq BIGINT NOT NULL DEFAULT 0, hidden BOOLEAN NOT NULL DEFAULT FALSE,
+                is_im_opened BOOLEAN NOT NULL DEFAULT FALSE, is_muted BOOLEAN NOT NULL DEFAULT FALSE,
+                mention_seq BIGINT NOT NULL DEFAULT 0, joined_seq BIGINT NOT NULL DEFAULT 0,
+                joined_at BIGINT NOT NULL DEFAULT 0, left_seq BIGINT,
+                PRIMARY KEY (conversation_id, uid))
+            """,
+            "CREATE INDEX member_uid ON member(uid)",
+            """
+            CREATE TABLE message (
+                id BIGSERIAL PRIMARY KEY, server_msg_id TEXT NOT NULL UNIQUE, client_msg_id TEXT NOT NULL,
+                sender_uid BIGINT NOT NULL, conversation_id TEXT NOT NULL, seq BIGINT NOT NULL,
+                send_id TEXT NOT NULL, recv_id TEXT NOT NULL, content_type BIGINT NOT NULL, content TEXT NOT NULL,
+                send_time BIGINT NOT NULL, revoked BOOLEAN NOT NULL DEFAULT FALSE,
+                flash_viewed BOOLEAN NOT NULL DEFAULT FALSE, is_control BOOLEAN NOT NULL DEFAULT FALSE,
+                notice_seq BIGINT,
+                UNIQUE (sender_uid, client_msg_id), UNIQUE (conversation_id, seq))
+            """,
+            "CREATE INDEX message_conversation_client ON message(conversation_id, client_msg_id)",
+            """
+            CREATE TABLE event (
+                cur BIGSERIAL PRIMARY KEY, uid BIGINT NOT NULL, message_id BIGINT,
+                body TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX event_uid_cursor ON event(uid, cur)",
+            "CREATE INDEX event_message ON event(message_id)",
+            "CREATE TABLE meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+            "CREATE TABLE secret (name TEXT PRIMARY KEY, value BYTEA NOT NULL)",
+            """
+            CREATE TABLE media (
+                object_key TEXT PRIMARY KEY, uploader_uid BIGINT NOT NULL, content_type TEXT NOT NULL,
+                size BIGINT NOT NULL, created_at BIGINT NOT NULL, destroyed BOOLEAN NOT NULL DEFAULT FALSE)
+            """,
+            """
+            CREATE TABLE media_grant (
+                object_key TEXT NOT NULL, conversation_id TEXT NOT NULL, message_id BIGINT NOT NULL,
+                PRIMARY KEY (object_key, conversation_id, message_id))
+            """,
+            "CREATE INDEX media_grant_message ON media_grant(message_id)",
+            """
+            CREATE TABLE signal (
+                id BIGSERIAL PRIMARY KEY, owner_uid BIGINT NOT NULL, content TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE signal_reply (
+                id BIGSERIAL PRIMARY KEY, signal_id BIGINT NOT NULL, from_uid BIGINT NOT NULL,
+                content TEXT NOT NULL, created_at BIGINT NOT NULL, is_im_opened BOOLEAN NOT NULL DEFAULT FALSE)
+            """,
+            "CREATE INDEX signal_reply_signal ON signal_reply(signal_id)",
+            """
+            CREATE TABLE chat_group (
+                gid BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, unique_name TEXT UNIQUE,
+                notice TEXT NOT NULL DEFAULT '', owner_uid BIGINT NOT NULL, joinable BOOLEAN NOT NULL DEFAULT TRUE,
+                created_at BIGINT NOT NULL, dissolved BOOLEAN NOT NULL DEFAULT FALSE)
+            """,
+            "CREATE TABLE login_failure (account TEXT NOT NULL, at BIGINT NOT NULL)",
+            "CREATE INDEX login_failure_account ON login_failure(account, at)",
+            "CREATE TABLE request_rate (uid BIGINT PRIMARY KEY, second BIGINT NOT NULL, count BIGINT NOT NULL)",
+        ]),
+    ]
+
+    static func migrate(_ conn: PostgresLink) throws {
+        try conn.run("BEGIN")
+        do {
+            try conn.execute("SELECT pg_advisory_xact_lock(\(lock))")
+            try conn.run("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)")
+            var applied = Set<String>()
+            for row in try conn.query("SELECT name FROM schema_migration") {
+                applied.insert(try row.decode(String.self))
+            }
+            for step in steps where !applied.contains(step.name) {
+                for sql in step.sql { try conn.run(sql) }
+                try conn.execute("INSERT INTO schema_migration(name) VALUES (\(step.name))")
+            }
+            try conn.run("COMMIT")
+        } catch {
+            try? conn.run("ROLLBACK")
+            throw error
+        }
+    }
+}

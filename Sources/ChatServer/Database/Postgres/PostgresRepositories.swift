@@ -1,0 +1,204 @@
+import ChatCore
+import Foundation
+import PostgresNIO
+
+// The repositories over one PostgreSQL transaction. Each states its SQL
+// with bound parameters only (PostgresQuery's interpolation binds values);
+// the rules they keep are documented on the protocols.
+
+struct PostgresAccountRepository: AccountRepository {
+    let conn: PostgresLink
+
+    func isTaken(account: String) throws -> Bool {
+        try conn.scalar("SELECT 1 FROM users WHERE account = \(account)", as: Int.self) != nil
+    }
+
+    func insert(account: String, username: String, salt: Data, hash: Data, rounds: Int, createdAt: Int) throws -> Int {
+        try conn.scalar("""
+            INSERT INTO users(account, username, avatar, pw_salt, pw_hash, pw_rounds, created_at)
+            VALUES (\(account), \(username), '', \(salt), \(hash), \(rounds), \(createdAt)) RETURNING uid
+            """, as: Int.self) ?? 0
+    }
+
+    func account(named account: String) throws -> AccountRow? {
+        try conn.query("""
+            SELECT uid, account, username, avatar, pw_salt, pw_hash, pw_rounds FROM users WHERE account = \(account)
+            """).first.map { row in
+            let r = row.makeRandomAccess()
+            return AccountRow(uid: try r[0].decode(Int.self), account: try r[1].decode(String.self),
+                              username: try r[2].decode(String.self), avatar: try r[3].decode(String.self),
+                              pwSalt: try r[4].decode(Data.self), pwHash: try r[5].decode(Data.self),
+                              pwRounds: try r[6].decode(Int.self))
+        }
+    }
+
+    func uid(ofAccount account: String) throws -> Int? {
+        try conn.scalar("SELECT uid FROM users WHERE account = \(account)")
+    }
+
+    func insertToken(hash: String, uid: Int, createdAt: Int) throws {
+        try conn.execute("INSERT INTO token(hash, uid, created_at) VALUES (\(hash), \(uid), \(createdAt))")
+    }
+
+    func deleteToken(hash: String) throws {
+        try conn.execute("DELETE FROM token WHERE hash = \(hash)")
+    }
+
+    func uid(forTokenHash hash: String) throws -> Int? {
+        try conn.scalar("SELECT uid FROM token WHERE hash = \(hash)")
+    }
+}
+
+struct PostgresUserRepository: UserRepository {
+    let conn: PostgresLink
+
+    func info(uid: Int) throws -> UserBasicInfo? {
+        try conn.query("SELECT uid, username, avatar, account FROM users WHERE uid = \(uid)").first.map(Self.info)
+    }
+
+    func search(prefix: String, excluding excluded: Int, limit: Int) throws -> [UserBasicInfo] {
+        let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        return try conn.query("""
+            SELECT uid, username, avatar, account FROM users
+            WHERE uid <> \(excluded) AND (account ILIKE \(pattern) ESCAPE '\\' OR username ILIKE \(pattern) ESCAPE '\\')
+            ORDER BY account LIMIT \(limit)
+            """).map(Self.info)
+    }
+
+    func setUsername(_ username: String, uid: Int) throws {
+        try conn.execute("UPDATE users SET username = \(username) WHERE uid = \(uid)")
+    }
+
+    static func info(_ row: PostgresRow) throws -> UserBasicInfo {
+        let r = row.makeRandomAccess()
+        return UserBasicInfo(uid: try r[0].decode(Int.self), username: try r[1].decode(String.self),
+                             avatar: try r[2].decode(String.self), account: try r[3].decode(String.self))
+    }
+}
+
+struct PostgresGroupRepository: GroupRepository {
+    let conn: PostgresLink
+
+    func insert(name: String, uniqueName: String, notice: String, owner: Int, joinable: Bool, createdAt: Int) throws -> Int {
+        try conn.scalar("""
+            INSERT INTO chat_group(name, unique_name, notice, owner_uid, joinable, created_at)
+            VALUES (\(name), \(uniqueName), \(notice), \(owner), \(joinable), \(createdAt)) RETURNING gid
+            """, as: Int.self) ?? 0
+    }
+
+    func group(_ gid: Int) throws -> GroupRow? {
+        try conn.query("\(unescaped: Self.columns) WHERE gid = \(gid)").first.map(Self.row)
+    }
+
+    func group(uniqueName: String) throws -> GroupRow? {
+        try conn.query("\(unescaped: Self.columns) WHERE unique_name = \(uniqueName)").first.map(Self.row)
+    }
+
+    func update(_ g: GroupRow) throws {
+        try conn.execute("""
+            UPDATE chat_group SET name = \(g.name), unique_name = \(g.uniqueName), notice = \(g.notice),
+                owner_uid = \(g.ownerUid), joinable = \(g.joinable), created_at = \(g.createdAt), dissolved = \(g.dissolved)
+            WHERE gid = \(g.gid)
+            """)
+    }
+
+    static let columns = "SELECT gid, name, unique_name, notice, owner_uid, joinable, created_at, dissolved FROM chat_group"
+
+    static func row(_ row: PostgresRow) throws -> GroupRow {
+        let r = row.makeRandomAccess()
+        return GroupRow(gid: try r[0].decode(Int.self), name: try r[1].decode(String.self),
+                        uniqueName: try r[2].decode(String?.self), notice: try r[3].decode(String.self),
+                        ownerUid: try r[4].decode(Int.self), joinable: try r[5].decode(Bool.self),
+                        createdAt: try r[6].decode(Int.self), dissolved: try r[7].decode(Bool.self))
+    }
+}
+
+struct PostgresMediaRepository: MediaRepository {
+    let conn: PostgresLink
+
+    func insert(objectKey: String, uploader: Int, contentType: String, size: Int, createdAt: Int) throws {
+        try conn.execute("""
+            INSERT INTO media(object_key, uploader_uid, content_type, size, created_at)
+            VALUES (\(objectKey), \(uploader), \(contentType), \(size), \(createdAt))
+            """)
+    }
+
+    func mayRead(_ key: String, uid: Int) throws -> Bool {
+        try conn.scalar("""
+            SELECT 1 FROM media m WHERE m.object_key = \(key) AND NOT m.destroyed AND (m.uploader_uid = \(uid) OR EXISTS (
+                SELECT 1 FROM media_grant g JOIN member mb ON mb.conversation_id = g.conversation_id
+                WHERE g.object_key = m.object_key AND mb.uid = \(uid)))
+            """, as: Int.self) != nil
+    }
+
+    func contentType(of key: String) throws -> String? {
+        try conn.scalar("SELECT content_type FROM media WHERE object_key = \(key) AND NOT destroyed")
+    }
+
+    func grant(_ key: String, conversationId: String, messageId: Int64) throws {
+        try conn.execute("""
+            INSERT INTO media_grant(object_key, conversation_id, message_id) VALUES (\(key), \(conversationId), \(messageId))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func revokeGrants(messageId: Int64) throws {
+        try conn.execute("DELETE FROM media_grant WHERE message_id = \(messageId)")
+    }
+
+    func markDestroyed(_ key: String) throws {
+        try conn.execute("UPDATE media SET destroyed = TRUE WHERE object_key = \(key)")
+    }
+}
+
+struct PostgresSignalRepository: SignalRepository {
+    let conn: PostgresLink
+
+    func insertSignal(owner: Int, content: String, createdAt: Int) throws -> Int {
+        try conn.scalar("""
+            INSERT INTO signal(owner_uid, content, created_at) VALUES (\(owner), \(content), \(createdAt)) RETURNING id
+            """, as: Int.self) ?? 0
+    }
+
+    func owner(ofSignal id: Int) throws -> Int? {
+        try conn.scalar("SELECT owner_uid FROM signal WHERE id = \(id)")
+    }
+
+    func insertReply(signalId: Int, from: Int, content: String, createdAt: Int) throws -> Int {
+        try conn.scalar("""
+            INSERT INTO signal_reply(signal_id, from_uid, content, created_at)
+            VALUES (\(signalId), \(from), \(content), \(createdAt)) RETURNING id
+            """, as: Int.self) ?? 0
+    }
+
+    func inbox(owner: Int, limit: Int) throws -> [SignalReplyRow] {
+        try conn.query("""
+            SELECT r.id, r.signal_id, s.content, r.content, r.from_uid, r.is_im_opened
+            FROM signal_reply r JOIN signal s ON s.id = r.signal_id
+            WHERE s.owner_uid = \(owner) ORDER BY r.id DESC LIMIT \(limit)
+            """).map { row in
+            let r = row.makeRandomAccess()
+            return SignalReplyRow(id: try r[0].decode(Int.self), signalId: try r[1].decode(Int.self),
+                                  signalContent: try r[2].decode(String.self), replyContent: try r[3].decode(String.self),
+                                  fromUid: try r[4].decode(Int.self), isImOpened: try r[5].decode(Bool.self))
+        }
+    }
+
+    func parties(ofReply id: Int) throws -> (from: Int, owner: Int)? {
+        try conn.query("""
+            SELECT r.from_uid, s.owner_uid FROM signal_reply r JOIN signal s ON s.id = r.signal_id WHERE r.id = \(id)
+            """).first.map { row in try row.decode((Int, Int).self) }
+    }
+
+    func markOpened(reply id: Int) throws {
+        try conn.execute("UPDATE signal_reply SET is_im_opened = TRUE WHERE id = \(id)")
+    }
+
+    func isReply(_ id: Int, between a: Int, and b: Int) throws -> Bool {
+        try conn.scalar("""
+            SELECT 1 FROM signal_reply r JOIN signal s ON s.id = r.signal_id
+            WHERE r.id = \(id) AND ((s.owner_uid = \(a) AND r.from_uid = \(b)) OR (s.owner_uid = \(b) AND r.from_uid = \(a)))
+            """, as: Int.self) != nil
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// The server's storage in PostgreSQL, shared by any number of nodes.
+///
+/// The services' transactions are synchronous (see `ChatStorage`), so each
+/// one checks a connection out of a small pool and waits on its queries;
+/// the queries themselves run on event loops of their own, which nothing
+/// else uses, so a waiting service never blocks the loop it waits for.
+///
+/// Every write transaction first takes one cluster-wide advisory lock.
+/// That keeps the two promises the sync protocol makes across nodes: a
+/// user's log cursors rise in commit order (a reader who has seen cursor n
+/// never later finds a committed entry below it), and a conversation's seqs
+/// have no holes. Group commit keeps this cheap: one node's concurrent sends
+/// share a transaction, so they take the lock once.
+final class PostgresStorage: ChatStorage {
+    let pool: PostgresPool
+    let logger: Logger
+
+    /// The advisory lock every write transaction holds until it ends.
+    static let writeLock: Int64 = 0x746F_6E67_6261_6E01
+
+    private init(pool: PostgresPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// Connects to `url`, brings the schema up to date (once, whichever
+    /// node gets there first) and returns the storage.
+    static func open(url: String, logger: Logger, connections: Int = 8) throws -> PostgresStorage {
+        let config = try PostgresURL.parse(url)
+        let pool = PostgresPool(configuration: config, size: connections, logger: logger)
+        do {
+            try pool.withConnection { conn in try PostgresMigrations.migrate(conn) }
+        } catch {
+            pool.shutdown()
+            throw ServerSetupError(description: "cannot use the PostgreSQL database at \(PostgresURL.redacted(url)): \(PostgresFailure.describe(error))")
+        }
+        return PostgresStorage(pool: pool, logger: logger)
+    }
+
+    func read<T>(_ body: (any StorageTransaction) throws -> T) throws -> T {
+        try pool.withConnection { conn in
+            // REPEATABLE READ: one snapshot for the whole body, as SQLite's readers have.
+            try conn.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let result = try body(PostgresTransaction(conn: conn))
+                try conn.run("COMMIT")
+                return result
+            } catch {
+                try? conn.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func write<T>(_ body: (any StorageTransaction) throws -> T) throws -> T {
+        try pool.withConnection { conn in
+            try conn.run("BEGIN")
+            do {
+                try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
+                let result = try body(PostgresTransaction(conn: conn))
+                try conn.run("COMMIT")
+                return result
+            } catch {
+                try? conn.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
+        try pool.withConnection { conn in
+            try conn.run("BEGIN")
+            do {
+                try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
+                let tx = PostgresTransaction(conn: conn)
+                var results: [Result<Output, any Error>] = []
+                results.reserveCapacity(jobs.count)
+                for job in jobs {
+                    try conn.run("SAVEPOINT job")
+                    do {
+                        let output = try body(job, tx)
+                        try conn.run("RELEASE SAVEPOINT job")
+                        results.append(.success(output))
+                    } catch {
+                        // A failed statement aborts the transaction up to the savepoint only.
+                        try conn.run("ROLLBACK TO SAVEPOINT job")
+                        try conn.run("RELEASE SAVEPOINT job")
+                        results.append(.failure(error))
+                    }
+                }
+                try conn.run("COMMIT")
+                return results
+            } catch {
+                try? conn.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// The media signing secret every node shares: made by the first node
+    /// that needs it, read by the others.
+    func signingSecret() throws -> Data {
+        let fresh = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        return try pool.withConnection { conn in
+            try conn.execute("INSERT INTO secret(name, value) VALUES ('media', \(fresh)) ON CONFLICT (name) DO NOTHING")
+            guard let row = try conn.query("SELECT value FROM secret WHERE name = 'media'").first else {
+                throw ServerSetupError(description: "the shared signing secret is missing")
+            }
+            return try row.decode(Data.self)
+        }
+    }
+
+    func close() { pool.shutdown() }
+}
+
+/// One transaction's repositories over its connection.
+struct PostgresTransaction: StorageTransaction {
+    let conn: PostgresLink
+
+    var accounts: any AccountRepository { PostgresAccountRepository(conn: conn) }
+    var users: any UserRepository { PostgresUserRepository(conn: conn) }
+    var conversations: any ConversationRepository { PostgresConversationRepository(conn: conn) }
+    var messages: any MessageRepository { PostgresMessageRepository(conn: conn) }
+    var syncLog: any SyncLogRepository { PostgresSyncLogRepository(conn: conn) }
+    var media: any MediaRepository { PostgresMediaRepository(conn: conn) }
+    var signals: any SignalRepository { PostgresSignalRepository(conn: conn) }
+    var groups: any GroupRepository { PostgresGroupRepository(conn: conn) }
+}
+
+/// A PostgreSQL error as the services see it: "disk full" becomes
+/// `storage_full`, as SQLite's does.
+struct PostgresFailure: StorageError, CustomStringConvertible {
+    let underlying: any Error
+    var sqlState: String? { (underlying as? PSQLError)?.serverInfo?[.sqlState] }
+    /// 53100 disk_full, 53200 out_of_memory is not: that is the server's own trouble.
+    var isStorageFull: Bool { sqlState == "53100" }
+    var description: String { Self.describe(underlying) }
+
+    /// The server's own message when there is one (PSQLError's description
+    /// hides it to avoid leaking data into logs by default).
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? PostgresFailure { return describe(e.underlying) }
+        guard let e = error as? PSQLError else { return String(describing: error) }
+        if let info = e.serverInfo, let message = info[.message] {
+            return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+        }
+        return "\(e.code)"
+    }
+}
+
+/// One checked-out connection; every call waits for its answer.
+struct PostgresLink {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// A statement whose rows are not needed.
+    func execute(_ query: PostgresQuery) throws {
+        _ = try self.query(query)
+    }
+
+    /// A statement with no parameters (transaction control).
+    func run(_ sql: String) throws {
+        _ = try self.query(PostgresQuery(unsafeSQL: sql))
+    }
+
+    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            let failure = PostgresFailure(underlying: error)
+            // PostgreSQL's text cannot hold U+0000, which SQLite stores: the
+            // request is refused, not failed as the server's fault.
+            if failure.sqlState == "22021" || failure.sqlState == "22P05" {
+                throw APIFailure.invalid("text must not contain NUL (U+0000) characters")
+            }
+            throw failure
+        }
+    }
+
+    /// The first column of the first row, if any.
+    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) throws -> T? {
+        guard let row = try self.query(query).first else { return nil }
+        let cell = row.makeRandomAccess()[0]
+        return cell.bytes == nil ? nil : try cell.decode(T.self)  // NULL (an aggregate over no rows) is nil
+    }
+}
+
+/// A fixed number of connections, opened on first use and opened again
+/// when one was lost (a restarted database). A caller waits while all are
+/// checked out.
+final class PostgresPool: Sendable {
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let slots: DispatchSemaphore
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let nextID = Atomic<Int>(0)
+
+    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        // Loops of its own: a service waiting for a query never sits on one.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        slots = DispatchSemaphore(value: max(1, size))
+    }
+
+    func withConnection<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let conn = try checkOut()
+        var healthy = true
+        defer {
+            if healthy && !conn.isClosed {
+                idle.withLock { $0.append(conn) }
+            } else {
+                conn.close().whenComplete { _ in }
+            }
+        }
+        do {
+            return try body(PostgresLink(connection: conn, logger: logger))
+        } catch let error as PostgresFailure where error.sqlState == nil {
+            // Not an error the server answered with: the connection itself failed.
+            healthy = false
+            throw error
+        }
+    }
+
+    /// A new connection outside the pool (the listener, the notifier).
+    func connect() throws -> PostgresConnection {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+    }
+
+    /// Async twin of `connect()`, for tasks.
+    func connectAsync() async throws -> PostgresConnection {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        return try await PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).get()
+    }
+
+    private func checkOut() throws -> PostgresConnection {
+        while let conn = idle.withLock({ $0.popLast() }) {
+            if !conn.isClosed { return conn }
+        }
+        do {
+            return try connect()
+        } catch {
+            throw PostgresFailure(underlying: error)
+        }
+    }
+
+    func shutdown() {
+        for conn in idle.withLock({ list in defer { list.removeAll() }; return list }) {
+            _ = try? conn.close().wait()
+        }
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, the form psql and
+/// libpq take (`postgresql://` too). TLS: `?sslmode=disable` (the default
+/// here, for a database on loopback or a private network) or `require`.
+enum PostgresURL {
+    static func parse(_ text: String) throws -> PostgresConnection.Configuration {
+        guard let url = URLComponents(string: text), let scheme = url.scheme,
+              ["postgres", "postgresql"].contains(scheme.lowercased()) else {
+            throw ServerSetupError(description: "--database wants postgres://USER@HOST:PORT/DATABASE, got \(redacted(text))")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw ServerSetupError(description: "--database \(redacted(text)) names no host")
+        }
+        guard let user = url.user, !user.isEmpty else {
+            throw ServerSetupError(description: "--database \(redacted(text)) names no user")
+        }
+        let database = String(url.path.drop(while: { $0 == "/" }))
+        var tls = PostgresConnection.Configuration.TLS.disable
+        switch url.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable" {
+        case "disable": break
+        case "require":
+            do {
+                tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            } catch {
+                throw ServerSetupError(description: "cannot set up TLS for the database: \(error)")
+            }
+        case let other:
+            throw ServerSetupError(description: "--database: sslmode \(other) is not supported (disable or require)")
+        }
+        return PostgresConnection.Configuration(host: host, port: url.port ?? 5432, username: user,
+                                                password: url.password, database: database.isEmpty ? user : database,
+                                                tls: tls)
+    }
+
+    /// The URL without its password, for messages and logs.
+    static func redacted(_ text: String) -> String {
+        guard var url = URLComponents(string: text), url.password != nil else { return text }
+        url.password = "***"
+        return url.string ?? "postgres://…"
+    }
+}

@@ -1,0 +1,140 @@
+import ChatCore
+import Foundation
+import Testing
+@testable import ChatServer
+
+/// Two nodes on one PostgreSQL database (only when the suite runs on
+/// PostgreSQL: `make test` runs it a second time that way).
+@Suite(.serialized, .enabled(if: TestServer.postgresAdminURL != nil, "needs TONGBAN_TEST_DATABASE_URL"))
+struct ClusterTests {
+    /// Node one and a second node on its database and media directory.
+    static func twoNodes(_ tweak: @escaping (inout ServerConfig) -> Void = { _ in })
+        async throws -> (TestServer, TestServer) {
+        let media = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-media-\(UUID().uuidString)").path
+        let one = try await TestServer.start { $0.mediaDirectory = media; tweak(&$0) }
+        let two = try await TestServer.start(database: one.config.databaseURL) { $0.mediaDirectory = media; tweak(&$0) }
+        return (one, two)
+    }
+
+    static func login(_ node: TestServer, _ account: String) async throws -> API {
+        let r = try await node.anonymous.post("/auth/login", LoginRequest(account: account, password: "password-\(account)"))
+        #expect(r.status == 200, "\(r.text)")
+        return API(base: node.base, token: try r.decode(AuthResponse.self).token)
+    }
+
+    @Test func aSendOnOneNodeReachesASocketOnTheOther() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("alice_c")
+        let (_, ub) = try await one.user("bob_c")
+        let bOnTwo = try await Self.login(two, "bob_c")
+        let socket = try await WSProbe.open(port: two.port, token: bOnTwo.token!)
+        defer { Task { await socket.close() } }
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "跨节点 👋").status == 200)
+        let notice = await socket.wait { if case .sync(let c) = $0 { c > 0 } else { false } }
+        guard case .sync(let cursor)? = notice else {
+            Issue.record("node two's socket heard nothing of a send on node one")
+            return
+        }
+        let page = try await bOnTwo.get("/chat/sync?since=0").decode(SyncResponse.self)
+        #expect(page.cursor == cursor)
+        #expect(page.events.compactMap { if case .message(let m) = $0 { m.content } else { nil } } == ["跨节点 👋"])
+    }
+
+    @Test func concurrentSendsThroughBothNodesLeaveNoHoles() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("alice_h")
+        let (_, ub) = try await one.user("bob_h")
+        let aOnTwo = try await Self.login(two, "alice_h")
+        let bOnTwo = try await Self.login(two, "bob_h")
+        let conv = conversationId(ua, ub)
+        let perSender = 40
+        // Alice on node one and on node two and Bob on node two, all at once;
+        // each send is also retried once with its id (an idempotent retry).
+        let seqs = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for (api, tag) in [(a, "a1"), (aOnTwo, "a2"), (bOnTwo, "b2")] {
+                group.addTask {
+                    var seqs: [Int] = []
+                    for i in 0..<perSender {
+                        let id = "\(tag)-\(i)"
+                        let first = try await api.sendText(conv, "\(tag) \(i)", id: id).decode(SendMessageResponse.self)
+                        let retry = try await api.sendText(conv, "\(tag) \(i)", id: id).decode(SendMessageResponse.self)
+                        #expect(retry.seq == first.seq, "a retry is answered with the stored message")
+                        seqs.append(first.seq)
+                    }
+                    return seqs
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(seqs.sorted() == Array(1...(3 * perSender)), "seqs 1...\(3 * perSender), none twice, none missing")
+        // Bob's log, read through node one, has every message once, in seq order.
+        var since = 0, seen: [Int] = []
+        while true {
+            let page = try await API(base: one.base, token: bOnTwo.token).get("/chat/sync?since=\(since)&limit=50")
+                .decode(SyncResponse.self)
+            seen += page.events.compactMap { if case .message(let m) = $0 { m.seq } else { nil } }
+            #expect(page.cursor >= since)
+            since = page.cursor
+            if !page.hasMore { break }
+        }
+        #expect(seen == Array(1...(3 * perSender)))
+    }
+
+    @Test func loginThrottlingHoldsAcrossNodes() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        _ = try await one.user("guess_c")
+        for i in 0..<AuthService.maxLoginFailures {
+            let node = i % 2 == 0 ? one : two
+            let r = try await node.anonymous.post("/auth/login", LoginRequest(account: "guess_c", password: "wrong-\(i)"))
+            #expect(r.status == 401)
+        }
+        for node in [one, two] {
+            let r = try await node.anonymous.post("/auth/login", LoginRequest(account: "guess_c", password: "password-guess_c"))
+            #expect(r.errorCode == "rate_limited", "blocked on every node: \(r.text)")
+        }
+    }
+
+    @Test func rateLimitsCountRequestsOnEveryNode() async throws {
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let (one, two) = try await Self.twoNodes { $0.rateLimitPerSecond = 4; $0.clock = clock.clock }
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, _) = try await one.user("busy_c")
+        let aOnTwo = API(base: two.base, token: a.token)
+        var codes: [Int] = []
+        for i in 0..<6 { codes.append(try await (i % 2 == 0 ? a : aOnTwo).get("/user/me").status) }
+        #expect(codes == [200, 200, 200, 200, 429, 429])
+        clock.advance(ms: 1_000)
+        #expect(try await aOnTwo.get("/user/me").status == 200, "a new second")
+    }
+
+    @Test func anyNodeServesAnObjectAndSignsWithTheSharedSecret() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        #expect(one.running.service.objects.secretBytes == two.running.service.objects.secretBytes)
+        let (a, ua) = try await one.user("alice_m")
+        let (_, ub) = try await one.user("bob_m")
+        let png = SampleMedia.png(width: 4, height: 4) { x, y in (UInt8(x * 60), UInt8(y * 60), 9) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await a.sendCustom(conversationId(ua, ub), ["type": "image", "objectKey": key, "url": "", "expireAt": 0, "w": 4, "h": 4])
+        let bOnTwo = try await Self.login(two, "bob_m")
+        let signed = try await bOnTwo.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self)
+        let url = try #require(signed.urls[key])
+        // Signed by node two, fetched from node one.
+        let path = url.replacingOccurrences(of: two.base, with: one.base)
+        #expect(try await API(base: "", token: nil).get(path).body == png)
+    }
+
+    @Test func aLogoutOnOneNodeEndsTheTokenOnTheOther() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, _) = try await one.user("leaver_c")
+        let aOnTwo = API(base: two.base, token: a.token)
+        #expect(try await aOnTwo.get("/user/me").status == 200)
+        #expect(try await a.send(.POST, "/auth/logout").status == 204)
+        #expect(try await aOnTwo.get("/user/me").status == 401)
+    }
+}

@@ -1,6 +1,6 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
@@ -25,13 +25,16 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory test-once
 
-# Every test against what is built: the Swift suites, then the end-to-end
-# scripts against the real binaries.
+# Every test against what is built: the Swift suites (the server's a second
+# time on a throwaway PostgreSQL cluster), then the end-to-end scripts
+# against the real binaries.
 test-once:
 	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) bash Tests/pg/server_suite.sh
 	BIN=$(BIN) bash Tests/e2e/tmux_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/group_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/tls_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/cluster_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
 

@@ -25,62 +25,13 @@ fail() {
 }
 . "$(dirname "$0")/screen.sh"
 
-# A CA, and a certificate it signs for 127.0.0.1 and localhost; a second CA
-# that signed nothing here.
-cd "$WORK"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=tongban test CA" \
-  -keyout ca.key -out ca.pem 2>/dev/null
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=another CA" \
-  -keyout other.key -out other.pem 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >server.ext
-openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext \
-  -out server.pem 2>/dev/null
-cd - >/dev/null
+. "$(dirname "$0")/tls.sh"
+make_test_ca "$WORK"
 
 . "$(dirname "$0")/server.sh"
 start_server "$WORK/server" "$WORK/server.log" --demo
 
-# nginx on a free port: a port picked at random is tried until nginx binds
-# it (another process may take any port between a check and a bind).
-mkdir -p "$WORK/nginx"
-chmod 0755 "$WORK"
-TLS_PORT=""
-for _ in $(seq 1 20); do
-  port=$((20000 + RANDOM % 40000))
-  sed -e "s|@LISTEN@|127.0.0.1:$port|" -e "s|@UPSTREAMS@|server 127.0.0.1:$PORT;|" \
-      -e "s|@CERT@|$WORK/server.pem|" -e "s|@KEY@|$WORK/server.key|" \
-      deploy/nginx/tongban.conf >"$WORK/nginx/site.conf"
-  cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/nginx/body;
-  proxy_temp_path $WORK/nginx/proxy;
-  fastcgi_temp_path $WORK/nginx/fastcgi;
-  uwsgi_temp_path $WORK/nginx/uwsgi;
-  scgi_temp_path $WORK/nginx/scgi;
-  include $WORK/nginx/site.conf;
-}
-CONF
-  : >"$WORK/nginx/error.log"
-  nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/error.log" &
-  NGINX_PID=$!
-  for _ in $(seq 1 50); do
-    if curl -s -o /dev/null --cacert "$WORK/ca.pem" "https://127.0.0.1:$port/" 2>/dev/null; then TLS_PORT=$port; break; fi
-    kill -0 "$NGINX_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$TLS_PORT" ] && break
-  kill "$NGINX_PID" 2>/dev/null || true
-  wait "$NGINX_PID" 2>/dev/null || true
-  NGINX_PID=""
-done
-[ -n "$TLS_PORT" ] || fail "nginx did not start: $(tail -3 "$WORK/nginx/error.log")"
+start_nginx "$WORK" "server 127.0.0.1:$PORT;"
 # A host name, not an IP address: the WebSocket client sends the host as
 # SNI, which TLS does not allow for an address.
 URL="https://localhost:$TLS_PORT"

@@ -77,26 +77,20 @@ struct ServerBench: Sendable {
         return rows
     }
 
-    func runTongban(paceMs: Int = 0, shape: Shape = .pairs) async throws -> LoadResult {
+    func runTongban(paceMs: Int = 0, shape: Shape = .pairs, deployment: Deployment = .sqlite) async throws -> LoadResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-load-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let port = try freeLoopbackPort()
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tongban-server")
-        let server = Process()
-        server.executableURL = exe
-        server.arguments = ["--port", String(port), "--data-dir", dir.path, "--log-level", "error"]
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        let base = "http://127.0.0.1:\(port)"
+        let running = try deployment.start(dir: dir)
+        defer { running.stop() }
+        let base = "http://127.0.0.1:\(running.port(forUser: 0))"
 
         var config = HTTPClient.Configuration()
         // One connection per user, as real clients have.
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 2 * pairs
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
-            let result = try await measure(base: base, port: port, dir: dir, server: server, http: http, paceMs: paceMs, shape: shape)
+            let result = try await measure(base: base, running: running, http: http, paceMs: paceMs, shape: shape)
             try? await http.shutdown()
             return result
         } catch {
@@ -105,7 +99,7 @@ struct ServerBench: Sendable {
         }
     }
 
-    func measure(base: String, port: Int, dir: URL, server: Process, http: HTTPClient, paceMs: Int,
+    func measure(base: String, running: Deployment.Running, http: HTTPClient, paceMs: Int,
                  shape: Shape) async throws -> LoadResult {
         // Wait for the server.
         let probe = APIClient(baseURL: base, http: http)
@@ -118,7 +112,7 @@ struct ServerBench: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        guard up else { throw BenchError(description: "tongban-server did not start on port \(port)") }
+        guard up else { throw BenchError(description: "tongban-server did not start at \(base)") }
 
         let userCount: Int
         switch shape {
@@ -147,7 +141,7 @@ struct ServerBench: Sendable {
         let senders = plan.filter { $0.sends }.count
         let users = try accounts.enumerated().map { i, a in
             try LoadUser(index: i, token: a.token, conversationId: plan[i].conversationId,
-                         port: port, messages: plan[i].sends ? messages : 0,
+                         port: running.port(forUser: i), messages: plan[i].sends ? messages : 0,
                          pacer: .spread(index: i, count: senders, intervalMs: paceMs))
         }
         for u in users { try u.upgrade() }
@@ -159,22 +153,19 @@ struct ServerBench: Sendable {
         let workers = (0..<threads).map { t in
             LoadWorker(users: stride(from: t, to: users.count, by: threads).map { users[$0] }, shared: shared)
         }
-        let cpuBefore = cpuSeconds(pid: server.processIdentifier)
+        let pids = running.servers.map(\.processIdentifier)
+        let cpuBefore = pids.map(cpuSeconds).reduce(0, +)
         let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()
         let done = startThreads(workers.map { w in { w.run() } })
         // Every send answered: each user's log end is known, and the workers
         // run on until every user heard of it.
-        let logDB = try DatabaseQueue(path: dir.appendingPathComponent("server.sqlite").path, configuration: {
-            var c = Configuration(); c.readonly = true; return c
-        }())
+        let log = running.log!
         let deadline = ContinuousClock.now + .seconds(IRCBench.timeout)
         while shared.sendsDone.load(ordering: .acquiring) < users.count && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
-        let ends: [Int: Int] = try await logDB.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT uid, MAX(cursor) AS c FROM event GROUP BY uid").map { ($0["uid"], $0["c"]) })
-        }
+        let ends = try log.ends()
         shared.expected.withLock { $0 = accounts.map { ends[$0.uid] ?? 0 } }
         let settled = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
@@ -188,15 +179,14 @@ struct ServerBench: Sendable {
             }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let rss = peakRSSMiB(pid: server.processIdentifier)
-        let serverCPU = cpuSeconds(pid: server.processIdentifier) - cpuBefore
+        let rss = pids.map(peakRSSMiB).reduce(0, +)
+        let serverCPU = pids.map(cpuSeconds).reduce(0, +) - cpuBefore
         let benchCPU = cpuSeconds(pid: getpid()) - benchCPUBefore
         if let failed = users.first(where: \.failed) {
             throw BenchError(description: "user \(failed.index): \(failed.failure ?? "")")
         }
 
         // Which event (cursor) told which user about which message: from the server's log.
-        let db = logDB
         let uidIndex = Dictionary(uniqueKeysWithValues: accounts.enumerated().map { ($1.uid, $0) })
         var sentTimes: [String: UInt64] = [:]
         for u in users {
@@ -216,23 +206,16 @@ struct ServerBench: Sendable {
             }
             return lo < list.count ? list[lo].at : nil
         }
-        let (perNotice, perMessage): ([Double], [String: (ms: Double, heard: Int)]) = try await db.read { db in
-            var latencies: [Double] = []
-            // The slowest member's latency per message (when everyone was
-            // told) and how many members were told at all.
-            var last: [String: (ms: Double, heard: Int)] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
-            while let row = try rows.next() {
-                let uid: Int = row["uid"], sender: Int = row["senderUid"]
-                let clientMsgID: String = row["clientMsgID"]
-                guard uid != sender, let idx = uidIndex[uid], let t0 = sent[clientMsgID],
-                      let t1 = notified(idx, row["cursor"] as Int) else { continue }
-                let ms = Double(Int64(t1) - Int64(t0)) / 1e6
-                latencies.append(ms)
-                let seen = last[clientMsgID] ?? (0, 0)
-                last[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
-            }
-            return (latencies, last)
+        var perNotice: [Double] = []
+        // The slowest member's latency per message (when everyone was told)
+        // and how many members were told at all.
+        var perMessage: [String: (ms: Double, heard: Int)] = [:]
+        try log.deliveries { cursor, uid, clientMsgID, sender in
+            guard uid != sender, let idx = uidIndex[uid], let t0 = sent[clientMsgID], let t1 = notified(idx, cursor) else { return }
+            let ms = Double(Int64(t1) - Int64(t0)) / 1e6
+            perNotice.append(ms)
+            let seen = perMessage[clientMsgID] ?? (0, 0)
+            perMessage[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
         }
         let latencies = perNotice.sorted()
         // Only messages every listener heard of: one a member missed has no

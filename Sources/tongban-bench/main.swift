@@ -56,6 +56,14 @@ do {
     if what == "all" || what == "group" {
         printTable("Group", try await GroupBench.fromEnvironment(env).run())
     }
+    if what == "all" || what == "postgres" {
+        if let admin = env["TONGBAN_BENCH_PG"], !admin.isEmpty {
+            let bench = PostgresBench(bench: ServerBench.fromEnvironment(env), adminURL: admin)
+            printTable("PostgreSQL and two nodes", try await bench.run())
+        } else {
+            print("\n(PostgreSQL section skipped: TONGBAN_BENCH_PG names no cluster; make bench starts one)")
+        }
+    }
 } catch {
     FileHandle.standardError.write(Data("bench failed: \(error)\n".utf8))
     exit(1)

@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+
+/// Where the bench's server runs: one node on SQLite (the default), or
+/// nodes on a PostgreSQL database (a throwaway cluster's admin URL, from
+/// `make bench`), reached directly or through nginx.
+struct Deployment: Sendable {
+    enum Front: Sendable {
+        /// Each user on node `index % nodes`, for sends and socket alike:
+        /// with two nodes every message crosses from one node to the other.
+        case direct
+        /// nginx in front, round robin (deploy/nginx/tongban.conf's proxying, without TLS).
+        case nginx
+    }
+    var name = "SQLite, one node"
+    var postgresAdminURL: String?
+    var nodes = 1
+    var front = Front.direct
+
+    static let sqlite = Deployment()
+
+    /// The running servers, their ports and a reader of their sync log.
+    final class Running {
+        var servers: [Process] = []
+        var nodePorts: [Int] = []
+        var userPorts: [Int] = []
+        var nginx: Process?
+        var log: (any LogReader)!
+
+        func port(forUser i: Int) -> Int { userPorts[i % userPorts.count] }
+
+        func stop() {
+            nginx?.terminate()
+            nginx?.waitUntilExit()
+            for s in servers {
+                s.terminate()
+                s.waitUntilExit()
+            }
+        }
+    }
+
+    func start(dir: URL) throws -> Running {
+        let running = Running()
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tongban-server")
+        var shared: [String] = []
+        if let admin = postgresAdminURL {
+            let name = "bench_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+            _ = try psql(admin, "CREATE DATABASE \(name)")
+            let url = admin.replacingOccurrences(of: #"/[^/]*$"#, with: "/\(name)", options: .regularExpression)
+            shared = ["--database", url, "--media-dir", dir.appendingPathComponent("media").path]
+            running.log = PostgresLog(url: url)
+        }
+        for n in 0..<nodes {
+            let port = try freeLoopbackPort()
+            let server = Process()
+            server.executableURL = exe
+            server.arguments = ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
+                                "--log-level", "error"] + shared
+            server.standardOutput = FileHandle.nullDevice
+            try server.run()
+            running.servers.append(server)
+            running.nodePorts.append(port)
+            // Nodes one by one: the first applies the migrations.
+            try waitForPort(port)
+        }
+        if running.log == nil {
+            running.log = try SQLiteLog(path: dir.appendingPathComponent("node0/server.sqlite").path)
+        }
+        running.userPorts = running.nodePorts
+        if front == .nginx {
+            let port = try freeLoopbackPort()
+            running.nginx = try startNginx(dir: dir.appendingPathComponent("nginx"), port: port, upstreams: running.nodePorts)
+            try waitForPort(port)
+            running.userPorts = [port]
+        }
+        return running
+    }
+
+    /// nginx with deploy/nginx/tongban.conf's proxy settings, on plain HTTP
+    /// (the load clients speak raw HTTP on sockets).
+    func startNginx(dir: URL, port: Int, upstreams: [Int]) throws -> Process {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let servers = upstreams.map { "server 127.0.0.1:\($0) max_fails=1 fail_timeout=10s;" }.joined(separator: " ")
+        let conf = """
+            daemon off; worker_processes auto; pid \(dir.path)/nginx.pid; error_log \(dir.path)/error.log warn;
+            events { worker_connections 4096; }
+            http {
+              access_log off;
+              client_body_temp_path \(dir.path)/body; proxy_temp_path \(dir.path)/proxy;
+              fastcgi_temp_path \(dir.path)/fastcgi; uwsgi_temp_path \(dir.path)/uwsgi; scgi_temp_path \(dir.path)/scgi;
+              upstream tongban { \(servers) keepalive 256; }
+              upstream tongban_ws { \(servers) }
+              server {
+                listen 127.0.0.1:\(port);
+                proxy_http_version 1.1;
+                proxy_set_header Host $host;
+                proxy_next_upstream error timeout non_idempotent;
+                location / { proxy_pass http://tongban; proxy_set_header Connection ""; proxy_request_buffering off; }
+                location = /chat/ws {
+                  proxy_pass http://tongban_ws; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade";
+                  proxy_read_timeout 120s;
+                }
+              }
+            }
+            """
+        let path = dir.appendingPathComponent("nginx.conf").path
+        try conf.write(toFile: path, atomically: true, encoding: .utf8)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-p", dir.path, "-c", path, "-e", dir.appendingPathComponent("error.log").path]
+        try nginx.run()
+        return nginx
+    }
+
+    func waitForPort(_ port: Int) throws {
+        for _ in 0..<300 {
+            if let fd = connectLoopback(port: port) {
+                close(fd)
+                return
+            }
+            usleep(20_000)
+        }
+        throw ServerBench.BenchError(description: "nothing listens on port \(port)")
+    }
+}
+
+/// What the bench reads from the server's sync log after a run.
+protocol LogReader {
+    /// Each user's newest cursor.
+    func ends() throws -> [Int: Int]
+    /// Every entry about a message: its cursor, whose log, the message's
+    /// clientMsgID and sender.
+    func deliveries(_ visit: (_ cursor: Int, _ uid: Int, _ clientMsgID: String, _ sender: Int) -> Void) throws
+}
+
+struct SQLiteLog: LogReader {
+    let db: DatabaseQueue
+
+    init(path: String) throws {
+        var c = Configuration()
+        c.readonly = true
+        // The server creates the file; the bench opens it once it is there.
+        db = try DatabaseQueue(path: path, configuration: c)
+    }
+
+    func ends() throws -> [Int: Int] {
+        try db.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT uid, MAX(cursor) AS c FROM event GROUP BY uid")
+                .map { ($0["uid"], $0["c"]) })
+        }
+    }
+
+    func deliveries(_ visit: (Int, Int, String, Int) -> Void) throws {
+        try db.read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
+            while let row = try rows.next() { visit(row[0], row[1], row[2], row[3]) }
+        }
+    }
+}
+
+/// Read with psql (the bench links no PostgreSQL driver of its own).
+struct PostgresLog: LogReader {
+    let url: String
+
+    func ends() throws -> [Int: Int] {
+        var out: [Int: Int] = [:]
+        for line in try psql(url, "SELECT uid, MAX(cur) FROM event GROUP BY uid").split(separator: "\n") {
+            let f = line.split(separator: "\t")
+            if f.count == 2, let u = Int(f[0]), let c = Int(f[1]) { out[u] = c }
+        }
+        return out
+    }
+
+    func deliveries(_ visit: (Int, Int, String, Int) -> Void) throws {
+        let sql = "SELECT e.cur, e.uid, m.client_msg_id, m.sender_uid FROM event e JOIN message m ON m.id = e.message_id"
+        for line in try psql(url, sql).split(separator: "\n") {
+            let f = line.split(separator: "\t")
+            if f.count == 4, let c = Int(f[0]), let u = Int(f[1]), let s = Int(f[3]) { visit(c, u, String(f[2]), s) }
+        }
+    }
+}
+
+/// Runs one statement with psql; returns its rows, tab-separated.
+func psql(_ url: String, _ sql: String) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+    p.arguments = ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", url, "-c", sql]
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw ServerBench.BenchError(description: "psql failed: \(sql)") }
+    return String(decoding: data, as: UTF8.self)
+}

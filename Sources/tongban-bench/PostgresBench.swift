@@ -1,0 +1,72 @@
+import Foundation
+
+/// Issue 23's benchmark: the 200-user send bench on one node on SQLite,
+/// one node on PostgreSQL and two PostgreSQL nodes behind nginx, in one
+/// run, per core next to durable chat servers' published figures; then
+/// the latency at a steady offered load on one PostgreSQL node and across
+/// two (every user on node `index % 2`, so every message crosses nodes).
+struct PostgresBench: Sendable {
+    var bench = ServerBench()
+    let adminURL: String
+
+    /// OpenIM's stress reports: about 190-220 acknowledged messages/s per core.
+    static let openIMPerCore = 220.0
+    /// Mattermost on 2 vCPU: about 75-120 posts/s per core.
+    static let mattermostPerCore = 120.0
+
+    func run() async throws -> [BenchRow] {
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let users = bench.pairs * 2
+        func report(_ name: String, _ r: LoadResult) {
+            print("\(name): \(r.messages) messages in \(fmt(r.seconds)) s (\(fmt(r.sendsPerSecond))/s), p50 \(fmt(r.p50ms)) ms, p99 \(fmt(r.p99ms)) ms, RSS \(fmt(r.serverRSSMiB)) MiB; \(r.note)")
+        }
+        let pgOne = Deployment(name: "PostgreSQL, one node", postgresAdminURL: adminURL)
+        let pgTwo = Deployment(name: "PostgreSQL, two nodes behind nginx", postgresAdminURL: adminURL, nodes: 2, front: .nginx)
+        let pgCross = Deployment(name: "PostgreSQL, two nodes, every message across", postgresAdminURL: adminURL, nodes: 2)
+
+        let sqlite = try await bench.runTongban(deployment: .sqlite)
+        report("SQLite, one node", sqlite)
+        let one = try await bench.runTongban(deployment: pgOne)
+        report(pgOne.name, one)
+        let two = try await bench.runTongban(deployment: pgTwo)
+        report(pgTwo.name, two)
+        var irc: LoadResult?
+        do { irc = try IRCBench.run(pairs: bench.pairs, messages: bench.messages) } catch { print("ngircd run failed: \(error)") }
+
+        let offered = Double(users) * 1000 / Double(bench.paceMs)
+        print("paced: each user one send every \(bench.paceMs) ms (\(fmt(offered)) sends/s offered)…")
+        let sameNode = try await bench.runTongban(paceMs: bench.paceMs, deployment: pgOne)
+        report("paced, " + pgOne.name, sameNode)
+        let crossNode = try await bench.runTongban(paceMs: bench.paceMs, deployment: pgCross)
+        report("paced, " + pgCross.name, crossNode)
+
+        let label = "\(users) users × \(bench.messages)"
+        func perCore(_ r: LoadResult) -> Double { r.sendsPerSecond / cores }
+        let goal = 10 * Self.openIMPerCore
+        var rows = [
+            BenchRow(figure: "sends/s, SQLite one node (\(label))", ours: sqlite.sendsPerSecond, goal: "", met: nil),
+            BenchRow(figure: "sends/s, PostgreSQL one node", ours: one.sendsPerSecond, reference: sqlite.sendsPerSecond,
+                     referenceName: "SQLite one node", goal: "≥ 0.5× SQLite", met: one.sendsPerSecond >= 0.5 * sqlite.sendsPerSecond),
+            BenchRow(figure: "sends/s, PostgreSQL two nodes behind nginx", ours: two.sendsPerSecond, reference: one.sendsPerSecond,
+                     referenceName: "PostgreSQL one node", goal: "", met: nil),
+            BenchRow(figure: "sends/s per core, SQLite one node", ours: perCore(sqlite), reference: Self.openIMPerCore,
+                     referenceName: "OpenIM per core", goal: "≥ 10× OpenIM", met: perCore(sqlite) >= goal),
+            BenchRow(figure: "sends/s per core, PostgreSQL one node", ours: perCore(one), reference: Self.openIMPerCore,
+                     referenceName: "OpenIM per core", goal: "≥ 10× OpenIM", met: perCore(one) >= goal),
+            BenchRow(figure: "sends/s per core, PostgreSQL two nodes", ours: perCore(two), reference: Self.mattermostPerCore,
+                     referenceName: "Mattermost per core", goal: "", met: nil),
+        ]
+        if let irc {
+            rows.append(BenchRow(figure: "sends/s per core, ngircd relay (no storage: the ceiling)", ours: irc.sendsPerSecond / cores,
+                                 goal: "", met: nil))
+        }
+        rows += [
+            BenchRow(figure: "p50 send→peer notified at \(fmt(offered)) sends/s, across two nodes (ms)", ours: crossNode.p50ms,
+                     reference: sameNode.p50ms, referenceName: "one node", goal: "", met: nil),
+            BenchRow(figure: "p99 send→peer notified at \(fmt(offered)) sends/s, across two nodes (ms)", ours: crossNode.p99ms,
+                     reference: sameNode.p99ms, referenceName: "one node", goal: "≤ 2× one node",
+                     met: crossNode.p99ms <= 2 * sameNode.p99ms),
+        ]
+        return rows
+    }
+}

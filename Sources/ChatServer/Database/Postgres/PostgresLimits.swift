@@ -26,6 +26,7 @@ struct PostgresLimits: SharedLimits {
         try pool.withConnection { conn in
             try conn.execute("DELETE FROM login_failure WHERE account = \(account) AND at <= \(since)")
             try conn.execute("INSERT INTO login_failure(account, at) VALUES (\(account), \(now))")
+            try conn.flush()
         }
     }
 

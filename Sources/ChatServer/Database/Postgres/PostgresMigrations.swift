@@ -90,7 +90,7 @@ enum PostgresMigrations {
     ]
 
     static func migrate(_ conn: PostgresLink) throws {
-        try conn.run("BEGIN")
+        conn.send("BEGIN")
         do {
             try conn.execute("SELECT pg_advisory_xact_lock(\(lock))")
             try conn.run("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)")
@@ -104,7 +104,8 @@ enum PostgresMigrations {
             }
             try conn.run("COMMIT")
         } catch {
-            try? conn.run("ROLLBACK")
+            conn.send("ROLLBACK")
+            try? conn.flush()
             throw error
         }
     }

@@ -47,14 +47,17 @@ final class PostgresStorage: ChatStorage {
 
     func read<T>(_ body: (any StorageTransaction) throws -> T) throws -> T {
         try pool.withConnection { conn in
-            // REPEATABLE READ: one snapshot for the whole body, as SQLite's readers have.
-            try conn.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // REPEATABLE READ: one snapshot for the whole body, as SQLite's
+            // readers have. Nothing waits for the BEGIN or the COMMIT of a
+            // read: the body's first query waits for the BEGIN, and the
+            // connection's next user for the COMMIT.
+            conn.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
                 let result = try body(PostgresTransaction(conn: conn))
-                try conn.run("COMMIT")
+                conn.send("COMMIT")
                 return result
             } catch {
-                try? conn.run("ROLLBACK")
+                conn.send("ROLLBACK")
                 throw error
             }
         }
@@ -62,14 +65,15 @@ final class PostgresStorage: ChatStorage {
 
     func write<T>(_ body: (any StorageTransaction) throws -> T) throws -> T {
         try pool.withConnection { conn in
-            try conn.run("BEGIN")
+            conn.send("BEGIN")
             do {
                 try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
                 let result = try body(PostgresTransaction(conn: conn))
+                // Waited for, with every statement before it: returning means committed.
                 try conn.run("COMMIT")
                 return result
             } catch {
-                try? conn.run("ROLLBACK")
+                conn.send("ROLLBACK")
                 throw error
             }
         }
@@ -78,29 +82,31 @@ final class PostgresStorage: ChatStorage {
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
         try pool.withConnection { conn in
-            try conn.run("BEGIN")
+            conn.send("BEGIN")
             do {
                 try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
                 let tx = PostgresTransaction(conn: conn)
                 var results: [Result<Output, any Error>] = []
                 results.reserveCapacity(jobs.count)
                 for job in jobs {
-                    try conn.run("SAVEPOINT job")
+                    conn.send("SAVEPOINT job")
                     do {
                         let output = try body(job, tx)
+                        // Waited for: an error of a statement the job sent
+                        // without waiting is the job's, not the next one's.
                         try conn.run("RELEASE SAVEPOINT job")
                         results.append(.success(output))
                     } catch {
                         // A failed statement aborts the transaction up to the savepoint only.
-                        try conn.run("ROLLBACK TO SAVEPOINT job")
-                        try conn.run("RELEASE SAVEPOINT job")
+                        conn.send("ROLLBACK TO SAVEPOINT job")
+                        conn.send("RELEASE SAVEPOINT job")
                         results.append(.failure(error))
                     }
                 }
                 try conn.run("COMMIT")
                 return results
             } catch {
-                try? conn.run("ROLLBACK")
+                conn.send("ROLLBACK")
                 throw error
             }
         }
@@ -157,33 +163,71 @@ struct PostgresFailure: StorageError, CustomStringConvertible {
     }
 }
 
-/// One checked-out connection; every call waits for its answer.
-struct PostgresLink {
+/// One checked-out connection. Statements whose answer nobody reads
+/// (transaction control, plain INSERT/UPDATE/DELETE) are sent without
+/// waiting: the connection runs its statements in order, so they run back
+/// to back instead of each costing the caller a wake-up. Their errors are
+/// not lost: the next statement that is waited for (a query, `flush`, the
+/// commit) throws the first of them.
+final class PostgresLink {
     let connection: PostgresConnection
     let logger: Logger
+    private var unanswered: [EventLoopFuture<PostgresQueryResult>] = []
 
-    /// A statement whose rows are not needed.
-    func execute(_ query: PostgresQuery) throws {
-        _ = try self.query(query)
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
     }
 
-    /// A statement with no parameters (transaction control).
+    /// A statement whose rows are not needed; sent now, checked at the next
+    /// wait. (Declared `throws` like every other statement of a repository.)
+    func execute(_ query: PostgresQuery) throws {
+        unanswered.append(connection.query(query, logger: logger))
+    }
+
+    /// A statement with no parameters (transaction control), not waited for.
+    func send(_ sql: String) {
+        unanswered.append(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+    }
+
+    /// A statement with no parameters, waited for (with everything before it).
     func run(_ sql: String) throws {
-        _ = try self.query(PostgresQuery(unsafeSQL: sql))
+        _ = try query(PostgresQuery(unsafeSQL: sql))
+    }
+
+    /// Waits until every statement sent so far has been answered; throws the first error.
+    func flush() throws {
+        let pending = unanswered
+        unanswered.removeAll(keepingCapacity: true)
+        for future in pending {
+            do {
+                _ = try future.wait()
+            } catch {
+                throw Self.failure(error)
+            }
+        }
     }
 
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        let future = connection.query(query, logger: logger)
+        // An earlier statement's error first: it is the cause, and it
+        // aborted the transaction this one then failed in.
+        try flush()
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try future.wait()
         } catch {
-            let failure = PostgresFailure(underlying: error)
-            // PostgreSQL's text cannot hold U+0000, which SQLite stores: the
-            // request is refused, not failed as the server's fault.
-            if failure.sqlState == "22021" || failure.sqlState == "22P05" {
-                throw APIFailure.invalid("text must not contain NUL (U+0000) characters")
-            }
-            throw failure
+            throw Self.failure(error)
         }
+    }
+
+    static func failure(_ error: any Error) -> any Error {
+        let failure = PostgresFailure(underlying: error)
+        // PostgreSQL's text cannot hold U+0000, which SQLite stores: the
+        // request is refused, not failed as the server's fault.
+        if failure.sqlState == "22021" || failure.sqlState == "22P05" {
+            return APIFailure.invalid("text must not contain NUL (U+0000) characters")
+        }
+        return failure
     }
 
     /// The first column of the first row, if any.

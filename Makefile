@@ -126,7 +126,9 @@ bench: release
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
-	.build/release/tongban-bench all
+	@# The PostgreSQL section runs on a throwaway cluster, removed afterwards.
+	@dir=$$(mktemp -u /tmp/tongban-pg.XXXXXX); url=$$(bash Tests/pg/cluster.sh start $$dir) || exit 1; \
+	TONGBAN_BENCH_PG=$$url .build/release/tongban-bench all; rc=$$?; bash Tests/pg/cluster.sh stop $$dir; exit $$rc
 	BIN=.build/release bash Tests/bench/clients.sh
 
 clean:

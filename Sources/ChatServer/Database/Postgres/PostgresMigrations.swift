@@ -90,9 +90,7 @@ enum PostgresMigrations {
     ]
 
     static func migrate(_ conn: PostgresLink) throws {
-        conn.send("BEGIN")
-        do {
-            try conn.execute("SELECT pg_advisory_xact_lock(\(lock))")
+        try conn.transaction(holding: lock) {
             try conn.run("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)")
             var applied = Set<String>()
             for row in try conn.query("SELECT name FROM schema_migration") {
@@ -102,11 +100,6 @@ enum PostgresMigrations {
                 for sql in step.sql { try conn.run(sql) }
                 try conn.execute("INSERT INTO schema_migration(name) VALUES (\(step.name))")
             }
-            try conn.run("COMMIT")
-        } catch {
-            conn.send("ROLLBACK")
-            try? conn.flush()
-            throw error
         }
     }
 }

@@ -65,26 +65,14 @@ final class PostgresStorage: ChatStorage {
 
     func write<T>(_ body: (any StorageTransaction) throws -> T) throws -> T {
         try pool.withConnection { conn in
-            conn.send("BEGIN")
-            do {
-                try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
-                let result = try body(PostgresTransaction(conn: conn))
-                // Waited for, with every statement before it: returning means committed.
-                try conn.run("COMMIT")
-                return result
-            } catch {
-                conn.send("ROLLBACK")
-                throw error
-            }
+            try conn.transaction(holding: Self.writeLock) { try body(PostgresTransaction(conn: conn)) }
         }
     }
 
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
         try pool.withConnection { conn in
-            conn.send("BEGIN")
-            do {
-                try conn.execute("SELECT pg_advisory_xact_lock(\(Self.writeLock))")
+            try conn.transaction(holding: Self.writeLock) {
                 let tx = PostgresTransaction(conn: conn)
                 var results: [Result<Output, any Error>] = []
                 results.reserveCapacity(jobs.count)
@@ -103,11 +91,7 @@ final class PostgresStorage: ChatStorage {
                         results.append(.failure(error))
                     }
                 }
-                try conn.run("COMMIT")
                 return results
-            } catch {
-                conn.send("ROLLBACK")
-                throw error
             }
         }
     }
@@ -195,6 +179,22 @@ final class PostgresLink {
         _ = try query(PostgresQuery(unsafeSQL: sql))
     }
 
+    /// Runs `body` in a transaction that holds the advisory lock `lock`
+    /// until it ends: committed when `body` returns (and the commit was
+    /// answered, with every statement before it), rolled back when it throws.
+    func transaction<T>(holding lock: Int64, _ body: () throws -> T) throws -> T {
+        send("BEGIN")
+        do {
+            try execute("SELECT pg_advisory_xact_lock(\(lock))")
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            send("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Waits until every statement sent so far has been answered; throws the first error.
     func flush() throws {
         let pending = unanswered
@@ -280,14 +280,17 @@ final class PostgresPool: Sendable {
 
     /// A new connection outside the pool (the listener, the notifier).
     func connect() throws -> PostgresConnection {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+        try opening().wait()
     }
 
     /// Async twin of `connect()`, for tasks.
     func connectAsync() async throws -> PostgresConnection {
+        try await opening().get()
+    }
+
+    private func opening() -> EventLoopFuture<PostgresConnection> {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        return try await PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).get()
+        return PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger)
     }
 
     private func checkOut() throws -> PostgresConnection {

@@ -2,7 +2,7 @@
 /// transactions here and reach the tables only through the repositories a
 /// transaction hands out, so a backend implements this protocol, the
 /// `StorageTransaction` it passes to the bodies and the eight repositories.
-/// `SQLiteStorage` is the one backend.
+/// `SQLiteStorage` and `PostgresStorage` are the backends.
 ///
 /// What every backend must keep:
 /// - `write` transactions that take a conversation's next seq
@@ -28,6 +28,24 @@ protocol ChatStorage: Sendable {
     /// a whole could not commit: then nothing of the group is stored.
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>]
+
+    /// `writeGroup`, first trying all jobs at once: `bulk` runs in a
+    /// savepoint of its own and returns an output for each job it wrote and
+    /// nil for each it left alone; if it throws, its savepoint rolls back and
+    /// it wrote none. The jobs it left then run one by one, as in
+    /// `writeGroup`. For a backend where each statement is a round trip; the
+    /// default runs every job one by one.
+    func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
+                                 _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>]
+}
+
+extension ChatStorage {
+    func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
+                                 _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
+        try writeGroup(jobs, body)
+    }
 }
 
 /// One open transaction (or savepoint) and the repositories over it. A
@@ -41,6 +59,12 @@ protocol StorageTransaction {
     var media: any MediaRepository { get }
     var signals: any SignalRepository { get }
     var groups: any GroupRepository { get }
+    /// Whole batches of sends at once, where the backend has them.
+    var sendBatch: (any SendBatchRepository)? { get }
+}
+
+extension StorageTransaction {
+    var sendBatch: (any SendBatchRepository)? { nil }
 }
 
 /// An error of a backend that can say whether it ran out of room (the

@@ -12,6 +12,7 @@ import Synchronization
 /// next transaction does not wait for it.
 final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     typealias Body = @Sendable (Job, any StorageTransaction) throws -> Output
+    typealias Bulk = @Sendable ([Job], any StorageTransaction) throws -> [Output?]
     typealias Finish = @Sendable ([Output]) -> Void
 
     private struct Pending: Sendable {
@@ -33,10 +34,12 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
     /// generic storage wraps each closure in reabstraction thunks on every
     /// batch.
     private final class Handlers: Sendable {
+        let bulk: Bulk?
         let body: Body
         let committed: Finish
         let finish: Finish
-        init(body: @escaping Body, committed: @escaping Finish, finish: @escaping Finish) {
+        init(bulk: Bulk?, body: @escaping Body, committed: @escaping Finish, finish: @escaping Finish) {
+            self.bulk = bulk
             self.body = body
             self.committed = committed
             self.finish = finish
@@ -51,12 +54,16 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
         self.maxBatch = max(1, maxBatch)
     }
 
-    /// What a job does inside the transaction; what must be done once a
-    /// batch committed and before its senders hear so (`committed`, on the
-    /// writer: files a commit destroyed); and what may follow (`finish`, on
-    /// its own queue: notifications). Both get the batch's outputs in order.
-    func configure(body: @escaping Body, committed: @escaping Finish = { _ in }, finish: @escaping Finish) {
-        let h = Handlers(body: body, committed: committed, finish: finish)
+    /// What a batch's jobs do together where the backend prefers that
+    /// (`bulk`: an output per job it wrote, nil for each it left; see
+    /// `ChatStorage.writeGroup(_:bulk:_:)`); what a job does alone inside
+    /// the transaction; what must be done once a batch committed and before
+    /// its senders hear so (`committed`, on the writer: files a commit
+    /// destroyed); and what may follow (`finish`, on its own queue:
+    /// notifications). Both get the batch's outputs in order.
+    func configure(bulk: Bulk? = nil, body: @escaping Body, committed: @escaping Finish = { _ in },
+                   finish: @escaping Finish) {
+        let h = Handlers(bulk: bulk, body: body, committed: committed, finish: finish)
         handlers.withLock { $0 = h }
     }
 
@@ -100,7 +107,12 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
         }
         let results: [Result<Output, any Error>]
         do {
-            results = try storage.writeGroup(batch) { p, tx in try h.body(p.job, tx) }
+            if let bulk = h.bulk {
+                results = try storage.writeGroup(batch, bulk: { ps, tx in try bulk(ps.map(\.job), tx) },
+                                                 { p, tx in try h.body(p.job, tx) })
+            } else {
+                results = try storage.writeGroup(batch) { p, tx in try h.body(p.job, tx) }
+            }
         } catch {
             // The commit itself failed (disk full, I/O): nothing of the batch
             // is stored, and every sender hears so.

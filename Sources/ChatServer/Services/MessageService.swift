@@ -25,7 +25,8 @@ final class MessageService: Sendable {
         self.signals = signals
         self.notices = notices
         sendWriter = GroupCommitWriter<SendJob, SendWrite>(storage: storage, label: "tongban.send-writer", maxBatch: 256)
-        sendWriter.configure(body: { [unowned self] job, tx in try self.writeSend(job, in: tx) },
+        sendWriter.configure(bulk: { [unowned self] jobs, tx in try self.writeSendBatch(jobs, in: tx) },
+                             body: { [unowned self] job, tx in try self.writeSend(job, in: tx) },
                              committed: { [objects] writes in
                                  // A viewed flash image's file is gone before the viewer hears "done".
                                  for key in writes.compactMap(\.destroyedKey) { objects.delete(key: key) }
@@ -52,16 +53,9 @@ final class MessageService: Sendable {
             seq = try tx.conversations.takeNextSeq(conversationId)
         }
         guard let seq else { throw APIFailure.notFound("no such conversation") }
-        let recvID: String
-        switch audience {
-        case .peer(let peer): recvID = ConversationIDHelper.imUid(peer)
-        case .members: recvID = conversationId
-        }
-        var row = MessageRow(id: 0, serverMsgID: serverMsgID ?? Self.newServerMsgID(), clientMsgID: clientMsgID,
-                             senderUid: sender, conversationId: conversationId, seq: seq,
-                             sendID: ConversationIDHelper.imUid(sender), recvID: recvID,
-                             contentType: contentType, content: content, sendTime: sendTime ?? config.clock.nowMs(),
-                             isControl: isControl)
+        var row = Self.newRow(conversationId: conversationId, sender: sender, to: audience, clientMsgID: clientMsgID,
+                              contentType: contentType, content: content, isControl: isControl, seq: seq,
+                              sendTime: sendTime ?? config.clock.nowMs(), serverMsgID: serverMsgID ?? Self.newServerMsgID())
         row.id = try tx.messages.insert(row)
         // A new message shows a deleted conversation again, and sending reads what came before.
         try tx.conversations.noteAppended(conversationId, seq: seq, sender: sender,
@@ -80,6 +74,20 @@ final class MessageService: Sendable {
             for (uid, cursor) in zip(uids, logged) { cursors[uid] = cursor }
         }
         return row
+    }
+
+    /// A message about to be stored (its id comes from the insert).
+    static func newRow(conversationId: String, sender: Int, to audience: Audience, clientMsgID: String, contentType: Int,
+                       content: String, isControl: Bool, seq: Int, sendTime: Int, serverMsgID: String) -> MessageRow {
+        let recvID: String
+        switch audience {
+        case .peer(let peer): recvID = ConversationIDHelper.imUid(peer)
+        case .members: recvID = conversationId
+        }
+        return MessageRow(id: 0, serverMsgID: serverMsgID, clientMsgID: clientMsgID, senderUid: sender,
+                          conversationId: conversationId, seq: seq, sendID: ConversationIDHelper.imUid(sender),
+                          recvID: recvID, contentType: contentType, content: content, sendTime: sendTime,
+                          isControl: isControl)
     }
 
     /// The audience of a new message in `conversationId` (whose target is

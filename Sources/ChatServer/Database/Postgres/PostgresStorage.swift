@@ -23,6 +23,11 @@ final class PostgresStorage: ChatStorage {
     let pool: PostgresPool
     let logger: Logger
 
+    /// Batches whose bulk write failed and that were written one job at a
+    /// time (a text PostgreSQL refuses, a constraint).
+    var bulkFallbacks: Int { fallbacks.load(ordering: .relaxed) }
+    private let fallbacks = Atomic<Int>(0)
+
     /// The advisory lock every write transaction holds until it ends.
     static let writeLock: Int64 = 0x746F_6E67_6261_6E01
 
@@ -71,27 +76,29 @@ final class PostgresStorage: ChatStorage {
 
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
+        try writeGroup(jobs, bulk: { jobs, _ in [Output?](repeating: nil, count: jobs.count) }, body)
+    }
+
+    func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
+                                 _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
         try pool.withConnection { conn in
             try conn.transaction(holding: Self.writeLock) {
                 let tx = PostgresTransaction(conn: conn)
-                var results: [Result<Output, any Error>] = []
-                results.reserveCapacity(jobs.count)
-                for job in jobs {
-                    conn.send("SAVEPOINT job")
-                    do {
-                        let output = try body(job, tx)
-                        // Waited for: an error of a statement the job sent
-                        // without waiting is the job's, not the next one's.
-                        try conn.run("RELEASE SAVEPOINT job")
-                        results.append(.success(output))
-                    } catch {
-                        // A failed statement aborts the transaction up to the savepoint only.
-                        conn.send("ROLLBACK TO SAVEPOINT job")
-                        conn.send("RELEASE SAVEPOINT job")
-                        results.append(.failure(error))
-                    }
+                var outputs: [Output?]
+                do {
+                    outputs = try conn.savepoint("bulk") { try bulk(jobs, tx) }
+                } catch {
+                    // A constraint or a text PostgreSQL refuses: each job alone finds out whose.
+                    fallbacks.add(1, ordering: .relaxed)
+                    logger.debug("batch of \(jobs.count) written one by one: \(PostgresFailure.describe(error))")
+                    outputs = [Output?](repeating: nil, count: jobs.count)
                 }
-                return results
+                return zip(jobs, outputs).map { job, output -> Result<Output, any Error> in
+                    if let output { return .success(output) }
+                    // A lost connection fails every job from here on, and then the commit.
+                    return Result { try conn.savepoint("job") { try body(job, tx) } }
+                }
             }
         }
     }
@@ -124,6 +131,7 @@ struct PostgresTransaction: StorageTransaction {
     var media: any MediaRepository { PostgresMediaRepository(conn: conn) }
     var signals: any SignalRepository { PostgresSignalRepository(conn: conn) }
     var groups: any GroupRepository { PostgresGroupRepository(conn: conn) }
+    var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 
 /// A PostgreSQL error as the services see it: "disk full" becomes
@@ -191,6 +199,23 @@ final class PostgresLink {
             return result
         } catch {
             send("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint: released when it returns, rolled
+    /// back to when it throws (only its own statements are undone). The
+    /// release is waited for, so an error of a statement `body` sent without
+    /// waiting is thrown here, as `body`'s, not by whatever comes next.
+    func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        send("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try run("RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            send("ROLLBACK TO SAVEPOINT \(name)")
+            send("RELEASE SAVEPOINT \(name)")
             throw error
         }
     }

@@ -1,0 +1,97 @@
+import PostgresNIO
+
+/// A batch of sends in five statements. The items go in as arrays, one
+/// parameter per column, and come apart with `unnest`, so each statement is
+/// parsed and planned once per batch instead of once per send.
+struct PostgresSendBatchRepository: SendBatchRepository {
+    let conn: PostgresLink
+
+    func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow] {
+        let ids = keys.map(\.clientMsgID), senders = keys.map(\.sender), conversations = keys.map(\.conversationId)
+        // Two joins, each along its unique index; one OR would scan the table.
+        let rows = try conn.query("""
+            \(unescaped: Self.columns) JOIN unnest(\(senders)::BIGINT[], \(ids)::TEXT[]) AS k(s, c)
+                ON m.sender_uid = k.s AND m.client_msg_id = k.c
+            UNION ALL
+            \(unescaped: Self.columns) JOIN unnest(\(conversations)::TEXT[], \(ids)::TEXT[]) AS k(v, c)
+                ON m.conversation_id = k.v AND m.client_msg_id = k.c
+            """).map(PostgresMessageRepository.row)
+        var seen = Set<Int64>()
+        return rows.filter { seen.insert($0.id).inserted }
+    }
+
+    func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int] {
+        var taken: [String: Int] = [:]
+        // The rows stay locked until the transaction ends, as with `takeNextSeq`.
+        for row in try conn.query("""
+            UPDATE conversation c SET max_seq = c.max_seq + k.n
+            FROM unnest(\(counts.map(\.conversationId))::TEXT[], \(counts.map(\.count))::BIGINT[]) AS k(id, n)
+            WHERE c.id = k.id RETURNING c.id, c.max_seq
+            """) {
+            let (id, maxSeq) = try row.decode((String, Int).self)
+            taken[id] = maxSeq
+        }
+        return taken
+    }
+
+    func insert(_ rows: [MessageRow]) throws -> [Int64] {
+        var ids: [String: Int64] = [:]
+        for row in try conn.query("""
+            INSERT INTO message(server_msg_id, client_msg_id, sender_uid, conversation_id, seq, send_id, recv_id,
+                                content_type, content, send_time, is_control)
+            SELECT * FROM unnest(\(rows.map(\.serverMsgID))::TEXT[], \(rows.map(\.clientMsgID))::TEXT[],
+                                 \(rows.map(\.senderUid))::BIGINT[], \(rows.map(\.conversationId))::TEXT[],
+                                 \(rows.map(\.seq))::BIGINT[], \(rows.map(\.sendID))::TEXT[], \(rows.map(\.recvID))::TEXT[],
+                                 \(rows.map(\.contentType))::BIGINT[], \(rows.map(\.content))::TEXT[],
+                                 \(rows.map(\.sendTime))::BIGINT[], \(rows.map(\.isControl))::BOOLEAN[])
+            RETURNING id, server_msg_id
+            """) {
+            let (id, serverMsgID) = try row.decode((Int64, String).self)
+            ids[serverMsgID] = id
+        }
+        return try rows.map { row in
+            guard let id = ids[row.serverMsgID] else { throw Self.short("message", ids.count, of: rows.count) }
+            return id
+        }
+    }
+
+    func noteAppended(_ notes: [MemberAppendNote]) throws {
+        try conn.execute("""
+            UPDATE member m SET hidden = m.hidden AND (m.cleared_seq >= k.shown OR m.left_seq IS NOT NULL),
+                read_seq = GREATEST(m.read_seq, k.read)
+            FROM unnest(\(notes.map(\.conversationId))::TEXT[], \(notes.map(\.uid))::BIGINT[],
+                        \(notes.map(\.shownSeq))::BIGINT[], \(notes.map { $0.readSeq ?? 0 })::BIGINT[]) AS k(c, u, shown, read)
+            WHERE m.conversation_id = k.c AND m.uid = k.u
+            """)
+    }
+
+    func append(_ entries: [LogEntry], createdAt: Int) throws -> [Int] {
+        // A chat with oneself logs a message twice to one user: both get the later cursor.
+        var cursors: [String: Int] = [:]
+        for row in try conn.query("""
+            INSERT INTO event(uid, message_id, body, created_at)
+            SELECT k.u, k.m, k.b, \(createdAt)
+            FROM unnest(\(entries.map(\.uid))::BIGINT[], \(entries.map(\.messageId))::BIGINT[], \(entries.map(\.body))::TEXT[])
+                WITH ORDINALITY AS k(u, m, b, o)
+            ORDER BY k.o
+            RETURNING cur, uid, message_id
+            """) {
+            let (cur, uid, messageId) = try row.decode((Int, Int, Int64).self)
+            let key = "\(uid) \(messageId)"
+            cursors[key] = max(cursors[key] ?? 0, cur)
+        }
+        return try entries.map { entry in
+            guard let cur = cursors["\(entry.uid) \(entry.messageId)"] else { throw Self.short("event", cursors.count, of: entries.count) }
+            return cur
+        }
+    }
+
+    static let columns = """
+        SELECT m.id, m.server_msg_id, m.client_msg_id, m.sender_uid, m.conversation_id, m.seq, m.send_id, m.recv_id,
+               m.content_type, m.content, m.send_time, m.revoked, m.flash_viewed, m.is_control, m.notice_seq FROM message m
+        """
+
+    static func short(_ table: String, _ got: Int, of wanted: Int) -> PostgresFailure {
+        PostgresFailure(underlying: ServerSetupError(description: "\(table) insert returned \(got) of \(wanted) rows"))
+    }
+}

@@ -1,0 +1,33 @@
+/// A send's effect on one member row: the conversation shows again unless
+/// cleared past `shownSeq`, and the sender has read up to `readSeq`.
+struct MemberAppendNote: Sendable {
+    let conversationId: String
+    let uid: Int
+    /// The newest seq the batch appended to the conversation.
+    let shownSeq: Int
+    /// The newest seq this member sent in the batch, if any.
+    let readSeq: Int?
+}
+
+/// One sync-log entry of a batch.
+struct LogEntry: Sendable {
+    let uid: Int
+    let messageId: Int64
+    let body: String
+}
+
+/// A whole batch of sends in a handful of statements, for a backend where
+/// every statement costs a round trip (`MessageService.writeSendBatch`).
+/// Each method does for all items what the one-item methods of the other
+/// repositories do for one.
+protocol SendBatchRepository {
+    /// Messages that a (sender, clientMsgID) or (conversation, clientMsgID) of `keys` names.
+    func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow]
+    /// Takes `count` seqs in each conversation; returns each existing one's new `max_seq`.
+    func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int]
+    /// Stores the rows; returns their ids in the same order.
+    func insert(_ rows: [MessageRow]) throws -> [Int64]
+    func noteAppended(_ notes: [MemberAppendNote]) throws
+    /// Logs the entries; returns their cursors in the same order.
+    func append(_ entries: [LogEntry], createdAt: Int) throws -> [Int]
+}

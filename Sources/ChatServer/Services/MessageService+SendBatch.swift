@@ -1,0 +1,124 @@
+import ChatCore
+
+/// A group-commit batch's plain single-chat sends written together, on a
+/// backend where each statement is a round trip (`SendBatchRepository`):
+/// five statements for the whole batch instead of about ten per send.
+/// What it leaves, `writeSend` writes one job at a time, as on SQLite.
+extension MessageService {
+    /// An output for each job written here, nil for each left to
+    /// `writeSend`: group sends, media, flash receipts, mentions, an id
+    /// another sender's message holds, the first message of a chat (the
+    /// conversation is made there), and a second use of an id within the
+    /// batch (it then finds the first one stored).
+    func writeSendBatch(_ jobs: [SendJob], in tx: any StorageTransaction) throws -> [SendWrite?] {
+        var out = [SendWrite?](repeating: nil, count: jobs.count)
+        guard let batch = tx.sendBatch else { return out }
+        var candidates: [Int] = []
+        var seen = Set<String>()
+        for (i, job) in jobs.enumerated() {
+            guard case .single = job.target, Self.isPlain(job.payload) else { continue }
+            let id = job.request.clientMsgId
+            guard seen.insert("s\(job.caller) \(id)").inserted, seen.insert("c\(job.request.recvID) \(id)").inserted else { continue }
+            candidates.append(i)
+        }
+        guard !candidates.isEmpty else { return out }
+
+        // The rule `writeSend` applies, for all at once: a retry is answered
+        // with the stored message; an id the peer holds is the job's own error.
+        let taken = try batch.messages(matching: candidates.map {
+            (clientMsgID: jobs[$0].request.clientMsgId, sender: jobs[$0].caller, conversationId: jobs[$0].request.recvID)
+        })
+        var fresh: [Int] = []
+        for i in candidates {
+            let job = jobs[i], id = job.request.clientMsgId
+            let matches = taken.filter {
+                $0.clientMsgID == id && ($0.senderUid == job.caller || $0.conversationId == job.request.recvID)
+            }
+            if let existing = matches.first(where: { $0.senderUid == job.caller }) {
+                out[i] = SendWrite(row: existing, cursors: [:], isNew: false, destroyedKey: nil)
+            } else if matches.isEmpty {
+                fresh.append(i)
+            }
+        }
+
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for i in fresh {
+            let conversationId = jobs[i].request.recvID
+            if counts[conversationId] == nil { order.append(conversationId) }
+            counts[conversationId, default: 0] += 1
+        }
+        guard !order.isEmpty else { return out }
+        var nextSeq: [String: Int] = [:]
+        for (conversationId, maxSeq) in try batch.takeSeqs(order.map { (conversationId: $0, count: counts[$0] ?? 0) }) {
+            nextSeq[conversationId] = maxSeq - (counts[conversationId] ?? 0) + 1
+        }
+        let now = config.clock.nowMs()
+        var rows: [MessageRow] = []
+        var peers: [Int] = []
+        var written: [Int] = []
+        for i in fresh {
+            let job = jobs[i], conversationId = job.request.recvID
+            // Without a seq the conversation does not exist yet: all of its jobs go alone.
+            guard let seq = nextSeq[conversationId], case .single(let peer) = job.target else { continue }
+            nextSeq[conversationId] = seq + 1
+            rows.append(Self.newRow(conversationId: conversationId, sender: job.caller, to: .peer(peer),
+                                    clientMsgID: job.request.clientMsgId, contentType: job.request.contentType,
+                                    content: job.request.content, isControl: false, seq: seq, sendTime: now,
+                                    serverMsgID: job.serverMsgID))
+            peers.append(peer)
+            written.append(i)
+        }
+        guard !rows.isEmpty else { return out }
+
+        let ids = try batch.insert(rows)
+        try batch.noteAppended(Self.memberNotes(rows, peers: peers))
+        var entries: [LogEntry] = []
+        entries.reserveCapacity(rows.count * 2)
+        for k in rows.indices {
+            rows[k].id = ids[k]
+            let body = try SyncLogService.encode(.message(rows[k].wire))
+            entries.append(LogEntry(uid: rows[k].senderUid, messageId: ids[k], body: body))
+            entries.append(LogEntry(uid: peers[k], messageId: ids[k], body: body))
+        }
+        let logged = try batch.append(entries, createdAt: now)
+        for (k, i) in written.enumerated() {
+            var cursors: [Int: Int] = [:]
+            for entry in [2 * k, 2 * k + 1] {
+                cursors[entries[entry].uid] = max(cursors[entries[entry].uid] ?? 0, logged[entry])
+            }
+            out[i] = SendWrite(row: rows[k], cursors: cursors, isNew: true, destroyedKey: nil)
+        }
+        return out
+    }
+
+    /// A payload whose send is the message and its log entries, nothing else.
+    static func isPlain(_ payload: MessageContent) -> Bool {
+        switch payload {
+        case .flashViewed, .mention: return false
+        default: return MessageKinds.objectKeys(in: payload).isEmpty
+        }
+    }
+
+    /// What `noteAppended` does send by send, folded per member row: the
+    /// chat shows again unless cleared past the batch's newest seq in it,
+    /// and each sender has read up to their own newest.
+    static func memberNotes(_ rows: [MessageRow], peers: [Int]) -> [MemberAppendNote] {
+        var shown: [String: Int] = [:]
+        var read: [String: Int] = [:]
+        var members: [(conversationId: String, uid: Int)] = []
+        var listed = Set<String>()
+        for (row, peer) in zip(rows, peers) {
+            shown[row.conversationId] = max(shown[row.conversationId] ?? 0, row.seq)
+            let senderKey = "\(row.senderUid) \(row.conversationId)"
+            read[senderKey] = max(read[senderKey] ?? 0, row.seq)
+            for uid in [row.senderUid, peer] where listed.insert("\(uid) \(row.conversationId)").inserted {
+                members.append((conversationId: row.conversationId, uid: uid))
+            }
+        }
+        return members.map { m in
+            MemberAppendNote(conversationId: m.conversationId, uid: m.uid, shownSeq: shown[m.conversationId] ?? 0,
+                             readSeq: read["\(m.uid) \(m.conversationId)"])
+        }
+    }
+}

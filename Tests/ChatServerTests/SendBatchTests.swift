@@ -1,0 +1,100 @@
+import ChatCore
+import Foundation
+import Testing
+@testable import ChatServer
+
+/// One group-commit batch holding every case a single-chat send can be. On
+/// PostgreSQL the plain sends are written together (`writeSendBatch`) and
+/// the rest one by one; on SQLite all one by one. Nothing a user sees may
+/// tell the two apart.
+@Suite struct SendBatchTests {
+    @Test func aMixedBatchEndsAsTheSameSendsOneByOneWould() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let (c, uc) = try await server.user()
+        let ac = conversationId(ua, uc), ab = conversationId(ua, ub)
+        #expect(try await a.sendText(ac, "earlier", id: "a-earlier").status == 200)
+        #expect(try await c.sendText(ac, "c's", id: "c-owned").status == 200)
+        #expect(try await c.post("/chat/conversation/delete", ConversationIDRequest(conversationId: ac)).status == 204)
+
+        let messages = server.running.service.messages
+        func job(_ conversation: String, _ text: String, id: String) throws -> MessageService.SendJob {
+            try messages.prepareSend(caller: ua.uid, request: SendMessageRequest(recvID: conversation, content: text,
+                                                                                contentType: 101, clientMsgId: id))
+        }
+        let jobs = [
+            try job(ac, "one", id: "n1"),
+            try job(ab, "first to b", id: "n2"),  // no conversation yet: it is made
+            try job(ac, "two", id: "n3"),
+            try job(ac, "again", id: "a-earlier"),  // a retry: the stored message
+            try job(ac, "taken", id: "c-owned"),  // the peer's id: refused
+            try job(ac, "three", id: "n4"),
+            try job(ac, "three again", id: "n4"),  // twice in one batch: stored once
+            try job(ab, "second to b", id: "n5"),
+        ]
+        let results = try server.storage.writeGroup(jobs, bulk: { try messages.writeSendBatch($0, in: $1) },
+                                                    { try messages.writeSend($0, in: $1) })
+        let writes = results.map { try? $0.get() }
+        let postgres = server.storage as? PostgresStorage
+        #expect(postgres?.bulkFallbacks ?? 0 == 0, "the batch was written together")
+        var together: [Int] = []
+        _ = try server.storage.writeGroup([try job(ac, "four", id: "n6"), try job(ab, "third to b", id: "n7")],
+                                          bulk: { jobs, tx in
+                                              let outputs = try messages.writeSendBatch(jobs, in: tx)
+                                              together = outputs.indices.filter { outputs[$0] != nil }
+                                              return outputs
+                                          }, { try messages.writeSend($0, in: $1) })
+        if postgres != nil { #expect(together == [0, 1], "both chats exist now: both sends went together") }
+        #expect(writes.map { $0?.row.seq } == [3, 1, 4, 1, nil, 5, 5, 2])
+        #expect(writes.map { $0?.isNew } == [true, true, true, false, nil, true, false, true])
+        #expect(writes[6]?.row.serverMsgID == writes[5]?.row.serverMsgID)
+        #expect(writes[3]?.row.content == "earlier")
+        if case .failure(let error) = results[4] {
+            #expect((error as? APIFailure)?.code == .conflict)
+        } else {
+            Issue.record("the peer's clientMsgId was taken over")
+        }
+        #expect(Set(writes[0]?.cursors.keys.map { $0 } ?? []) == [ua.uid, uc.uid], "logged to both")
+
+        #expect(try await a.history(ac).messages.map(\.content) == ["earlier", "c's", "one", "two", "three", "four"])
+        #expect(try await b.history(ab).messages.map(\.content) == ["first to b", "second to b", "third to b"])
+        // Each new message is in the peer's log once, and the deleted chat is back with them unread.
+        let logged = try await c.syncEvents().compactMap { event -> Int? in
+            if case .message(let m) = event, m.conversationId == ac { return m.seq } else { return nil }
+        }
+        #expect(logged == [1, 2, 3, 4, 5, 6])
+        let cSummary = try await c.summary(ac)
+        #expect(cSummary?.unreadCount == 4 && cSummary?.maxSeq == 6)
+        #expect(try await a.summary(ac)?.unreadCount == 0, "the sender has read what they sent")
+        #expect(try await b.summary(ab)?.unreadCount == 3)
+    }
+
+    /// A text PostgreSQL cannot store (U+0000) fails the batch's statement;
+    /// then each send goes alone and only that one is refused (SQLite stores it).
+    @Test func aSendTheDatabaseRefusesFailsAloneInABatch() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (_, ub) = try await server.user()
+        let ab = conversationId(ua, ub)
+        #expect(try await a.sendText(ab, "hello", id: "h").status == 200)
+        let messages = server.running.service.messages
+        let jobs = try ["before", "nul \u{0}", "after"].enumerated().map { i, text in
+            try messages.prepareSend(caller: ua.uid, request: SendMessageRequest(recvID: ab, content: text,
+                                                                                contentType: 101, clientMsgId: "x\(i)"))
+        }
+        let results = try server.storage.writeGroup(jobs, bulk: { try messages.writeSendBatch($0, in: $1) },
+                                                    { try messages.writeSend($0, in: $1) })
+        if let postgres = server.storage as? PostgresStorage { #expect(postgres.bulkFallbacks == 1) }
+        let stored = try await a.history(ab).messages
+        #expect(stored.map(\.seq) == Array(1...stored.count), "no holes")
+        #expect(stored.map(\.content).filter { !$0.hasPrefix("nul") } == ["hello", "before", "after"])
+        if TestServer.postgresAdminURL != nil {
+            #expect((try? results[1].get()) == nil && stored.count == 3)
+        } else {
+            #expect(stored.count == 4)
+        }
+    }
+}

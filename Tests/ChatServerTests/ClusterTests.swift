@@ -128,13 +128,75 @@ struct ClusterTests {
         #expect(try await API(base: "", token: nil).get(path).body == png)
     }
 
+    /// Node two answers from its token cache once it listens; the notice
+    /// the logout's own transaction sends takes the token out there.
     @Test func aLogoutOnOneNodeEndsTheTokenOnTheOther() async throws {
         let (one, two) = try await Self.twoNodes()
         defer { Task { await one.stop(); await two.stop() } }
         let (a, _) = try await one.user("leaver_c")
+        let auth = two.running.service.auth
+        let hash = Credentials.tokenHash(try #require(a.token))
+        #expect(await Self.until { auth.tokenCache.withLock { $0.open } }, "node two listens")
         let aOnTwo = API(base: two.base, token: a.token)
         #expect(try await aOnTwo.get("/user/me").status == 200)
+        #expect(auth.tokenCache.withLock { $0.uids[hash] } != nil, "node two answers from its cache")
         #expect(try await a.send(.POST, "/auth/logout").status == 204)
+        #expect(await Self.until { auth.tokenCache.withLock { $0.uids[hash] == nil } }, "node two heard of the logout")
         #expect(try await aOnTwo.get("/user/me").status == 401)
+    }
+
+    /// A node that may have missed logouts (its listener lost its
+    /// connection) forgets every cached token, and caches again once back.
+    @Test func aNodeWhoseListenerWasCutForgetsItsCachedTokens() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, _) = try await one.user("cut_c")
+        let auth = two.running.service.auth
+        let hash = Credentials.tokenHash(try #require(a.token))
+        #expect(await Self.until { auth.tokenCache.withLock { $0.open } })
+        let aOnTwo = API(base: two.base, token: a.token)
+        #expect(try await aOnTwo.get("/user/me").status == 200)
+        #expect(auth.tokenCache.withLock { $0.uids[hash] } != nil)
+        try two.storage.write { tx in
+            let conn = (tx as! PostgresTransaction).conn
+            _ = try conn.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")
+        }
+        #expect(await Self.until { auth.tokenCache.withLock { $0.uids[hash] == nil } }, "emptied when the listener was lost")
+        #expect(await Self.until { auth.tokenCache.withLock { $0.open } }, "open again once it listens again")
+        #expect(try await aOnTwo.get("/user/me").status == 200)
+    }
+
+    /// Waits for what another node's notice brings about (at most 10 s).
+    static func until(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<1000 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}
+
+/// The notices nodes send each other.
+@Suite struct BusNoticeTests {
+    @Test func cursorsFromAnotherNodeAndLogoutsFromAnyNodeAreRead() {
+        let payloads = PostgresBus.payloads(node: "n1", [7: 40, 3: 12])
+        #expect(payloads == ["n1 3:12 7:40"])
+        #expect(PostgresBus.parse(payloads[0], ownNode: "n2") == .cursors([3: 12, 7: 40]))
+        #expect(PostgresBus.parse(payloads[0], ownNode: "n1") == nil, "a node's own notices are not news to it")
+        let logout = PostgresBus.logoutPayload(tokenHash: "ab12")
+        #expect(PostgresBus.parse(logout, ownNode: "n1") == .logout(tokenHash: "ab12"))
+        #expect(PostgresBus.parse("n1 3:x", ownNode: "n2") == nil)
+        #expect(PostgresBus.parse("n1 3:1:2", ownNode: "n2") == nil)
+    }
+
+    @Test func aLongListIsSplitUnderPostgreSQLsLimit() {
+        let cursors = Dictionary(uniqueKeysWithValues: (1...2_000).map { ($0, 1_000_000 + $0) })
+        let payloads = PostgresBus.payloads(node: "n1", cursors)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= PostgresBus.maxPayload })
+        var merged: [Int: Int] = [:]
+        for p in payloads {
+            if case .cursors(let c)? = PostgresBus.parse(p, ownNode: "n2") { merged.merge(c) { max($0, $1) } }
+        }
+        #expect(merged == cursors)
     }
 }

@@ -19,17 +19,19 @@ final class AuthService: Sendable {
     struct TokenCache {
         var uids: [String: Int] = [:]
         var generation = 0
+        /// Closed while a logout on another node could go unheard here (a
+        /// cluster node whose listener is away): every lookup then asks the database.
+        var open = true
     }
     let tokenCache = Mutex(TokenCache())
-    /// Off when nodes share the database: a logout on another node could
-    /// not take the token out of this node's cache.
-    let cachesTokens: Bool
 
-    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, cachesTokens: Bool = true) {
+    /// `tokenCacheOpen`: false on a cluster's node until its listener hears
+    /// other nodes' logouts (`setTokenCache(open:)`).
+    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, tokenCacheOpen: Bool = true) {
         self.storage = storage
         self.config = config
         self.limits = limits
-        self.cachesTokens = cachesTokens
+        tokenCache.withLock { $0.open = tokenCacheOpen }
     }
 
     /// `seeded` skips the 3-character minimum: the demo's `me` account is
@@ -87,8 +89,22 @@ final class AuthService: Sendable {
     func logout(token: String) throws {
         let hash = Credentials.tokenHash(token)
         try storage.write { tx in try tx.accounts.deleteToken(hash: hash) }
+        forget(tokenHash: hash)
+    }
+
+    /// A logout ended this token (here, or on another node).
+    func forget(tokenHash hash: String) {
         tokenCache.withLock { cache in
             cache.uids.removeValue(forKey: hash)
+            cache.generation += 1
+        }
+    }
+
+    /// Opens or closes (and empties) the token cache.
+    func setTokenCache(open: Bool) {
+        tokenCache.withLock { cache in
+            cache.open = open
+            if !open { cache.uids.removeAll() }
             cache.generation += 1
         }
     }
@@ -97,12 +113,13 @@ final class AuthService: Sendable {
     func authenticate(token: String) throws -> Int? {
         guard !token.isEmpty, token.count <= 256 else { return nil }
         let hash = Credentials.tokenHash(token)
-        let (cached, generation) = tokenCache.withLock { ($0.uids[hash], $0.generation) }
+        let (cached, generation) = tokenCache.withLock { ($0.open ? $0.uids[hash] : nil, $0.generation) }
         if let cached { return cached }
         let uid = try storage.read { tx in try tx.accounts.uid(forTokenHash: hash) }
-        if let uid, cachesTokens {
+        if let uid {
             tokenCache.withLock { cache in
-                guard cache.generation == generation else { return }  // a logout happened meanwhile
+                // A logout (or a closing) happened meanwhile.
+                guard cache.open, cache.generation == generation else { return }
                 if cache.uids.count >= 100_000 { cache.uids.removeAll(keepingCapacity: true) }
                 cache.uids[hash] = uid
             }

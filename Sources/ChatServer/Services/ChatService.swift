@@ -58,7 +58,7 @@ public final class ChatService: Sendable {
         hub = PushHub()
         notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
-        auth = AuthService(storage: storage, config: config, limits: limits, cachesTokens: bus == nil)
+        auth = AuthService(storage: storage, config: config, limits: limits, tokenCacheOpen: bus == nil)
         syncLog = SyncLogService(storage: storage, config: config)
         conversations = ConversationService(storage: storage, config: config, presence: presence, syncLog: syncLog,
                                             notices: notices)
@@ -75,8 +75,16 @@ public final class ChatService: Sendable {
     /// Starts listening to the other nodes (a cluster's node only).
     func startCluster() {
         guard let bus else { return }
-        let hub = self.hub, syncLog = self.syncLog
-        bus.start(deliver: { cursors in hub.notify(cursors) }, resync: {
+        let hub = self.hub, syncLog = self.syncLog, auth = self.auth
+        bus.start(deliver: { notice in
+            switch notice {
+            case .cursors(let cursors): hub.notify(cursors)
+            case .logout(let hash): auth.forget(tokenHash: hash)
+            }
+        }, listening: { again in
+            // From now on every logout is heard here.
+            auth.setTokenCache(open: true)
+            guard again else { return }
             // Notices sent while the listener was away are lost: every
             // socket here is told its log's end once.
             var cursors: [Int: Int] = [:]
@@ -84,7 +92,7 @@ public final class ChatService: Sendable {
                 if let c = try? syncLog.currentCursor(uid: uid), c > 0 { cursors[uid] = c }
             }
             hub.notify(cursors)
-        })
+        }, lost: { auth.setTokenCache(open: false) })
     }
 
     /// Stops listening and closes the database connections.

@@ -5,7 +5,8 @@ import Synchronization
 
 /// Tells the other nodes of a cluster which users' logs grew, through
 /// PostgreSQL's LISTEN/NOTIFY, so a socket on node B hears of a send
-/// committed by node A (no broker besides the database).
+/// committed by node A (no broker besides the database); and which tokens
+/// a logout ended, so no node keeps one in its cache.
 ///
 /// A notice is a hint, as on one node: the events are in the log, and a
 /// client that missed the notice finds them at its next sync. So a notice
@@ -22,7 +23,7 @@ final class PostgresBus: Sendable {
     private let queue = DispatchQueue(label: "tongban.bus.publish")
     private let publisher = Mutex<PostgresConnection?>(nil)
     private let listener = Mutex<Task<Void, Never>?>(nil)
-    private let listening = Mutex<PostgresConnection?>(nil)
+    private let listenerConnection = Mutex<PostgresConnection?>(nil)
 
     init(pool: PostgresPool, logger: Logger) {
         self.pool = pool
@@ -46,9 +47,22 @@ final class PostgresBus: Sendable {
         return out
     }
 
-    /// The cursors in a payload from another node; nil for our own or a malformed one.
-    static func parse(_ payload: String, ownNode: String) -> [Int: Int]? {
+    /// What a notice says.
+    enum Notice: Equatable {
+        /// Users' newest cursors, from another node.
+        case cursors([Int: Int])
+        /// A logout (on any node, this one too) ended the token with this hash.
+        case logout(tokenHash: String)
+    }
+
+    /// The notice a logout's transaction sends (`logout HASH`; a node name
+    /// is eight hex digits, so it never reads "logout").
+    static func logoutPayload(tokenHash: String) -> String { "logout " + tokenHash }
+
+    /// What a payload says; nil for our own cursors or a malformed payload.
+    static func parse(_ payload: String, ownNode: String) -> Notice? {
         let parts = payload.split(separator: " ")
+        if parts.count == 2, parts[0] == "logout" { return .logout(tokenHash: String(parts[1])) }
         guard let first = parts.first, first != ownNode else { return nil }
         var cursors: [Int: Int] = [:]
         for item in parts.dropFirst() {
@@ -56,7 +70,7 @@ final class PostgresBus: Sendable {
             guard pair.count == 2, let uid = Int(pair[0]), let cursor = Int(pair[1]) else { return nil }
             cursors[uid] = max(cursors[uid] ?? 0, cursor)
         }
-        return cursors
+        return .cursors(cursors)
     }
 
     /// Sends `cursors` to the other nodes, in commit order, off the caller's thread.
@@ -84,22 +98,24 @@ final class PostgresBus: Sendable {
         return conn
     }
 
-    /// Listens until `stop()`: each notice from another node goes to
-    /// `deliver`; after every reconnection `resync` runs, since notices
-    /// sent while the listener was away are lost.
-    func start(deliver: @escaping @Sendable ([Int: Int]) -> Void, resync: @escaping @Sendable () -> Void) {
+    /// Listens until `stop()`: each notice goes to `deliver`. `listening`
+    /// runs each time the listener is (again) in place - `true` after a
+    /// reconnection, when notices sent meanwhile are lost - and `lost` each
+    /// time it is not.
+    func start(deliver: @escaping @Sendable (Notice) -> Void, listening: @escaping @Sendable (_ again: Bool) -> Void,
+               lost: @escaping @Sendable () -> Void) {
         let task = Task.detached { [self] in
             var reconnected = false
             while !Task.isCancelled {
                 do {
                     let conn = try await pool.connectAsync()
-                    listening.withLock { $0 = conn }
+                    listenerConnection.withLock { $0 = conn }
                     if Task.isCancelled { try? await conn.close(); return }
                     do {
                         try await conn.listen(on: Self.channel) { notices in
-                            if reconnected { resync() }
+                            listening(reconnected)
                             for try await notice in notices {
-                                if let cursors = Self.parse(notice.payload, ownNode: node) { deliver(cursors) }
+                                if let parsed = Self.parse(notice.payload, ownNode: node) { deliver(parsed) }
                             }
                         }
                     } catch {
@@ -111,6 +127,7 @@ final class PostgresBus: Sendable {
                     if Task.isCancelled { return }
                     logger.warning("cluster listener lost its connection (\(PostgresFailure.describe(error))); reconnecting")
                 }
+                lost()
                 reconnected = true
                 try? await Task.sleep(for: .seconds(1))
             }
@@ -123,7 +140,7 @@ final class PostgresBus: Sendable {
         let task = listener.withLock { t in defer { t = nil }; return t }
         task?.cancel()
         // Closing the connection ends the notice sequence the task waits in.
-        if let conn = listening.withLock({ $0 }) { try? await conn.close() }
+        if let conn = listenerConnection.withLock({ $0 }) { try? await conn.close() }
         await task?.value
         let publisherConn = queue.sync { publisher.withLock { c in defer { c = nil }; return c } }
         if let publisherConn { try? await publisherConn.close() }

@@ -42,6 +42,9 @@ struct PostgresAccountRepository: AccountRepository {
 
     func deleteToken(hash: String) throws {
         try conn.execute("DELETE FROM token WHERE hash = \(hash)")
+        // Every node that cached the token hears of it, if and when this
+        // commits: PostgreSQL delivers a transaction's notices at its commit.
+        try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.logoutPayload(tokenHash: hash)))")
     }
 
     func uid(forTokenHash hash: String) throws -> Int? {

@@ -253,6 +253,15 @@ public final class ConversationViewModel {
     // MARK: - Incoming
 
     func handle(_ update: SyncUpdate) {
+        if case .presence(let user, let online) = update {
+            // The header's "online" follows the peer's sockets while the chat is open.
+            guard !conversation.isGroup, ConversationIDHelper.uid(fromImUid: user) == conversation.targetUid,
+                  conversation.isOnline != online,
+                  let c = try? session.store.conversation(id: id, localizer: localizer) else { return }
+            conversation = c
+            changed()
+            return
+        }
         guard case .applied(let changes) = update,
               changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
         if let gid = conversation.groupId, changes.groupIds.contains(gid) { groupStale = true }

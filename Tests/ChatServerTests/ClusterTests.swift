@@ -166,6 +166,72 @@ struct ClusterTests {
         #expect(try await aOnTwo.get("/user/me").status == 200)
     }
 
+    /// A user is online while a socket of theirs is open on any node: a
+    /// contact on the other node hears both changes and sees them in the list.
+    @Test func presenceHoldsAcrossNodes() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("pa_c")
+        let (_, ub) = try await one.user("pb_c")
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "hi").status == 200)
+        let bOnTwo = try await Self.login(two, "pb_c")
+        #expect(await Self.until { two.running.service.auth.tokenCache.withLock { $0.open } }, "node two listens")
+        let bSocket = try await WSProbe.open(port: two.port, token: try #require(bOnTwo.token))
+        defer { Task { await bSocket.close() } }
+        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
+        let aSocket = try await WSProbe.open(port: one.port, token: try #require(a.token))
+        let alice = ConversationIDHelper.imUid(ua.uid)
+        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: true) } != nil, "online, heard on node two")
+        #expect(try await bOnTwo.summary(conv)?.isOnline == true)
+        await aSocket.close()
+        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: false) } != nil, "offline, heard on node two")
+        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
+    }
+
+    /// A node that starts (or listens again) asks who is online where; the
+    /// others answer, so a user already online elsewhere shows online there.
+    @Test func aNodeThatStartsLaterLearnsWhoIsOnline() async throws {
+        let media = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-media-\(UUID().uuidString)").path
+        let one = try await TestServer.start { $0.mediaDirectory = media }
+        let (a, ua) = try await one.user("la_c")
+        let (_, ub) = try await one.user("lb_c")
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "hi").status == 200)
+        let aSocket = try await WSProbe.open(port: one.port, token: try #require(a.token))
+        let two = try await TestServer.start(database: one.config.databaseURL) { $0.mediaDirectory = media }
+        defer { Task { await aSocket.close(); await one.stop(); await two.stop() } }
+        #expect(await Self.until { two.running.service.hub.isOnline(ua.uid) }, "node one answered node two's hello")
+        let bOnTwo = try await Self.login(two, "lb_c")
+        #expect(try await bOnTwo.summary(conv)?.isOnline == true)
+    }
+
+    /// A node that says a user is online there and then vanishes (no
+    /// listener any more, as after `kill -9`) stops counting: the next
+    /// sweep makes the user offline for their contacts.
+    @Test func aVanishedNodesUsersGoOffline() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("va_c")
+        let (_, ub) = try await one.user("vb_c")
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "hi").status == 200)
+        let bOnTwo = try await Self.login(two, "vb_c")
+        #expect(await Self.until { two.running.service.auth.tokenCache.withLock { $0.open } })
+        let bSocket = try await WSProbe.open(port: two.port, token: try #require(bOnTwo.token))
+        defer { Task { await bSocket.close() } }
+        try two.storage.write { tx in
+            let conn = (tx as! PostgresTransaction).conn
+            try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.presencePayload(node: "0ddba11", uid: ua.uid, online: true)))")
+        }
+        let alice = ConversationIDHelper.imUid(ua.uid)
+        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: true) } != nil)
+        #expect(try await bOnTwo.summary(conv)?.isOnline == true)
+        two.running.service.cluster?.sweep()
+        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: false) } != nil, "node 0ddba11 is gone")
+        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
+    }
+
     /// Waits for what another node's notice brings about (at most 10 s).
     static func until(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<1000 {
@@ -185,6 +251,14 @@ struct ClusterTests {
         #expect(PostgresBus.parse(payloads[0], ownNode: "n1") == nil, "a node's own notices are not news to it")
         let logout = PostgresBus.logoutPayload(tokenHash: "ab12")
         #expect(PostgresBus.parse(logout, ownNode: "n1") == .logout(tokenHash: "ab12"))
+        #expect(PostgresBus.parse(PostgresBus.presencePayload(node: "n1", uid: 5, online: false), ownNode: "n2")
+                == .presence(node: "n1", uid: 5, online: false))
+        #expect(PostgresBus.parse(PostgresBus.presencePayload(node: "n1", uid: 5, online: true), ownNode: "n1") == nil)
+        #expect(PostgresBus.parse(PostgresBus.helloPayload(node: "n1"), ownNode: "n2") == .hello(node: "n1"))
+        #expect(PostgresBus.onlinePayloads(node: "n1", uids: []).map { PostgresBus.parse($0, ownNode: "n2") }
+                == [.online(node: "n1", uids: [])])
+        #expect(PostgresBus.parse("presence n1 *5", ownNode: "n2") == nil)
+        #expect(PostgresBus.parse("online n1 5 x", ownNode: "n2") == nil)
         #expect(PostgresBus.parse("n1 3:x", ownNode: "n2") == nil)
         #expect(PostgresBus.parse("n1 3:1:2", ownNode: "n2") == nil)
     }

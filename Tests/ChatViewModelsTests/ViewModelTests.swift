@@ -164,6 +164,26 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
     /// A short chat (the server has nothing older) then a burst while it is
     /// open at the bottom: the window slides, and scrolling back must still
     /// reach the messages that slid out of it, down to the first one.
+    /// The open chat's header follows the peer coming online and going offline.
+    @Test func theOpenChatFollowsThePeersPresence() async throws {
+        let srv = try await server()
+        defer { Task { await srv.stop() } }
+        let me = try await session(srv.baseURL, "presme")
+        let peer = try await session(srv.baseURL, "prespeer")
+        let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
+        try me.store.ensureConversation(id: conv, nickname: "prespeer")
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me)
+        #expect(!vm.conversation.isOnline)
+        for online in [true, false] {
+            // What the sync engine does with a presence frame.
+            try me.store.setOnline(imUid: peer.credentials.imUid, online: online)
+            vm.handle(.presence(userId: peer.credentials.imUid, online: online))
+            #expect(vm.conversation.isOnline == online)
+        }
+        vm.handle(.presence(userId: "tb_999999", online: true))
+        #expect(!vm.conversation.isOnline, "someone else's presence")
+    }
+
     @Test func messagesThatSlidOutOfTheWindowStayReachable() async throws {
         let srv = try await server()
         defer { Task { await srv.stop() } }

@@ -2,11 +2,13 @@
 # Several nodes end to end: a throwaway PostgreSQL cluster, two
 # tongban-server nodes on it sharing a media directory, nginx with a
 # self-signed certificate in front (deploy/nginx/tongban.conf). Bob's
-# full-screen client is on node one over wss://; Alice sends through the
-# proxy, which spreads her sends over both nodes. Node one is killed with
-# kill -9 in the middle of the conversation: Bob's client reconnects
-# through the proxy to node two and catches up by cursor, and every
-# message is there once, with seqs 1..N without a hole.
+# full-screen client is on node one over wss://, Alice's client on node
+# two: they chat across the nodes, and each sees the other online. Node one
+# is killed with kill -9 in the middle of the conversation; Alice goes on
+# through the proxy, which spreads her sends over both nodes and passes
+# those for the dead one to node two. Bob's client reconnects through the
+# proxy to node two and catches up by cursor, and every message is there
+# once, with seqs 1..N without a hole.
 set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-cluster-e2e.XXXXXX)
@@ -60,9 +62,36 @@ tmux new-session -d -s "$SESSION" -x 120 -y 40 \
 expect_screen "online"
 expect_screen "m00"
 
-# Both nodes from now on; Bob's socket stays where it is, on node one.
+# Alice's second client talks to node two only: a chat across nodes.
+"$BIN/tongban" login --data-dir "$WORK/alice2" --server "http://127.0.0.1:$NODE2" --account alice --password-stdin \
+  <<<"password-alice" >/dev/null || fail "alice could not log in on node two"
+for i in 01 02 03 04 05; do
+  "$BIN/tongban" send --data-dir "$WORK/alice2" --to bob "m$i" >/dev/null || fail "send m$i on node two failed"
+done
+expect_screen "m05"
+# Bob answers from node one; Alice reads it on node two.
+tmux send-keys -t "$SESSION" g
+tmux send-keys -t "$SESSION" Enter
+expect_screen "Alt-Enter/Ctrl-J newline"
+tmux send-keys -t "$SESSION" "reply-from-node-one"
+tmux send-keys -t "$SESSION" Enter
+for _ in $(seq 1 100); do
+  "$BIN/tongban" history --data-dir "$WORK/alice2" --with bob --limit 50 --json 2>/dev/null | grep -q reply-from-node-one && break
+  sleep 0.1
+done
+"$BIN/tongban" history --data-dir "$WORK/alice2" --with bob --limit 50 --json | grep -q reply-from-node-one \
+  || fail "Bob's answer from node one never reached Alice on node two"
+# Presence across nodes: once Alice's full-screen client has its socket on
+# node two, Bob's chat header (his socket on node one) shows her online.
+tmux capture-pane -p -t "$SESSION" | grep -qF "│ alice ● online" && fail "alice shows online before she has a socket"
+tmux new-window -d -t "$SESSION" -n alice \
+  "TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/alice2 2>$WORK/alice-tui.err"
+expect_screen "online" "$SESSION:alice"
+expect_screen "│ alice ● online"
+
+# Both nodes behind the proxy from now on; Bob's socket stays where it is, on node one.
 reload_nginx "$WORK" "server 127.0.0.1:$NODE1 max_fails=1 fail_timeout=30s; server 127.0.0.1:$NODE2 max_fails=1 fail_timeout=30s;"
-for i in 01 02 03 04 05 06 07 08 09 10; do
+for i in 06 07 08 09 10; do
   "$BIN/tongban" send --data-dir "$WORK/alice" --to bob "m$i" >/dev/null || fail "send m$i failed"
 done
 expect_screen "m10"
@@ -78,7 +107,7 @@ done
 expect_screen "m20"
 expect_screen "online"
 
-# What the server holds, read by a fresh login: every message once, seqs 1..21.
+# What the server holds, read by a fresh login: every message once, seqs 1..22.
 "$BIN/tongban" login --data-dir "$WORK/check" --server "$URL" --account bob --password-stdin \
   --ca-file "$WORK/ca.pem" <<<"password-bob" >/dev/null || fail "login after the failover failed"
 "$BIN/tongban" history --data-dir "$WORK/check" --with alice --limit 100 --json >"$WORK/history.json" \
@@ -88,9 +117,9 @@ import json, sys
 msgs = json.load(open(sys.argv[1]))
 texts = [m.get("content") or m.get("text") for m in msgs]
 seqs = [m["seq"] for m in msgs]
-want = ["m%02d" % i for i in range(21)]
-assert sorted(texts) == want, ("lost or doubled", texts)
-assert sorted(seqs) == list(range(1, 22)), ("seqs with holes", seqs)
+want = ["m%02d" % i for i in range(21)] + ["reply-from-node-one"]
+assert sorted(texts) == sorted(want), ("lost or doubled", texts)
+assert sorted(seqs) == list(range(1, 23)), ("seqs with holes", seqs)
 PY
 tmux send-keys -t "$SESSION" q
-echo "cluster e2e OK: two nodes on PostgreSQL behind nginx over TLS; node one killed with -9 mid-conversation; the client reconnected to node two and caught up; 21 messages once each, seqs 1..21"
+echo "cluster e2e OK: two nodes on PostgreSQL behind nginx over TLS; clients on different nodes chatted and saw each other online; node one killed with -9 mid-conversation; the client reconnected to node two and caught up; 22 messages once each, seqs 1..22"

@@ -20,8 +20,8 @@ public final class ChatService: Sendable {
     let messages: MessageService
     let groups: GroupService
 
-    /// The cluster's notices when the database is shared (nil on SQLite).
-    let bus: PostgresBus?
+    /// The other nodes when the database is shared (nil on SQLite).
+    let cluster: ClusterService?
     private let closeStorage: @Sendable () -> Void
 
     /// Opens the shared PostgreSQL database when `config.databaseURL` names
@@ -53,7 +53,6 @@ public final class ChatService: Sendable {
         self.config = config
         self.storage = storage
         self.objects = objects
-        self.bus = bus
         closeStorage = close
         hub = PushHub()
         notices = CommitNotifier(hub: hub, bus: bus)
@@ -70,34 +69,19 @@ public final class ChatService: Sendable {
                                   syncLog: syncLog, signals: signals, notices: notices)
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               syncLog: syncLog, notices: notices)
+        if let bus {
+            cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger)
+        } else {
+            cluster = nil
+        }
     }
 
     /// Starts listening to the other nodes (a cluster's node only).
-    func startCluster() {
-        guard let bus else { return }
-        let hub = self.hub, syncLog = self.syncLog, auth = self.auth
-        bus.start(deliver: { notice in
-            switch notice {
-            case .cursors(let cursors): hub.notify(cursors)
-            case .logout(let hash): auth.forget(tokenHash: hash)
-            }
-        }, listening: { again in
-            // From now on every logout is heard here.
-            auth.setTokenCache(open: true)
-            guard again else { return }
-            // Notices sent while the listener was away are lost: every
-            // socket here is told its log's end once.
-            var cursors: [Int: Int] = [:]
-            for uid in hub.onlineUsers {
-                if let c = try? syncLog.currentCursor(uid: uid), c > 0 { cursors[uid] = c }
-            }
-            hub.notify(cursors)
-        }, lost: { auth.setTokenCache(open: false) })
-    }
+    func startCluster() { cluster?.start() }
 
     /// Stops listening and closes the database connections.
     func shutdown() async {
-        await bus?.stop()
+        await cluster?.stop()
         closeStorage()
     }
 

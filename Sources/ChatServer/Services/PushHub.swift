@@ -4,6 +4,11 @@ import Synchronization
 
 /// Open WebSockets by user. Frames go into each socket's own stream, which
 /// its connection task writes in order, so notifying never blocks a request.
+///
+/// Presence: a user is online while one of their sockets is open anywhere
+/// in the cluster. The hub knows its own sockets and, from the other
+/// nodes' notices, which users have one on which other node; contacts hear
+/// of a change only when it is one for the cluster as a whole.
 public final class PushHub: Sendable {
     struct Connection: Sendable {
         let id: Int
@@ -12,41 +17,88 @@ public final class PushHub: Sendable {
     private struct State {
         var next = 0
         var sockets: [Int: [Connection]] = [:]
+        /// Users with a socket on another node, by node.
+        var elsewhere: [String: Set<Int>] = [:]
+
+        func isOnlineElsewhere(_ uid: Int) -> Bool { elsewhere.values.contains { $0.contains(uid) } }
+        func isOnline(_ uid: Int) -> Bool { !(sockets[uid]?.isEmpty ?? true) || isOnlineElsewhere(uid) }
     }
     private let state = Mutex(State())
     /// Who should see a user's presence; set by PresenceService. In a struct,
     /// not bare in the mutex (see AfterSendHook).
     let contacts = Mutex<ContactsLookup?>(nil)
+    /// Told when a user's first socket on this node opens or their last one
+    /// here closes (a cluster's node tells the others).
+    let localPresence = Mutex<PresenceHook?>(nil)
 
     public init() {}
 
-    public func isOnline(_ uid: Int) -> Bool { state.withLock { !($0.sockets[uid]?.isEmpty ?? true) } }
+    public func isOnline(_ uid: Int) -> Bool { state.withLock { $0.isOnline(uid) } }
 
     public var onlineCount: Int { state.withLock { $0.sockets.count } }
 
     /// Users with a socket on this node.
     var onlineUsers: [Int] { state.withLock { Array($0.sockets.keys) } }
 
-    /// Registers a socket; returns its id and whether the user just came online.
+    /// Registers a socket; returns its id.
     func connect(uid: Int, continuation: AsyncStream<String>.Continuation) -> Int {
-        let (id, first) = state.withLock { s -> (Int, Bool) in
+        let (id, first, elsewhere) = state.withLock { s -> (Int, Bool, Bool) in
             s.next += 1
             let first = s.sockets[uid]?.isEmpty ?? true
             s.sockets[uid, default: []].append(Connection(id: s.next, continuation: continuation))
-            return (s.next, first)
+            return (s.next, first, s.isOnlineElsewhere(uid))
         }
-        if first { broadcastPresence(uid: uid, online: true) }
+        if first {
+            localPresence.withLock { $0 }?.run(uid, true)
+            if !elsewhere { broadcastPresence(uid: uid, online: true) }
+        }
         return id
     }
 
     func disconnect(uid: Int, id: Int) {
-        let last = state.withLock { s -> Bool in
+        let (last, elsewhere) = state.withLock { s -> (Bool, Bool) in
             s.sockets[uid]?.removeAll { $0.id == id }
-            if s.sockets[uid]?.isEmpty ?? false { s.sockets[uid] = nil; return true }
-            return false
+            guard s.sockets[uid]?.isEmpty ?? false else { return (false, false) }
+            s.sockets[uid] = nil
+            return (true, s.isOnlineElsewhere(uid))
         }
-        if last { broadcastPresence(uid: uid, online: false) }
+        if last {
+            localPresence.withLock { $0 }?.run(uid, false)
+            if !elsewhere { broadcastPresence(uid: uid, online: false) }
+        }
     }
+
+    /// `node` says a user's first socket there opened (or last one closed).
+    func presence(on node: String, uid: Int, online: Bool) {
+        let changed = state.withLock { s -> Bool in
+            let before = s.isOnline(uid)
+            if online { s.elsewhere[node, default: []].insert(uid) } else { s.elsewhere[node]?.remove(uid) }
+            return s.isOnline(uid) != before
+        }
+        if changed { broadcastPresence(uid: uid, online: online) }
+    }
+
+    /// `node` says who has a socket there (its answer to a hello).
+    func online(on node: String, uids: [Int]) {
+        for uid in uids { presence(on: node, uid: uid, online: true) }
+    }
+
+    /// Forgets the nodes not in `live`: their users are offline unless
+    /// online here or on a node that is.
+    func forgetNodes(except live: Set<String>) {
+        let offline = state.withLock { s -> [Int] in
+            var dropped = Set<Int>()
+            for node in s.elsewhere.keys where !live.contains(node) {
+                dropped.formUnion(s.elsewhere.removeValue(forKey: node) ?? [])
+            }
+            return dropped.filter { !s.isOnline($0) }.sorted()
+        }
+        for uid in offline { broadcastPresence(uid: uid, online: false) }
+    }
+
+    /// Forgets every other node's users: this node's listener was away and
+    /// may have missed their going offline; the answers to its hello tell it again.
+    func forgetOtherNodes() { state.withLock { $0.elsewhere = [:] } }
 
     /// Tells each user's sockets that their log grew to `cursor`.
     func notify(_ cursors: [Int: Int]) {
@@ -77,6 +129,11 @@ public final class PushHub: Sendable {
         }
         for c in all { c.continuation.finish() }
     }
+}
+
+/// A user came online or went offline on this node (see AfterSendHook for why a struct).
+struct PresenceHook: Sendable {
+    let run: @Sendable (_ uid: Int, _ online: Bool) -> Void
 }
 
 /// Who should see a user's presence (see AfterSendHook for why a struct).

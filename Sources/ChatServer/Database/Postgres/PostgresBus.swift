@@ -5,8 +5,9 @@ import Synchronization
 
 /// Tells the other nodes of a cluster which users' logs grew, through
 /// PostgreSQL's LISTEN/NOTIFY, so a socket on node B hears of a send
-/// committed by node A (no broker besides the database); and which tokens
-/// a logout ended, so no node keeps one in its cache.
+/// committed by node A (no broker besides the database); which tokens a
+/// logout ended, so no node keeps one in its cache; and who came online or
+/// went offline on which node, so presence holds across the cluster.
 ///
 /// A notice is a hint, as on one node: the events are in the log, and a
 /// client that missed the notice finds them at its next sync. So a notice
@@ -33,17 +34,21 @@ final class PostgresBus: Sendable {
 
     /// Payloads for `cursors`: `NODE uid:cursor uid:cursor ...`, split to fit.
     static func payloads(node: String, _ cursors: [Int: Int]) -> [String] {
+        split(node, cursors.sorted(by: { $0.key < $1.key }).map { "\($0.key):\($0.value)" })
+    }
+
+    /// `head item item ...`, split into as many payloads as it takes.
+    static func split(_ head: String, _ items: [String]) -> [String] {
         var out: [String] = []
-        var current = node
-        for (uid, cursor) in cursors.sorted(by: { $0.key < $1.key }) {
-            let item = " \(uid):\(cursor)"
-            if current.utf8.count + item.utf8.count > maxPayload {
+        var current = head
+        for item in items {
+            if current.utf8.count + 1 + item.utf8.count > maxPayload {
                 out.append(current)
-                current = node
+                current = head
             }
-            current += item
+            current += " " + item
         }
-        if current.count > node.count { out.append(current) }
+        if current.count > head.count { out.append(current) }
         return out
     }
 
@@ -53,17 +58,47 @@ final class PostgresBus: Sendable {
         case cursors([Int: Int])
         /// A logout (on any node, this one too) ended the token with this hash.
         case logout(tokenHash: String)
+        /// A user's first socket on another node opened, or their last one there closed.
+        case presence(node: String, uid: Int, online: Bool)
+        /// Another node (again) listens and asks who is online where.
+        case hello(node: String)
+        /// Users with a socket on another node (its answer to a hello).
+        case online(node: String, uids: [Int])
     }
 
-    /// The notice a logout's transaction sends (`logout HASH`; a node name
-    /// is eight hex digits, so it never reads "logout").
+    /// The notice a logout's transaction sends (`logout HASH`). A node name
+    /// is eight hex digits, so it never reads as one of the keywords.
     static func logoutPayload(tokenHash: String) -> String { "logout " + tokenHash }
+    static func presencePayload(node: String, uid: Int, online: Bool) -> String {
+        "presence \(node) \(online ? "+" : "-")\(uid)"
+    }
+    static func helloPayload(node: String) -> String { "hello " + node }
+    /// `online NODE uid uid ...`, split to fit; an empty list says so too.
+    static func onlinePayloads(node: String, uids: [Int]) -> [String] {
+        uids.isEmpty ? ["online " + node] : split("online " + node, uids.sorted().map(String.init))
+    }
 
-    /// What a payload says; nil for our own cursors or a malformed payload.
+    /// What a payload says; nil for a notice of this node's own or a malformed one.
     static func parse(_ payload: String, ownNode: String) -> Notice? {
         let parts = payload.split(separator: " ")
-        if parts.count == 2, parts[0] == "logout" { return .logout(tokenHash: String(parts[1])) }
-        guard let first = parts.first, first != ownNode else { return nil }
+        guard let first = parts.first else { return nil }
+        if first == "logout" { return parts.count == 2 ? .logout(tokenHash: String(parts[1])) : nil }
+        if ["presence", "hello", "online"].contains(first) {
+            guard parts.count >= 2, parts[1] != ownNode else { return nil }
+            let node = String(parts[1])
+            switch first {
+            case "presence":
+                guard parts.count == 3, let sign = parts[2].first, "+-".contains(sign),
+                      let uid = Int(parts[2].dropFirst()) else { return nil }
+                return .presence(node: node, uid: uid, online: sign == "+")
+            case "hello":
+                return parts.count == 2 ? .hello(node: node) : nil
+            default:
+                let uids = parts.dropFirst(2).compactMap { Int($0) }
+                return uids.count == parts.count - 2 ? .online(node: node, uids: uids) : nil
+            }
+        }
+        guard first != ownNode else { return nil }
         var cursors: [Int: Int] = [:]
         for item in parts.dropFirst() {
             let pair = item.split(separator: ":")
@@ -77,8 +112,14 @@ final class PostgresBus: Sendable {
     func publish(_ cursors: [Int: Int]) {
         guard !cursors.isEmpty else { return }
         let payloads = Self.payloads(node: node, cursors)
+        publish { payloads }
+    }
+
+    /// Sends the payloads `make` returns, in the order of the calls, off the
+    /// caller's thread; `make` runs just before they are sent.
+    func publish(_ make: @escaping @Sendable () -> [String]) {
         queue.async { [self] in
-            for payload in payloads {
+            for payload in make() {
                 do {
                     let conn = try publisherConnection()
                     _ = try conn.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger).wait()
@@ -90,6 +131,19 @@ final class PostgresBus: Sendable {
             }
         }
     }
+
+    /// The nodes whose listener is connected now (each names its listening
+    /// connection after itself): a node killed without a word is not among them.
+    func liveNodes() throws -> Set<String> {
+        try pool.withConnection { conn in
+            let names = try conn.query("""
+                SELECT application_name FROM pg_stat_activity WHERE application_name LIKE \(Self.applicationPrefix + "%")
+                """).map { try $0.decode(String.self) }
+            return Set(names.map { String($0.dropFirst(Self.applicationPrefix.count)) })
+        }
+    }
+
+    static let applicationPrefix = "tongban-node "
 
     private func publisherConnection() throws -> PostgresConnection {
         if let conn = publisher.withLock({ $0 }), !conn.isClosed { return conn }
@@ -108,7 +162,7 @@ final class PostgresBus: Sendable {
             var reconnected = false
             while !Task.isCancelled {
                 do {
-                    let conn = try await pool.connectAsync()
+                    let conn = try await pool.connectAsync(applicationName: Self.applicationPrefix + node)
                     listenerConnection.withLock { $0 = conn }
                     if Task.isCancelled { try? await conn.close(); return }
                     do {

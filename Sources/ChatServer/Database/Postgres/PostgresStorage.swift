@@ -308,13 +308,18 @@ final class PostgresPool: Sendable {
         try opening().wait()
     }
 
-    /// Async twin of `connect()`, for tasks.
-    func connectAsync() async throws -> PostgresConnection {
-        try await opening().get()
+    /// Async twin of `connect()`, for tasks; `applicationName` shows in
+    /// `pg_stat_activity` as long as the connection lives.
+    func connectAsync(applicationName: String? = nil) async throws -> PostgresConnection {
+        try await opening(applicationName: applicationName).get()
     }
 
-    private func opening() -> EventLoopFuture<PostgresConnection> {
+    private func opening(applicationName: String? = nil) -> EventLoopFuture<PostgresConnection> {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        var configuration = configuration
+        if let applicationName {
+            configuration.options.additionalStartupParameters.append(("application_name", applicationName))
+        }
         return PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger)
     }
 

@@ -169,24 +169,15 @@ struct ClusterTests {
     /// A user is online while a socket of theirs is open on any node: a
     /// contact on the other node hears both changes and sees them in the list.
     @Test func presenceHoldsAcrossNodes() async throws {
-        let (one, two) = try await Self.twoNodes()
-        defer { Task { await one.stop(); await two.stop() } }
-        let (a, ua) = try await one.user("pa_c")
-        let (_, ub) = try await one.user("pb_c")
-        let conv = conversationId(ua, ub)
-        #expect(try await a.sendText(conv, "hi").status == 200)
-        let bOnTwo = try await Self.login(two, "pb_c")
-        #expect(await Self.until { two.running.service.auth.tokenCache.withLock { $0.open } }, "node two listens")
-        let bSocket = try await WSProbe.open(port: two.port, token: try #require(bOnTwo.token))
-        defer { Task { await bSocket.close() } }
-        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
-        let aSocket = try await WSProbe.open(port: one.port, token: try #require(a.token))
-        let alice = ConversationIDHelper.imUid(ua.uid)
-        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: true) } != nil, "online, heard on node two")
-        #expect(try await bOnTwo.summary(conv)?.isOnline == true)
+        let c = try await Contacts.apart("p")
+        defer { Task { await c.stop() } }
+        #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == false)
+        let aSocket = try await WSProbe.open(port: c.one.port, token: try #require(c.a.token))
+        #expect(await c.bSocket.wait { $0 == .presence(userId: c.alice, online: true) } != nil, "online, heard on node two")
+        #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == true)
         await aSocket.close()
-        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: false) } != nil, "offline, heard on node two")
-        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
+        #expect(await c.bSocket.wait { $0 == .presence(userId: c.alice, online: false) } != nil, "offline, heard on node two")
+        #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == false)
     }
 
     /// A node that starts (or listens again) asks who is online where; the
@@ -210,26 +201,46 @@ struct ClusterTests {
     /// listener any more, as after `kill -9`) stops counting: the next
     /// sweep makes the user offline for their contacts.
     @Test func aVanishedNodesUsersGoOffline() async throws {
-        let (one, two) = try await Self.twoNodes()
-        defer { Task { await one.stop(); await two.stop() } }
-        let (a, ua) = try await one.user("va_c")
-        let (_, ub) = try await one.user("vb_c")
-        let conv = conversationId(ua, ub)
-        #expect(try await a.sendText(conv, "hi").status == 200)
-        let bOnTwo = try await Self.login(two, "vb_c")
-        #expect(await Self.until { two.running.service.auth.tokenCache.withLock { $0.open } })
-        let bSocket = try await WSProbe.open(port: two.port, token: try #require(bOnTwo.token))
-        defer { Task { await bSocket.close() } }
-        try two.storage.write { tx in
+        let c = try await Contacts.apart("v")
+        defer { Task { await c.stop() } }
+        try c.two.storage.write { tx in
             let conn = (tx as! PostgresTransaction).conn
-            try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.presencePayload(node: "0ddba11", uid: ua.uid, online: true)))")
+            try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.presencePayload(node: "0ddba11", uid: c.ua.uid, online: true)))")
         }
-        let alice = ConversationIDHelper.imUid(ua.uid)
-        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: true) } != nil)
-        #expect(try await bOnTwo.summary(conv)?.isOnline == true)
-        two.running.service.cluster?.sweep()
-        #expect(await bSocket.wait { $0 == .presence(userId: alice, online: false) } != nil, "node 0ddba11 is gone")
-        #expect(try await bOnTwo.summary(conv)?.isOnline == false)
+        #expect(await c.bSocket.wait { $0 == .presence(userId: c.alice, online: true) } != nil)
+        #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == true)
+        c.two.running.service.cluster?.sweep()
+        #expect(await c.bSocket.wait { $0 == .presence(userId: c.alice, online: false) } != nil, "node 0ddba11 is gone")
+        #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == false)
+    }
+
+    /// Alice and Bob, who share a chat: Alice on node one, Bob logged in on
+    /// node two with a socket there, once node two listens.
+    struct Contacts {
+        let one: TestServer, two: TestServer
+        let a: API, ua: AuthResponse
+        let bOnTwo: API
+        let conv: String
+        let bSocket: WSProbe
+        var alice: String { ConversationIDHelper.imUid(ua.uid) }
+
+        static func apart(_ prefix: String) async throws -> Contacts {
+            let (one, two) = try await ClusterTests.twoNodes()
+            let (a, ua) = try await one.user(prefix + "a_c")
+            let (_, ub) = try await one.user(prefix + "b_c")
+            let conv = conversationId(ua, ub)
+            #expect(try await a.sendText(conv, "hi").status == 200)
+            let bOnTwo = try await ClusterTests.login(two, prefix + "b_c")
+            #expect(await ClusterTests.until { two.running.service.auth.tokenCache.withLock { $0.open } }, "node two listens")
+            let bSocket = try await WSProbe.open(port: two.port, token: try #require(bOnTwo.token))
+            return Contacts(one: one, two: two, a: a, ua: ua, bOnTwo: bOnTwo, conv: conv, bSocket: bSocket)
+        }
+
+        func stop() async {
+            await bSocket.close()
+            await one.stop()
+            await two.stop()
+        }
     }
 
     /// Waits for what another node's notice brings about (at most 10 s).

@@ -16,6 +16,8 @@ final class ClusterService: Sendable {
     /// task (telling contacts reads the database).
     private let queue = DispatchQueue(label: "tongban.cluster")
     private let sweeper = Mutex<Task<Void, Never>?>(nil)
+    /// Set by `stop`: work queued before it that runs after it is dropped.
+    private let stopped = Atomic<Bool>(false)
     /// How often the node looks for nodes that are gone.
     static let sweepInterval = Duration.seconds(5)
 
@@ -41,19 +43,30 @@ final class ClusterService: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.sweepInterval)
                 guard let self, !Task.isCancelled else { return }
-                self.queue.async { self.forgetVanishedNodes() }
+                self.later { self.forgetVanishedNodes() }
             }
         }
         sweeper.withLock { $0 = sweeping }
     }
 
     func stop() async {
+        stopped.store(true, ordering: .sequentiallyConsistent)
         sweeper.withLock { task in
             task?.cancel()
             task = nil
         }
         hub.localPresence.withLock { $0 = nil }
         await bus.stop()
+        // Nothing queued here touches the database once this returns.
+        queue.sync {}
+    }
+
+    /// Runs `work` on the queue unless the node is stopping.
+    private func later(_ work: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+            work()
+        }
     }
 
     /// Looks for vanished nodes now (done every few seconds anyway).
@@ -66,9 +79,9 @@ final class ClusterService: Sendable {
         case .logout(let hash):
             auth.forget(tokenHash: hash)
         case .presence(let node, let uid, let online):
-            queue.async { [hub] in hub.presence(on: node, uid: uid, online: online) }
+            later { [hub] in hub.presence(on: node, uid: uid, online: online) }
         case .online(let node, let uids):
-            queue.async { [hub] in hub.online(on: node, uids: uids) }
+            later { [hub] in hub.online(on: node, uids: uids) }
         case .hello:
             // Who is online here, read when the answer is sent: a change
             // published before it is then already in it, one after it follows it.
@@ -79,7 +92,7 @@ final class ClusterService: Sendable {
     private func listening(again: Bool) {
         // From now on every logout is heard here.
         auth.setTokenCache(open: true)
-        queue.async { [self] in
+        later { [self] in
             guard again else { return }
             // Notices sent while the listener was away are lost: other
             // nodes' presence is asked for again (below), and every socket

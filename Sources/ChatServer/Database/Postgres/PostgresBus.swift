@@ -22,7 +22,12 @@ final class PostgresBus: Sendable {
     private let pool: PostgresPool
     private let logger: Logger
     private let queue = DispatchQueue(label: "tongban.bus.publish")
-    private let publisher = Mutex<PostgresConnection?>(nil)
+    /// The connection notices go out on; once stopped, none is opened again.
+    private struct Publisher: Sendable {
+        var connection: PostgresConnection?
+        var stopped = false
+    }
+    private let publisher = Mutex(Publisher())
     private let listener = Mutex<Task<Void, Never>?>(nil)
     private let listenerConnection = Mutex<PostgresConnection?>(nil)
 
@@ -119,6 +124,8 @@ final class PostgresBus: Sendable {
     /// caller's thread; `make` runs just before they are sent.
     func publish(_ make: @escaping @Sendable () -> [String]) {
         queue.async { [self] in
+            // A socket closing as the node shuts down still publishes: too late.
+            guard !publisher.withLock({ $0.stopped }) else { return }
             for payload in make() {
                 do {
                     let conn = try publisherConnection()
@@ -126,7 +133,8 @@ final class PostgresBus: Sendable {
                 } catch {
                     // Clients still find the events by polling or their next sync.
                     logger.warning("cluster notice not sent: \(PostgresFailure.describe(error))")
-                    publisher.withLock { $0 = nil }
+                    let failed = publisher.withLock { p in defer { p.connection = nil }; return p.connection }
+                    failed?.close().whenComplete { @Sendable _ in }
                 }
             }
         }
@@ -146,9 +154,9 @@ final class PostgresBus: Sendable {
     static let applicationPrefix = "tongban-node "
 
     private func publisherConnection() throws -> PostgresConnection {
-        if let conn = publisher.withLock({ $0 }), !conn.isClosed { return conn }
+        if let conn = publisher.withLock({ $0.connection }), !conn.isClosed { return conn }
         let conn = try pool.connect()
-        publisher.withLock { $0 = conn }
+        publisher.withLock { $0.connection = conn }
         return conn
     }
 
@@ -196,7 +204,13 @@ final class PostgresBus: Sendable {
         // Closing the connection ends the notice sequence the task waits in.
         if let conn = listenerConnection.withLock({ $0 }) { try? await conn.close() }
         await task?.value
-        let publisherConn = queue.sync { publisher.withLock { c in defer { c = nil }; return c } }
+        let publisherConn = queue.sync {
+            publisher.withLock { p in
+                p.stopped = true
+                defer { p.connection = nil }
+                return p.connection
+            }
+        }
         if let publisherConn { try? await publisherConn.close() }
     }
 }

@@ -271,7 +271,12 @@ final class PostgresPool: Sendable {
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let slots: DispatchSemaphore
-    private let idle = Mutex<[PostgresConnection]>([])
+    /// Connections not checked out; after `shutdown` none is handed out or taken back.
+    private struct Idle {
+        var connections: [PostgresConnection] = []
+        var closed = false
+    }
+    private let idle = Mutex(Idle())
     private let nextID = Atomic<Int>(0)
 
     init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
@@ -288,11 +293,12 @@ final class PostgresPool: Sendable {
         let conn = try checkOut()
         var healthy = true
         defer {
-            if healthy && !conn.isClosed {
-                idle.withLock { $0.append(conn) }
-            } else {
-                conn.close().whenComplete { _ in }
+            let kept = idle.withLock { pool -> Bool in
+                guard healthy, !conn.isClosed, !pool.closed else { return false }
+                pool.connections.append(conn)
+                return true
             }
+            if !kept { conn.close().whenComplete { _ in } }
         }
         do {
             return try body(PostgresLink(connection: conn, logger: logger))
@@ -324,7 +330,11 @@ final class PostgresPool: Sendable {
     }
 
     private func checkOut() throws -> PostgresConnection {
-        while let conn = idle.withLock({ $0.popLast() }) {
+        while true {
+            let (conn, closed) = idle.withLock { ($0.connections.popLast(), $0.closed) }
+            // Work that outlived the server (a notice handled as it stops) finds the door shut.
+            if closed { throw PostgresFailure(underlying: ServerSetupError(description: "the database connections are closed")) }
+            guard let conn else { break }
             if !conn.isClosed { return conn }
         }
         do {
@@ -335,7 +345,12 @@ final class PostgresPool: Sendable {
     }
 
     func shutdown() {
-        for conn in idle.withLock({ list in defer { list.removeAll() }; return list }) {
+        let open = idle.withLock { pool in
+            pool.closed = true
+            defer { pool.connections.removeAll() }
+            return pool.connections
+        }
+        for conn in open {
             _ = try? conn.close().wait()
         }
         try? group.syncShutdownGracefully()

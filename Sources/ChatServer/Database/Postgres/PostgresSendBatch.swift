@@ -9,11 +9,13 @@ struct PostgresSendBatchRepository: SendBatchRepository {
     func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow] {
         let ids = keys.map(\.clientMsgID), senders = keys.map(\.sender), conversations = keys.map(\.conversationId)
         // Two joins, each along its unique index; one OR would scan the table.
+        // The join columns (s, v, c) are named apart from message's, so its column list serves unqualified.
+        let columns = PostgresMessageRepository.columns
         let rows = try conn.query("""
-            \(unescaped: Self.columns) JOIN unnest(\(senders)::BIGINT[], \(ids)::TEXT[]) AS k(s, c)
+            \(unescaped: columns) m JOIN unnest(\(senders)::BIGINT[], \(ids)::TEXT[]) AS k(s, c)
                 ON m.sender_uid = k.s AND m.client_msg_id = k.c
             UNION ALL
-            \(unescaped: Self.columns) JOIN unnest(\(conversations)::TEXT[], \(ids)::TEXT[]) AS k(v, c)
+            \(unescaped: columns) m JOIN unnest(\(conversations)::TEXT[], \(ids)::TEXT[]) AS k(v, c)
                 ON m.conversation_id = k.v AND m.client_msg_id = k.c
             """).map(PostgresMessageRepository.row)
         var seen = Set<Int64>()
@@ -85,11 +87,6 @@ struct PostgresSendBatchRepository: SendBatchRepository {
             return cur
         }
     }
-
-    static let columns = """
-        SELECT m.id, m.server_msg_id, m.client_msg_id, m.sender_uid, m.conversation_id, m.seq, m.send_id, m.recv_id,
-               m.content_type, m.content, m.send_time, m.revoked, m.flash_viewed, m.is_control, m.notice_seq FROM message m
-        """
 
     static func short(_ table: String, _ got: Int, of wanted: Int) -> PostgresFailure {
         PostgresFailure(underlying: ServerSetupError(description: "\(table) insert returned \(got) of \(wanted) rows"))

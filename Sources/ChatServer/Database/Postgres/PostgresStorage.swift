@@ -76,23 +76,31 @@ final class PostgresStorage: ChatStorage {
 
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
-        try writeGroup(jobs, bulk: { jobs, _ in [Output?](repeating: nil, count: jobs.count) }, body)
+        try writeGroup(jobs, bulk: nil, body)
     }
 
     func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
                                  _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
+        try withoutActuallyEscaping(bulk) { bulk in try writeGroup(jobs, bulk: .some(bulk), body) }
+    }
+
+    /// Without `bulk` no savepoint is spent on it: every job goes alone.
+    private func writeGroup<Job, Output>(_ jobs: [Job], bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
+                                         _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
         try pool.withConnection { conn in
             try conn.transaction(holding: Self.writeLock) {
                 let tx = PostgresTransaction(conn: conn)
-                var outputs: [Output?]
-                do {
-                    outputs = try conn.savepoint("bulk") { try bulk(jobs, tx) }
-                } catch {
-                    // A constraint or a text PostgreSQL refuses: each job alone finds out whose.
-                    fallbacks.add(1, ordering: .relaxed)
-                    logger.debug("batch of \(jobs.count) written one by one: \(PostgresFailure.describe(error))")
-                    outputs = [Output?](repeating: nil, count: jobs.count)
+                var outputs = [Output?](repeating: nil, count: jobs.count)
+                if let bulk {
+                    do {
+                        outputs = try conn.savepoint("bulk") { try bulk(jobs, tx) }
+                    } catch {
+                        // A constraint or a text PostgreSQL refuses: each job alone finds out whose.
+                        fallbacks.add(1, ordering: .relaxed)
+                        logger.debug("batch of \(jobs.count) written one by one: \(PostgresFailure.describe(error))")
+                    }
                 }
                 return zip(jobs, outputs).map { job, output -> Result<Output, any Error> in
                     if let output { return .success(output) }

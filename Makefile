@@ -5,7 +5,7 @@ BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test test-once test-repeat golden fuzz fuzz-replay run bench release order clean
+.PHONY: all deps build test test-once test-repeat golden fuzz fuzz-replay run bench bench-deps bench-compare release order clean
 
 all: build
 
@@ -120,16 +120,27 @@ order: release
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y valgrind; }
 	BIN=.build/release bash Tools/order.sh
 
-bench: release
+bench-deps:
 	@missing=""; for p in $(BENCH_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
+
+bench: release bench-deps
 	@# The PostgreSQL section runs on a throwaway cluster, removed afterwards.
 	@dir=$$(mktemp -u /tmp/tongban-pg.XXXXXX); url=$$(bash Tests/pg/cluster.sh start $$dir) || exit 1; \
 	TONGBAN_BENCH_PG=$$url .build/release/tongban-bench all; rc=$$?; bash Tests/pg/cluster.sh stop $$dir; exit $$rc
 	BIN=.build/release bash Tests/bench/clients.sh
+
+# Before/after in one run: BASE (a commit) is built with its own
+# `make release` in a worktree under /tmp, then Tests/bench/compare.sh runs
+# the store, server and client figures of both and prints after/before.
+BASE ?= HEAD~1
+bench-compare: release bench-deps
+	@dir=/tmp/tongban-base-$$(git rev-parse --short $(BASE)); \
+	[ -d $$dir ] || git worktree add --detach $$dir $(BASE); \
+	$(MAKE) -C $$dir release && bash Tests/bench/compare.sh $$dir/.build/release .build/release
 
 clean:
 	$(SWIFT) package clean

@@ -48,6 +48,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Test support: FakeChatAPI, an in-memory server behind ChatSync's ChatAPI.
+        // Only test targets depend on it.
+        .target(
+            name: "ChatTesting",
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: strict
+        ),
         // The seed's two view models, over the store and the sync layer.
         .target(
             name: "ChatViewModels",
@@ -123,21 +130,23 @@ let package = Package(
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
         .testTarget(
             name: "ChatViewModelsTests",
-            dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
             swiftSettings: strict
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
         .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI"], swiftSettings: strict),
         .testTarget(
             name: "TongbanTUITests",
-            dependencies: ["TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatMedia"],
+            dependencies: [
+                "TongbanTUI", "TerminalUI", "ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatMedia", "ChatTesting",
+            ],
             // Read from the source tree by path (make golden rewrites them there).
             exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ChatSyncTests",
-            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore"],
+            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -28,20 +28,31 @@ public final class Session: Sendable {
 
     public let credentials: Credentials
     public let paths: StorePaths
-    public let api: APIClient
+    public let api: any ChatAPI
     public let store: ChatStore
     public let sync: SyncEngine
     public let repository: ChatRepository
     public let media: MediaCacheService
 
-    public init(credentials: Credentials, paths: StorePaths, timing: SyncEngine.Timing = .init()) throws {
+    /// Talks to `credentials.server` over HTTP with the saved token.
+    public convenience init(credentials: Credentials, paths: StorePaths, timing: SyncEngine.Timing = .init()) throws {
+        try self.init(credentials: credentials, paths: paths,
+                      api: APIClient(baseURL: credentials.server, token: credentials.token, caFile: credentials.trustedCAFile),
+                      timing: timing)
+    }
+
+    /// Talks to the server through `api`, logged in as `credentials.uid`
+    /// (its token is `api`'s business). `sendPolicy` paces the send queue's
+    /// retries.
+    public init(credentials: Credentials, paths: StorePaths, api: any ChatAPI, timing: SyncEngine.Timing = .init(),
+                sendPolicy: ChatRepository.Policy = .init()) throws {
         self.credentials = credentials
         self.paths = paths
-        api = APIClient(baseURL: credentials.server, token: credentials.token, caFile: credentials.trustedCAFile)
+        self.api = api
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
         sync = SyncEngine(api: api, store: store, timing: timing)
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
-        repository = ChatRepository(api: api, store: store, media: media)
+        repository = ChatRepository(api: api, store: store, media: media, policy: sendPolicy)
     }
 
     static func credentialsURL(_ paths: StorePaths) -> URL {

@@ -4,7 +4,9 @@ import ChatSync
 import Foundation
 
 /// Seed §五: the conversation list. Shows the store's list at once, then
-/// refreshes from the server, then follows the sync engine.
+/// refreshes from the server, then follows the store: every commit that
+/// changes the conversation table, whoever made it (a sync pull, the send
+/// queue, an action here), reaches `conversations` through a ValueObservation.
 @MainActor
 public final class ConversationListViewModel {
     public private(set) var conversations: [Conversation] = [] {
@@ -28,7 +30,12 @@ public final class ConversationListViewModel {
 
     let session: Session
     let localizer: Localizer
-    private var observer: Int?
+    private var following: Task<Void, Never>?
+    /// The store's list as last read or observed.
+    private var stored: [Conversation] = []
+    /// Changes shown before the server has agreed, by conversation id: they
+    /// stay over whatever the store says until their action is done.
+    private var pending: [String: (inout [Conversation]) -> Void] = [:]
 
     public init(session: Session, localizer: Localizer = .current) {
         self.session = session
@@ -48,7 +55,29 @@ public final class ConversationListViewModel {
     func changed() { onChange?() }
 
     public func loadFromStore() {
-        if let list = try? session.store.conversationList(localizer: localizer) { conversations = Self.sorted(list) }
+        if let list = try? session.store.conversationList(localizer: localizer) { show(list) }
+    }
+
+    /// The store's list with the changes still waiting for the server over it.
+    func show(_ list: [Conversation]) {
+        stored = list
+        var shown = list
+        for change in pending.values { change(&shown) }
+        conversations = Self.sorted(shown)
+    }
+
+    /// Shows `change` at once and keeps it over the store while `action`
+    /// runs; then shows the store, which holds the server's answer, or
+    /// without the change and with the server's reason if it refused.
+    func optimistically(_ id: String, _ change: @escaping (inout [Conversation]) -> Void,
+                        _ action: () async throws -> Void) async {
+        pending[id] = change
+        show(stored)
+        changed()
+        do { try await action() } catch { errorMessage = describe(error) }
+        pending[id] = nil
+        loadFromStore()
+        changed()
     }
 
     /// Pulls the server's list, fills missing profiles, reloads.
@@ -65,36 +94,30 @@ public final class ConversationListViewModel {
         changed()
     }
 
+    /// Follows the store's list until `stopListening` (or the end of this view model).
     func startListening() {
-        guard observer == nil else { return }
-        observer = session.sync.observe { [weak self] update in
-            Task { @MainActor in self?.handle(update) }
-        }
-    }
-
-    func handle(_ update: SyncUpdate) {
-        switch update {
-        case .applied, .presence, .resynced:
-            let fresh = (try? session.store.conversationList(localizer: localizer)) ?? []
-            mergeChanges(fresh)
-            conversations.removeAll { c in !fresh.contains { $0.id == c.id } }
-        case .connection, .storage:
-            break
-        }
-        changed()
-    }
-
-    /// Replaces changed conversations in place, adds new ones, re-sorts.
-    public func mergeChanges(_ changed: [Conversation]) {
-        for conv in changed {
-            if let idx = conversations.firstIndex(where: { $0.id == conv.id }) {
-                conversations[idx] = conv
-            } else {
-                conversations.append(conv)
+        guard following == nil else { return }
+        let changes = session.store.conversationListChanges(localizer: localizer)
+        following = Task { @MainActor [weak self] in
+            do {
+                for try await list in changes {
+                    guard let self else { return }
+                    self.show(list)
+                    self.changed()
+                }
+            } catch {
+                self?.errorMessage = self?.describe(error)
+                self?.changed()
             }
         }
-        conversations = Self.sorted(conversations)
     }
+
+    public func stopListening() {
+        following?.cancel()
+        following = nil
+    }
+
+    isolated deinit { following?.cancel() }
 
     /// Pinned first, then the newest message first (seed §五 `sorted`).
     public static func sorted(_ list: [Conversation]) -> [Conversation] {
@@ -120,34 +143,23 @@ public final class ConversationListViewModel {
 
     /// Optimistic; put back with the server's reason if it refuses.
     public func pinConversation(id: String, isPinned: Bool) async {
-        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
-        let before = conversations[idx]
-        conversations[idx].isPinned = isPinned
-        conversations = Self.sorted(conversations)
-        changed()
-        do {
+        guard conversations.contains(where: { $0.id == id }) else { return }
+        await optimistically(id, { list in
+            if let i = list.firstIndex(where: { $0.id == id }) { list[i].isPinned = isPinned }
+        }) {
             let summary = try await session.api.pin(conversationId: id, isPinned: isPinned)
             try session.store.saveSummaries([summary])
-        } catch {
-            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i] = before }
-            conversations = Self.sorted(conversations)
-            errorMessage = describe(error)
         }
-        changed()
     }
 
     /// Mute or unmute, shown at once and put back if the server refuses.
     public func muteConversation(id: String, isMuted: Bool) async {
-        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
-        conversations[idx].isMuted = isMuted
-        changed()
-        do {
+        guard conversations.contains(where: { $0.id == id }) else { return }
+        await optimistically(id, { list in
+            if let i = list.firstIndex(where: { $0.id == id }) { list[i].isMuted = isMuted }
+        }) {
             try session.store.saveSummaries([try await session.api.mute(conversationId: id, isMuted: isMuted)])
-        } catch {
-            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i].isMuted = !isMuted }
-            errorMessage = describe(error)
         }
-        changed()
     }
 
     /// Leaves a group (it stays listed, marked, until deleted); with
@@ -202,21 +214,11 @@ public final class ConversationListViewModel {
 
     /// Optimistic removal; the store is cleared only once the server agrees.
     public func deleteConversation(id: String) async {
-        guard let idx = conversations.firstIndex(where: { $0.id == id }) else { return }
-        let removed = conversations.remove(at: idx)
-        changed()
-        do {
+        guard conversations.contains(where: { $0.id == id }) else { return }
+        await optimistically(id, { list in list.removeAll { $0.id == id } }) {
             try await session.api.deleteConversation(id)
             try session.store.deleteConversation(id: id)
-            // A sync update merged while the server answered read the store
-            // before the delete and may have put the row back.
-            loadFromStore()
-        } catch {
-            conversations.append(removed)
-            conversations = Self.sorted(conversations)
-            errorMessage = describe(error)
         }
-        changed()
     }
 
     /// Profiles from the cache; only the peers it lacks go to `openim-batch`.

@@ -118,8 +118,18 @@ public final class ConversationViewModel {
                 await repo.onProgress { [weak self] msgId, value in
                     Task { @MainActor in self?.setProgress(msgId, value) }
                 }
+                await repo.onSettled { [weak self] msgId in
+                    Task { @MainActor in self?.settled(msgId) }
+                }
             }
         }
+    }
+
+    /// The queue marked one of ours sent or failed.
+    func settled(_ msgId: String) {
+        guard isVisible, messages.contains(where: { $0.id == msgId }) else { return }
+        reload()
+        changed()
     }
 
     func setProgress(_ msgId: String, _ value: Double) {

@@ -8,15 +8,18 @@ extension ChatStore {
     public func conversationList(localizer: Localizer = .current, useCache: Bool = true) throws -> [Conversation] {
         if useCache, let cached = listCache.get(localizer.language) { return cached }
         let generation = listCache.generation
-        let records = try dbPool.read { db in
-            try ConversationRecord.fetchAll(db.cachedStatement(sql: """
-                SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
-                ORDER BY isPinned DESC, lastMessageTime DESC
-                """))
-        }
+        let records = try dbPool.read(Self.visibleConversations)
         let list = records.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) }
         listCache.set(list, for: localizer.language, generation: generation)
         return list
+    }
+
+    /// The list's rows: visible conversations, pinned first, then the newest.
+    static func visibleConversations(_ db: Database) throws -> [ConversationRecord] {
+        try ConversationRecord.fetchAll(db.cachedStatement(sql: """
+            SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
+            ORDER BY isPinned DESC, lastMessageTime DESC
+            """))
     }
 
     public func conversation(id: String, localizer: Localizer = .current) throws -> Conversation? {

@@ -6,9 +6,9 @@ import NIOHTTP1
 import NIOSSL
 import Synchronization
 
-/// Every endpoint of PROTOCOL.md, typed. Thread-safe; the token can change
-/// (login, logout) while calls are in flight.
-public final class APIClient: Sendable {
+/// Every endpoint of PROTOCOL.md, typed, over HTTP. Thread-safe; the token
+/// can change (login, logout) while calls are in flight.
+public final class APIClient: ChatAPI {
     public let baseURL: String
     private let tokenBox: Mutex<String?>
     let http: HTTPClient
@@ -45,7 +45,7 @@ public final class APIClient: Sendable {
     }
 
     /// What the push socket (`wss://`) trusts: the same as the requests.
-    var tlsConfiguration: TLSConfiguration? { ClientTLS.configuration(caFile: caFile) }
+    public var pushTLSConfiguration: TLSConfiguration? { ClientTLS.configuration(caFile: caFile) }
 
     public var token: String? {
         get { tokenBox.withLock { $0 } }
@@ -216,16 +216,8 @@ public final class APIClient: Sendable {
     public func updateGroup(_ request: UpdateGroupRequest) async throws -> GroupInfo {
         try await json(GroupInfo.self, .POST, "/group/update", body: request)
     }
-    /// Every member, page by page.
-    public func groupMembers(groupId: Int) async throws -> [GroupMember] {
-        var all: [GroupMember] = []
-        var after = 0
-        while true {
-            let page = try await json(GroupMembersResponse.self, .GET, "/group/members?group_id=\(groupId)&after=\(after)&limit=500")
-            all += page.members
-            guard page.hasMore, let last = page.members.last, last.uid > after else { return all }
-            after = last.uid
-        }
+    public func groupMembersPage(groupId: Int, after: Int, limit: Int) async throws -> GroupMembersResponse {
+        try await json(GroupMembersResponse.self, .GET, "/group/members?group_id=\(groupId)&after=\(after)&limit=\(limit)")
     }
 
     // MARK: - Sync
@@ -234,8 +226,9 @@ public final class APIClient: Sendable {
         try await json(SyncResponse.self, .GET, "/chat/sync?since=\(since)&limit=\(limit)")
     }
 
-    /// The WebSocket URL for push, token in the query (PROTOCOL.md allows both).
-    public var pushURL: String {
+    /// The WebSocket URL for push, token in the query (PROTOCOL.md allows
+    /// both). Never nil: every server of PROTOCOL.md has `/chat/ws`.
+    public var pushURL: String? {
         let ws = baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(baseURL.hasPrefix("http://") ? 7 : 0)
         return ws + "/chat/ws?token=" + Self.query(token ?? "")
     }

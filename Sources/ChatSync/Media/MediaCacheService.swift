@@ -8,10 +8,10 @@ import Synchronization
 /// never written to disk.
 public final class MediaCacheService: Sendable {
     public let directory: URL
-    let api: APIClient
+    let api: any ChatAPI
     private let memory = Mutex<[String: URL]>([:])
 
-    public init(root: URL, uid: Int, api: APIClient) {
+    public init(root: URL, uid: Int, api: any ChatAPI) {
         directory = root.appendingPathComponent("media_\(uid)", isDirectory: true)
         self.api = api
     }

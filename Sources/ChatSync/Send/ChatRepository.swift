@@ -29,7 +29,7 @@ public actor ChatRepository {
         }
     }
 
-    let api: APIClient
+    let api: any ChatAPI
     let store: ChatStore
     let media: MediaCacheService?
     let policy: Policy
@@ -39,16 +39,26 @@ public actor ChatRepository {
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
     private var progressObservers: [@Sendable (String, Double) -> Void] = []
+    private var settledObservers: [@Sendable (String) -> Void] = []
     /// The upload attempt under way per clientMsgID: chunk reports of an
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
 
-    public init(api: APIClient, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
+    public init(api: any ChatAPI, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
                 logger: Logger = Logger(label: "tongban.send")) {
         self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
     }
 
     public func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) { progressObservers.append(handler) }
+
+    /// `handler` hears the clientMsgID of each message the queue has marked
+    /// sent or failed: a failure reaches no sync log, so an open chat learns
+    /// of it only here.
+    public func onSettled(_ handler: @escaping @Sendable (String) -> Void) { settledObservers.append(handler) }
+
+    func settled(_ id: String) {
+        for h in settledObservers { h(id) }
+    }
 
     func report(_ id: String, _ value: Double) {
         // Chunk reports come through tasks and may arrive late: progress
@@ -188,6 +198,7 @@ public actor ChatRepository {
                 try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
                 if attempts >= policy.maxAttempts {
                     try? store.markFailed(clientMsgID: next.clientMsgID, reason: why)
+                    settled(next.clientMsgID)
                     continue
                 }
                 if !retryTransient { return .waiting(why) }
@@ -210,6 +221,7 @@ public actor ChatRepository {
                 for (i, u) in uploads.enumerated() {
                     guard let data = FileManager.default.contents(atPath: u.path) else {
                         try? store.markFailed(clientMsgID: row.clientMsgID, reason: "cannot read \(u.path)")
+                        settled(row.clientMsgID)
                         return .done
                     }
                     // Bytes taken by the connection count up to 99% of this
@@ -236,10 +248,12 @@ public actor ChatRepository {
                                              receiveId: row.receiveId)
             let response = try await api.send(request)
             try store.markSent(clientMsgID: row.clientMsgID, response: response)
+            settled(row.clientMsgID)
             return .done
         } catch let e as APIError where e.isPermanent {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
             try? store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
+            settled(row.clientMsgID)
             return .done
         } catch {
             return .transient(SyncEngine.reason(error))

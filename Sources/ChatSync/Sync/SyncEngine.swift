@@ -41,7 +41,7 @@ public final class SyncEngine: Sendable {
         public init() {}
     }
 
-    let api: APIClient
+    let api: any ChatAPI
     let store: ChatStore
     let timing: Timing
     let logger: Logger
@@ -66,10 +66,14 @@ public final class SyncEngine: Sendable {
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
 
-    public init(api: APIClient, store: ChatStore, timing: Timing = Timing(), pushURL: String? = nil,
+    public init(api: any ChatAPI, store: ChatStore, timing: Timing = Timing(), pushURL: String? = nil,
                 logger: Logger = Logger(label: "tongban.sync")) {
         self.api = api; self.store = store; self.timing = timing; self.pushURL = pushURL; self.logger = logger
     }
+
+    /// The socket to connect, nil when neither this engine nor the API has
+    /// one: then polling alone finds new events.
+    var pushTarget: String? { pushURL ?? api.pushURL }
 
     public var state: ConnectionState { stateBox.withLock { $0 } }
 
@@ -198,6 +202,11 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// What a push notice does, for whoever learns of new events another
+    /// way (a test's fake server, say): a pull soon, shared with other
+    /// notices in a burst.
+    public func requestPull() { noticeArrived() }
+
     /// A push notice: pull now, or — when the last notice-driven pull
     /// started less than `noticeGap` ago — once that much time has passed,
     /// for every notice arriving meanwhile together.
@@ -211,8 +220,10 @@ public final class SyncEngine: Sendable {
             return since >= gap ? .zero : gap - since
         }
         guard let delay else { return }
+        let due = ContinuousClock.now + delay
         Task {
-            if delay > .zero { try? await Task.sleep(for: delay) }
+            // A timer may fire a little early: the gap is kept by the clock, not the timer.
+            while ContinuousClock.now < due, !Task.isCancelled { try? await Task.sleep(until: due, clock: .continuous) }
             self.noticeState.withLock { s in
                 s.scheduled = false
                 s.lastStart = .now
@@ -233,20 +244,25 @@ public final class SyncEngine: Sendable {
 
     // MARK: - Loops
 
+    /// Without a socket the poll is all there is: it runs at the offline
+    /// pace, and its answers alone say whether the server is reachable.
     func pollLoop() async {
+        let hasPush = pushTarget != nil
         while !Task.isCancelled {
-            let wait = state == .online ? timing.pollOnline : timing.pollOffline
+            let wait = hasPush && state == .online ? timing.pollOnline : timing.pollOffline
             try? await Task.sleep(for: wait)
             if Task.isCancelled { return }
             do {
                 try await pull()
+                if !hasPush { setState(.online) }
             } catch {
-                if state != .online { setState(.offline(Self.reason(error))) }
+                if !hasPush || state != .online { setState(.offline(Self.reason(error))) }
             }
         }
     }
 
     func pushLoop() async {
+        guard pushTarget != nil else { return }
         var attempt = 0
         while !Task.isCancelled {
             setState(.connecting)
@@ -273,7 +289,8 @@ public final class SyncEngine: Sendable {
         var wsLogger = logger
         wsLogger.logLevel = .critical
         do {
-            try await WebSocketClient.connect(url: pushURL ?? api.pushURL, tlsConfiguration: api.tlsConfiguration,
+            guard let url = pushTarget else { return "no push socket" }
+            try await WebSocketClient.connect(url: url, tlsConfiguration: api.pushTLSConfiguration,
                                              logger: wsLogger) { inbound, outbound, _ in
                 let pinger = Task {
                     while !Task.isCancelled {

@@ -49,7 +49,6 @@ enum Effect: Equatable {
     case openChat(Conversation, draftOfPrevious: String?)
     case closeChat(draft: String?)
     case saveDraft(String?)
-    case reloadList
     case refreshList
     case pin(id: String, Bool)
     case mute(id: String, Bool)

@@ -14,7 +14,7 @@ extension Update {
             s.input.insert("\n")
         case .inputLeave:
             s.focus = s.chat == nil ? .list : .messages
-            return [.saveDraft(s.input.text), .reloadList]
+            return [.saveDraft(s.input.text)]
         default: break
         }
         return []
@@ -58,7 +58,7 @@ extension Update {
         s.mentionsAll = false
         s.scroll = 0
         s.selectedId = nil
-        return effects + [.saveDraft(nil), .reloadList]
+        return effects + [.saveDraft(nil)]
     }
 
     static func handleMode(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
@@ -67,20 +67,20 @@ extension Update {
             return []
         case .confirm(.leaveGroup(let id, _)):
             s.mode = .normal
-            if key == .char("y") || key == .char("Y") { return [.leaveGroup(id: id, delete: true), .reloadList] }
-            if key == .char("k") { return [.deleteConversation(id: id), .reloadList] }
+            if key == .char("y") || key == .char("Y") { return [.leaveGroup(id: id, delete: true)] }
+            if key == .char("k") { return [.deleteConversation(id: id)] }
         case .confirm(let what):
             s.mode = .normal
             guard key == .char("y") || key == .char("Y") else { return [] }
             // The list shows what the action changed (a deleted row, a
             // revoked or cleared preview) as the store has it afterwards.
             switch what {
-            case .deleteConversation(let id, _): return [.deleteConversation(id: id), .reloadList]
+            case .deleteConversation(let id, _): return [.deleteConversation(id: id)]
             case .leaveGroup: return []
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
-            case .revoke(let id): return [.revoke(messageId: id), .reloadList]
-            case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height), .reloadList]
-            case .clearHistory: return [.clearHistory, .reloadList]
+            case .revoke(let id): return [.revoke(messageId: id)]
+            case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
+            case .clearHistory: return [.clearHistory]
             }
         case .help:
             s.mode = .normal

@@ -70,7 +70,6 @@ final class EffectRunner {
         case .openChat(let c, let draft): await open(c, draftOfPrevious: draft)
         case .closeChat(let draft): await close(draft: draft)
         case .saveDraft(let text): chat?.saveDraft(text)
-        case .reloadList: list.loadFromStore()
         case .refreshList: await list.refresh()
         case .pin(let id, let pinned): await list.pinConversation(id: id, isPinned: pinned)
         case .mute(let id, let muted): await list.muteConversation(id: id, isMuted: muted)
@@ -165,14 +164,10 @@ final class EffectRunner {
         chat = vm
         vm.showLocal()
         await dispatch(.chatOpened(snapshot(vm)))
-        list.loadFromStore()
         // The server's part runs beside the keys: with a slow or dead server
-        // the next key must not wait for it.
-        appearing = Task { @MainActor [weak self] in
-            await vm.completeAppearance()
-            guard let self, self.chat === vm else { return }
-            self.list.loadFromStore()
-        }
+        // the next key must not wait for it. The list follows the read
+        // marks it writes by itself (it observes the store).
+        appearing = Task { @MainActor in await vm.completeAppearance() }
     }
 
     func close(draft: String?) async {

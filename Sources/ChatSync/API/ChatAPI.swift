@@ -1,0 +1,124 @@
+import ChatCore
+import Foundation
+import NIOSSL
+
+/// Every call the client makes on the server (PROTOCOL.md), so the sync
+/// engine, the send queue, the media cache and the view models can run
+/// against something other than HTTP: `APIClient` is the real one,
+/// ChatTesting's `FakeChatAPI` an in-memory server for tests.
+///
+/// Failures are `APIError`s, as `APIClient` throws them: a dead server is
+/// `.unreachable`, a refusal `.server` with PROTOCOL.md's code.
+///
+/// Requirements take every argument; the extension below supplies the
+/// defaults callers leave out. A conforming type implements each full form
+/// itself (the extension's forwarders call the requirement, so one missing
+/// would call itself).
+public protocol ChatAPI: Sendable {
+    // MARK: Accounts and profiles
+
+    func register(account: String, password: String, username: String?) async throws -> AuthResponse
+    func login(account: String, password: String) async throws -> AuthResponse
+    func logout() async throws
+    func me() async throws -> UserBasicInfo
+    func searchUsers(_ q: String) async throws -> [UserBasicInfo]
+    /// A new display name.
+    func rename(to username: String) async throws -> UserBasicInfo
+    func profiles(_ uids: [Int]) async throws -> [UserBasicInfo]
+
+    // MARK: Messages
+
+    func send(_ request: SendMessageRequest) async throws -> SendMessageResponse
+    /// Returns the seq of the revoke notice.
+    func revoke(conversationId: String, clientMsgID: String) async throws -> Int
+    func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse
+
+    // MARK: Conversations
+
+    func conversations() async throws -> [ConversationSummary]
+    func startConversation(userId: Int) async throws -> ConversationSummary
+    func pin(conversationId: String, isPinned: Bool) async throws -> ConversationSummary
+    func markRead(conversationId: String, seq: Int) async throws -> ConversationSummary
+    func deleteConversation(_ id: String) async throws
+    func clearConversation(_ id: String) async throws
+    func mute(conversationId: String, isMuted: Bool) async throws -> ConversationSummary
+
+    // MARK: Groups (PROTOCOL.md v2)
+
+    func createGroup(_ request: CreateGroupRequest) async throws -> GroupInfo
+    func groupInfo(groupId: Int) async throws -> GroupInfo
+    func lookupGroup(uniqueName: String) async throws -> GroupInfo
+    func joinGroup(uniqueName: String) async throws -> ConversationSummary
+    func invite(groupId: Int, userIds: [Int]) async throws -> GroupInfo
+    func leaveGroup(groupId: Int) async throws
+    func kick(groupId: Int, userId: Int) async throws
+    func updateGroup(_ request: UpdateGroupRequest) async throws -> GroupInfo
+    /// One page of members with a uid above `after`.
+    func groupMembersPage(groupId: Int, after: Int, limit: Int) async throws -> GroupMembersResponse
+
+    // MARK: Sync
+
+    func sync(since: Int, limit: Int) async throws -> SyncResponse
+    /// The WebSocket that says when to pull; nil when there is none, and the
+    /// sync engine then learns of new events by polling (or `requestPull`).
+    var pushURL: String? { get }
+    /// What a `wss://` push socket trusts (nil: the system's roots).
+    var pushTLSConfiguration: TLSConfiguration? { get }
+
+    // MARK: Media
+
+    /// `progress` hears the fraction of the bytes sent so far (0...1).
+    func upload(_ data: Data, contentType: String, kind: String,
+                progress: (@Sendable (Double) -> Void)?) async throws -> UploadResponse
+    func sign(_ keys: [String]) async throws -> SignResponse
+    /// A signed URL for `objectKey` on this server, built from the signature
+    /// part of `url`; nil when `url` holds no signed URL for the key.
+    func ownMediaURL(from url: String, objectKey: String) -> String?
+    /// The bytes of a signed URL of this server; other URLs are refused.
+    func download(_ url: String, limit: Int) async throws -> Data
+
+    // MARK: Signals
+
+    func createSignal(_ content: String) async throws -> Int
+    /// Returns the reply's `receiveId`.
+    func replySignal(signalId: Int, content: String) async throws -> String
+    func signalInbox() async throws -> [SignalInboxItem]
+    func openIM(receiveId: String) async throws
+}
+
+/// The defaults of PROTOCOL.md's optional parameters.
+extension ChatAPI {
+    public func register(account: String, password: String, username: String? = nil) async throws -> AuthResponse {
+        try await register(account: account, password: password, username: username)
+    }
+
+    public func history(conversationId: String, beforeSeq: Int? = nil, afterSeq: Int? = nil,
+                        limit: Int = 40) async throws -> HistoryResponse {
+        try await history(conversationId: conversationId, beforeSeq: beforeSeq, afterSeq: afterSeq, limit: limit)
+    }
+
+    public func sync(since: Int, limit: Int = 500) async throws -> SyncResponse {
+        try await sync(since: since, limit: limit)
+    }
+
+    public func upload(_ data: Data, contentType: String, kind: String,
+                       progress: (@Sendable (Double) -> Void)? = nil) async throws -> UploadResponse {
+        try await upload(data, contentType: contentType, kind: kind, progress: progress)
+    }
+
+    public func download(_ url: String, limit: Int = 32 * 1024 * 1024) async throws -> Data {
+        try await download(url, limit: limit)
+    }
+
+    /// Every member, page by page.
+    public func groupMembers(groupId: Int) async throws -> [GroupMember] {
+        var all: [GroupMember] = []
+        var after = 0
+        while true {
+            let page = try await groupMembersPage(groupId: groupId, after: after, limit: 500)
+            all += page.members
+            guard page.hasMore, let last = page.members.last, last.uid > after else { return all }
+            after = last.uid
+        }
+    }
+}

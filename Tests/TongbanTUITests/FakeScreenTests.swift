@@ -1,0 +1,91 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import ChatTesting
+import Foundation
+import TerminalUI
+import Testing
+@testable import TongbanTUI
+
+// The full-screen client against FakeChatAPI: keys in, cells out, no server.
+
+@MainActor @Suite struct FakeScreenTests {
+    /// A fake server where Ann has written to me, and my client on it with
+    /// its sync and send queue running, as `tongban` runs them.
+    func annWrote(_ account: String) async throws -> (FakeChatAPI, UserBasicInfo, ChatApp, Session) {
+        let fake = try FakeChatAPI(account: account)
+        let ann = try fake.addPeer("ann", username: "Ann 安")
+        try fake.peerSends(from: ann.uid, text: "在吗？🙂")
+        let session = try fakeSession(fake)
+        fake.pushNotices(to: session.sync)
+        session.sync.start()
+        await session.repository.start()
+        return (fake, ann, await app(session), session)
+    }
+
+    func stop(_ session: Session) async {
+        session.sync.stop()
+        await session.repository.stop()
+    }
+
+    func fakeSession(_ fake: FakeChatAPI) throws -> Session {
+        var policy = ChatRepository.Policy()
+        policy.maxAttempts = 2
+        policy.backoffBase = .milliseconds(1)
+        policy.backoffCap = .milliseconds(2)
+        return try fake.makeSession(sendPolicy: policy)
+    }
+
+    /// Checks `condition` after each turn of the main actor until it holds (5 s at most).
+    func until(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    @Test func aChatBothWaysOnScreen() async throws {
+        let (fake, ann, app, session) = try await annWrote("screenme")
+        let list = app.frame(width: 100, height: 30)
+        #expect(list.rowText(0).contains("消息 (1)"))
+        let row = try #require(list.find("Ann 安"))
+        #expect(list.rowText(row.y + 1).contains("在吗？🙂"))
+
+        await app.handle(.enter)
+        await type(app, "马上到 🚶")
+        await app.handle(.enter)
+        #expect(await waitFor(app, width: 100, height: 30, "马上到 🚶"))
+        let conv = fake.conversationId(with: ann.uid)
+        #expect(await until { fake.messages(in: conv).last?.content == "马上到 🚶" }, "the server took it")
+        #expect(await until { app.frame(width: 100, height: 30).find("马上到 🚶 …") == nil }, "no longer shown as sending")
+        #expect(fake.summary(of: conv)?.unreadCount == 0, "opening read Ann's message on the server too")
+
+        // Ann answers; the fake's notice makes the client pull, as a push would.
+        try fake.peerSends(from: ann.uid, text: "好的，楼下等你")
+        #expect(await waitFor(app, width: 100, height: 30, "好的，楼下等你"))
+        await stop(session)
+    }
+
+    @Test func aSendToADeadServerFailsOnScreenAndEnterRetriesIt() async throws {
+        let (fake, ann, app, session) = try await annWrote("deadscreen")
+        await app.handle(.enter)
+        fake.isDown = true
+        await type(app, "发不出去")
+        await app.handle(.enter)
+        #expect(await waitFor(app, width: 100, height: 30, "发送失败，Enter 重试"))
+        let conv = fake.conversationId(with: ann.uid)
+        #expect(fake.messages(in: conv).count == 1, "nothing reached the server")
+
+        // Back up: select the failed message and press Enter.
+        fake.isDown = false
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        await app.handle(.enter)
+        #expect(await until { fake.messages(in: conv).count == 2 })
+        #expect(await until { app.frame(width: 100, height: 30).find("发送失败") == nil })
+        #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂", "发不出去"], "sent once")
+        await stop(session)
+    }
+}

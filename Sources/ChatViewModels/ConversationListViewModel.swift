@@ -83,8 +83,7 @@ public final class ConversationListViewModel {
     /// Pulls the server's list, fills missing profiles, reloads.
     public func refresh() async {
         do {
-            let summaries = try await session.api.conversations()
-            try session.store.saveSummaries(summaries)
+            try await session.refreshConversations()
             loadFromStore()
             await enrichProfiles()
         } catch {
@@ -147,8 +146,7 @@ public final class ConversationListViewModel {
         await optimistically(id, { list in
             if let i = list.firstIndex(where: { $0.id == id }) { list[i].isPinned = isPinned }
         }) {
-            let summary = try await session.api.pin(conversationId: id, isPinned: isPinned)
-            try session.store.saveSummaries([summary])
+            try await session.pin(id, isPinned)
         }
     }
 
@@ -158,7 +156,7 @@ public final class ConversationListViewModel {
         await optimistically(id, { list in
             if let i = list.firstIndex(where: { $0.id == id }) { list[i].isMuted = isMuted }
         }) {
-            try session.store.saveSummaries([try await session.api.mute(conversationId: id, isMuted: isMuted)])
+            try await session.mute(id, isMuted)
         }
     }
 
@@ -167,9 +165,7 @@ public final class ConversationListViewModel {
     public func leaveGroup(id: String, delete: Bool) async {
         guard let gid = ConversationIDHelper.groupId(id) else { return }
         do {
-            try await session.api.leaveGroup(groupId: gid)
-            if let i = conversations.firstIndex(where: { $0.id == id }) { conversations[i].isMember = false }
-            _ = try? await session.sync.pull()
+            try await session.leaveGroup(gid)
         } catch let e as APIError where e.code == .forbidden {
             // Already out: deleting is all that is left.
         } catch {
@@ -183,9 +179,7 @@ public final class ConversationListViewModel {
     /// Creates a group with me as owner and `memberIds` in it; returns its conversation id.
     public func createGroup(name: String, uniqueName: String, memberIds: [Int] = []) async -> String? {
         do {
-            let info = try await session.api.createGroup(CreateGroupRequest(name: name, uniqueName: uniqueName, memberIds: memberIds))
-            try session.store.saveGroup(info)
-            _ = try? await session.sync.pull()
+            let info = try await session.createGroup(CreateGroupRequest(name: name, uniqueName: uniqueName, memberIds: memberIds))
             loadFromStore()
             changed()
             return info.conversationId
@@ -199,9 +193,7 @@ public final class ConversationListViewModel {
     /// Joins a group by its unique name; returns its conversation id.
     public func joinGroup(uniqueName: String) async -> String? {
         do {
-            let summary = try await session.api.joinGroup(uniqueName: uniqueName)
-            try session.store.saveSummaries([summary])
-            _ = try? await session.sync.pull()
+            let summary = try await session.joinGroup(uniqueName: uniqueName)
             loadFromStore()
             changed()
             return summary.conversationId
@@ -216,8 +208,7 @@ public final class ConversationListViewModel {
     public func deleteConversation(id: String) async {
         guard conversations.contains(where: { $0.id == id }) else { return }
         await optimistically(id, { list in list.removeAll { $0.id == id } }) {
-            try await session.api.deleteConversation(id)
-            try session.store.deleteConversation(id: id)
+            try await session.deleteConversation(id)
         }
     }
 
@@ -247,12 +238,10 @@ public final class ConversationListViewModel {
     /// Starts (or finds) the chat with `user`; nil with an error when refused.
     public func startConversation(with user: UserBasicInfo) async -> Conversation? {
         do {
-            let summary = try await session.api.startConversation(userId: user.uid)
-            try session.store.saveSummaries([summary])
-            try session.store.saveProfiles([user])
+            let id = try await session.startConversation(with: user)
             loadFromStore()
             changed()
-            return try session.store.conversation(id: summary.conversationId, localizer: localizer)
+            return try session.store.conversation(id: id, localizer: localizer)
         } catch {
             errorMessage = describe(error)
             changed()
@@ -274,8 +263,7 @@ public final class ConversationListViewModel {
     /// with the first message (seed: signal context).
     public func openSignal(_ item: SignalInboxItem) async -> Conversation? {
         guard let c = await startConversation(with: item.from) else { return nil }
-        try? session.store.setSignalContext(id: c.id, signalId: item.signalId, receiveId: item.receiveId,
-                                            reply: item.replyContent, content: item.signalContent)
+        try? session.noteSignalContext(c.id, of: item)
         return (try? session.store.conversation(id: c.id, localizer: localizer)) ?? c
     }
 

@@ -21,8 +21,7 @@ extension ConversationViewModel {
     public func refreshMembers() async {
         guard let gid = conversation.groupId else { return }
         do {
-            _ = try await session.members(groupId: gid)
-            try session.store.saveGroup(try await session.api.groupInfo(groupId: gid))
+            try await session.refreshGroup(gid)
         } catch {
             // Offline or no longer a member: the cached list stays.
         }
@@ -55,7 +54,7 @@ extension ConversationViewModel {
 
     func update(_ request: UpdateGroupRequest) async {
         guard conversation.isGroup else { return }
-        await groupCall { try self.session.store.saveGroup(try await self.session.api.updateGroup(request)) }
+        await groupCall { try await self.session.updateGroup(request) }
     }
 
     /// Adds people named by account, display name or uid.
@@ -64,7 +63,7 @@ extension ConversationViewModel {
         await groupCall {
             var uids: [Int] = []
             for n in names { uids.append(try await self.session.user(named: n).uid) }
-            try self.session.store.saveGroup(try await self.session.api.invite(groupId: gid, userIds: uids))
+            try await self.session.invite(uids, to: gid)
         }
     }
 

@@ -76,8 +76,7 @@ extension ConversationViewModel {
         let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: conversation.signalContent ?? "")
         do {
             try await session.repository.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
-            try session.store.setImOpened(id: id)
-            if let receiveId = conversation.receiveId { try await session.api.openIM(receiveId: receiveId) }
+            try await session.openIM(id, receiveId: conversation.receiveId)
             afterSend()
         } catch { fail(error) }
     }
@@ -103,7 +102,7 @@ extension ConversationViewModel {
     /// After the flash image was shown: destroyed here, then `flash_viewed`.
     public func markFlashViewed(id messageId: String) async {
         guard let msg = messages.first(where: { $0.id == messageId }), msg.type == .flashImage, !msg.isMe, !msg.isDestroyed else { return }
-        try? session.store.setFlashViewed(clientMsgID: messageId)
+        try? session.destroyFlash(clientMsgID: messageId)
         reload()
         changed()
         do {
@@ -115,8 +114,7 @@ extension ConversationViewModel {
 
     public func clearHistory() async {
         do {
-            try await session.api.clearConversation(id)
-            try session.store.clearHistory(id: id)
+            try await session.clearHistory(id)
             hasMoreHistory = false
         } catch { fail(error) }
         reload()

@@ -101,7 +101,7 @@ public final class ConversationViewModel {
         isVisible = false
         mediaTask?.cancel()
         mediaTask = nil
-        try? session.store.setDraft(id: id, text: draft)
+        try? session.setDraft(id, draft)
         if let observer { session.sync.removeObserver(observer) }
         observer = nil
     }
@@ -180,10 +180,11 @@ public final class ConversationViewModel {
                 if local < Self.pageSize { hasMoreHistory = try await fetchOlder(before: try lowestSeq()) }
                 return
             }
-            let page = try await session.api.history(conversationId: id, beforeSeq: top.upperBound + 1, limit: Self.pageSize)
-            let low = page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1
-            try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: low, to: top.upperBound)
-            if !page.hasMore && low == 1 && missing.count == 1 { hasMoreHistory = false }
+            let high = top.upperBound
+            let page = try await session.fetchHistory(id, beforeSeq: high + 1, limit: Self.pageSize) { p in
+                (p.hasMore ? (p.messages.first?.seq ?? high + 1) : 1, high)
+            }
+            if !page.hasMore && missing.count == 1 { hasMoreHistory = false }
         } catch {
             errorMessage = describe(error)
         }
@@ -196,11 +197,10 @@ public final class ConversationViewModel {
 
     /// Server history before `seq`; returns whether the server has more.
     func fetchOlder(before seq: Int) async throws -> Bool {
-        let page = try await session.api.history(conversationId: id, beforeSeq: seq == Int.max ? nil : seq, limit: Self.pageSize)
-        let low = page.hasMore ? (page.messages.first?.seq ?? 1) : 1
-        let high = seq == Int.max ? (page.messages.last?.seq ?? 0) : max(seq, 1) - 1
-        try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: low, to: high)
-        return page.hasMore
+        let newest = seq == Int.max
+        return try await session.fetchHistory(id, beforeSeq: newest ? nil : seq, limit: Self.pageSize) { p in
+            (p.hasMore ? (p.messages.first?.seq ?? 1) : 1, newest ? (p.messages.last?.seq ?? 0) : max(seq, 1) - 1)
+        }.hasMore
     }
 
     /// A hole in the history right below what is shown (after a 410
@@ -213,9 +213,10 @@ public final class ConversationViewModel {
         // Stored messages between the hole and the window come first.
         let nextStored = try session.store.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
         if let nextStored, nextStored > hole.upperBound { return }
-        let page = try await session.api.history(conversationId: id, beforeSeq: hole.upperBound + 1, limit: Self.pageSize)
-        let from = page.hasMore ? (page.messages.map(\.seq).min() ?? hole.lowerBound) : 1
-        try session.store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: from, to: hole.upperBound)
+        let (lower, upper) = (hole.lowerBound, hole.upperBound)
+        try await session.fetchHistory(id, beforeSeq: upper + 1, limit: Self.pageSize) { p in
+            (p.hasMore ? (p.messages.map(\.seq).min() ?? lower) : 1, upper)
+        }
     }
 
     /// Store first, then the server, 40 at a time. `hasMoreHistory` turns
@@ -303,7 +304,7 @@ public final class ConversationViewModel {
 
     /// Saves what is typed and not sent (blank removes the draft).
     public func saveDraft(_ text: String?) {
-        try? session.store.setDraft(id: id, text: text)
+        try? session.setDraft(id, text)
     }
 
     /// The stored messages matching `query` in this chat, newest first.
@@ -315,7 +316,7 @@ public final class ConversationViewModel {
     public func markRead() {
         guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
               newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
-        guard (try? session.store.markRead(id: id, upTo: newest)) != nil else { return }
+        guard (try? session.markReadLocally(id, upTo: newest)) != nil else { return }
         conversation.readSeq = max(conversation.readSeq, newest)
         conversation.unreadCount = 0
         sendRead(newest)

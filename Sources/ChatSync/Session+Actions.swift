@@ -1,0 +1,127 @@
+import ChatCore
+import ChatStore
+import Foundation
+
+/// Every write a view model asks for (as the GRDB demo's AppDatabase holds
+/// its app's writes): each asks the server where the server must agree,
+/// then writes the answer to the store. The view models read the store and
+/// follow it; they write it only through these, the sync engine and the
+/// send queue, so ChatSync is the one layer that writes.
+extension Session {
+    // MARK: - Conversations
+
+    /// The server's list, stored.
+    public func refreshConversations() async throws {
+        try store.saveSummaries(try await api.conversations())
+    }
+
+    public func pin(_ id: String, _ isPinned: Bool) async throws {
+        try store.saveSummaries([try await api.pin(conversationId: id, isPinned: isPinned)])
+    }
+
+    public func mute(_ id: String, _ isMuted: Bool) async throws {
+        try store.saveSummaries([try await api.mute(conversationId: id, isMuted: isMuted)])
+    }
+
+    /// Off the list and its history gone, once the server agrees.
+    public func deleteConversation(_ id: String) async throws {
+        try await api.deleteConversation(id)
+        try store.deleteConversation(id: id)
+    }
+
+    /// The history gone here and on the server; the chat stays listed.
+    public func clearHistory(_ id: String) async throws {
+        try await api.clearConversation(id)
+        try store.clearHistory(id: id)
+    }
+
+    /// Starts (or finds) the chat with `user`, with their profile cached;
+    /// returns its id.
+    public func startConversation(with user: UserBasicInfo) async throws -> String {
+        let summary = try await api.startConversation(userId: user.uid)
+        try store.saveSummaries([summary])
+        try store.saveProfiles([user])
+        return summary.conversationId
+    }
+
+    /// The chat a signal reply opened: its first message will carry the quote.
+    public func noteSignalContext(_ id: String, of item: SignalInboxItem) throws {
+        try store.setSignalContext(id: id, signalId: item.signalId, receiveId: item.receiveId,
+                                   reply: item.replyContent, content: item.signalContent)
+    }
+
+    /// The signal quote went out: the chat is open on both sides.
+    public func openIM(_ id: String, receiveId: String?) async throws {
+        try store.setImOpened(id: id)
+        if let receiveId { try await api.openIM(receiveId: receiveId) }
+    }
+
+    /// What is typed and not sent (blank removes it).
+    public func setDraft(_ id: String, _ text: String?) throws {
+        try store.setDraft(id: id, text: text)
+    }
+
+    /// Read here up to `seq`; the server hears of it separately (one
+    /// request at a time carries the newest seq during a flood).
+    public func markReadLocally(_ id: String, upTo seq: Int) throws {
+        try store.markRead(id: id, upTo: seq)
+    }
+
+    /// A flash image shown once is destroyed here at once; `flash_viewed`
+    /// follows through the send queue.
+    public func destroyFlash(clientMsgID: String) throws {
+        try store.setFlashViewed(clientMsgID: clientMsgID)
+    }
+
+    // MARK: - History
+
+    /// The server's page of `id` before `beforeSeq` (nil: the newest),
+    /// stored as covering the seqs `covering` reads from it: the store then
+    /// knows that range holds no holes. Returns the page.
+    @discardableResult
+    public func fetchHistory(_ id: String, beforeSeq: Int?, limit: Int,
+                             covering: @Sendable (HistoryResponse) -> (from: Int, to: Int)) async throws -> HistoryResponse {
+        let page = try await api.history(conversationId: id, beforeSeq: beforeSeq, limit: limit)
+        let range = covering(page)
+        try store.saveHistory(conversationId: id, messages: page.messages, coveringFrom: range.from, to: range.to)
+        return page
+    }
+
+    // MARK: - Groups
+
+    /// Creates a group with me as owner; its notice and conversation come
+    /// with the next pull.
+    public func createGroup(_ request: CreateGroupRequest) async throws -> GroupInfo {
+        let info = try await api.createGroup(request)
+        try store.saveGroup(info)
+        _ = try? await sync.pull()
+        return info
+    }
+
+    public func joinGroup(uniqueName: String) async throws -> ConversationSummary {
+        let summary = try await api.joinGroup(uniqueName: uniqueName)
+        try store.saveSummaries([summary])
+        _ = try? await sync.pull()
+        return summary
+    }
+
+    /// Leaves; the notice that took me out comes with the pull.
+    public func leaveGroup(_ gid: Int) async throws {
+        try await api.leaveGroup(groupId: gid)
+        _ = try? await sync.pull()
+    }
+
+    /// The member list and the group's info, from the server.
+    public func refreshGroup(_ gid: Int) async throws {
+        _ = try await members(groupId: gid)
+        try store.saveGroup(try await api.groupInfo(groupId: gid))
+    }
+
+    public func updateGroup(_ request: UpdateGroupRequest) async throws {
+        try store.saveGroup(try await api.updateGroup(request))
+    }
+
+    public func invite(_ uids: [Int], to gid: Int) async throws {
+        try store.saveGroup(try await api.invite(groupId: gid, userIds: uids))
+    }
+}

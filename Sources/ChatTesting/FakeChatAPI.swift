@@ -485,3 +485,15 @@ final class FakeWorld: Sendable {
         listeners.withLock { $0[uid, default: []].append(handler) }
     }
 }
+
+extension ChatRepository.Policy {
+    /// A send queue that gives up after two attempts a millisecond apart:
+    /// a test against a fake that is down sees "failed" at once.
+    public static var givesUpQuickly: Self {
+        var policy = Self()
+        policy.maxAttempts = 2
+        policy.backoffBase = .milliseconds(1)
+        policy.backoffCap = .milliseconds(2)
+        return policy
+    }
+}

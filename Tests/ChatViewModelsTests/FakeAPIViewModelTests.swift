@@ -51,11 +51,7 @@ func settle(timeout: Duration = .seconds(5), until condition: () -> Bool) async 
 
 /// A session on `fake` whose send queue gives up after two quick attempts.
 func fakeSession(_ fake: FakeChatAPI) throws -> Session {
-    var policy = ChatRepository.Policy()
-    policy.maxAttempts = 2
-    policy.backoffBase = .milliseconds(1)
-    policy.backoffCap = .milliseconds(2)
-    return try fake.makeSession(sendPolicy: policy)
+    try fake.makeSession(sendPolicy: .givesUpQuickly)
 }
 
 @MainActor @Suite struct FakeListViewModelTests {

@@ -29,11 +29,7 @@ import Testing
     }
 
     func fakeSession(_ fake: FakeChatAPI) throws -> Session {
-        var policy = ChatRepository.Policy()
-        policy.maxAttempts = 2
-        policy.backoffBase = .milliseconds(1)
-        policy.backoffCap = .milliseconds(2)
-        return try fake.makeSession(sendPolicy: policy)
+        try fake.makeSession(sendPolicy: .givesUpQuickly)
     }
 
     /// Checks `condition` after each turn of the main actor until it holds (5 s at most).

@@ -34,7 +34,7 @@ public final class ConversationViewModel {
     /// How many stored messages are loaded (grows with loadMoreHistory).
     private var loadedCount = pageSize
     private var observer: Int?
-    private var progressObserverInstalled = false
+    private var queueWatched = false
     private var progress: [String: Double] = [:]
     var resolvedURLs: [String: String] = [:]
 
@@ -63,6 +63,7 @@ public final class ConversationViewModel {
     /// on screen and read. A UI calls it before answering the next key.
     public func showLocal() {
         isVisible = true
+        watchQueue()
         isLoading = true
         reload()
         changed()
@@ -111,17 +112,19 @@ public final class ConversationViewModel {
         observer = session.sync.observe { [weak self] update in
             Task { @MainActor in self?.handle(update) }
         }
-        if !progressObserverInstalled {
-            progressObserverInstalled = true
-            let repo = session.repository
-            Task {
-                await repo.onProgress { [weak self] msgId, value in
-                    Task { @MainActor in self?.setProgress(msgId, value) }
-                }
-                await repo.onSettled { [weak self] msgId in
-                    Task { @MainActor in self?.settled(msgId) }
-                }
-            }
+    }
+
+    /// Hears the send queue's progress and results, from before anything
+    /// can be sent from this chat: a failed message reaches no sync log, so
+    /// this is how its bubble learns of it.
+    func watchQueue() {
+        guard !queueWatched else { return }
+        queueWatched = true
+        session.repository.onProgress { [weak self] msgId, value in
+            Task { @MainActor in self?.setProgress(msgId, value) }
+        }
+        session.repository.onSettled { [weak self] msgId in
+            Task { @MainActor in self?.settled(msgId) }
         }
     }
 

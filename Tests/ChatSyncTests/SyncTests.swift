@@ -351,7 +351,7 @@ import Synchronization
         let file = tempURL("big").appendingPathExtension("png")
         try png.write(to: file)
         let seen = ProgressLog()
-        await a.repository.onProgress { id, value in if id == "big1" { seen.append(value) } }
+        a.repository.onProgress { id, value in if id == "big1" { seen.append(value) } }
         try await a.repository.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 320, h: 320)), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "big1")

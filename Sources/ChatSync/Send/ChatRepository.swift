@@ -2,6 +2,7 @@ import ChatCore
 import ChatStore
 import Foundation
 import Logging
+import Synchronization
 
 /// The send side of seed §四: every outgoing message is written to the
 /// store and the outbox before the network is touched, then one serial
@@ -38,8 +39,14 @@ public actor ChatRepository {
     private var wakeup: AsyncStream<Void>.Continuation?
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
-    private var progressObservers: [@Sendable (String, Double) -> Void] = []
-    private var settledObservers: [@Sendable (String) -> Void] = []
+    /// Who hears of progress and settled messages. Outside the actor's
+    /// state so that a view model registers without a hop: a chat that
+    /// registers while it opens hears of every message sent from it.
+    private struct Watchers {
+        var progress: [@Sendable (String, Double) -> Void] = []
+        var settled: [@Sendable (String) -> Void] = []
+    }
+    private nonisolated let watchers = Mutex(Watchers())
     /// The upload attempt under way per clientMsgID: chunk reports of an
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
@@ -49,15 +56,19 @@ public actor ChatRepository {
         self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
     }
 
-    public func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) { progressObservers.append(handler) }
+    public nonisolated func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) {
+        watchers.withLock { $0.progress.append(handler) }
+    }
 
     /// `handler` hears the clientMsgID of each message the queue has marked
     /// sent or failed: a failure reaches no sync log, so an open chat learns
     /// of it only here.
-    public func onSettled(_ handler: @escaping @Sendable (String) -> Void) { settledObservers.append(handler) }
+    public nonisolated func onSettled(_ handler: @escaping @Sendable (String) -> Void) {
+        watchers.withLock { $0.settled.append(handler) }
+    }
 
     func settled(_ id: String) {
-        for h in settledObservers { h(id) }
+        for h in watchers.withLock({ $0.settled }) { h(id) }
     }
 
     func report(_ id: String, _ value: Double) {
@@ -65,7 +76,7 @@ public actor ChatRepository {
         // only grows, except a 0 that starts an upload over.
         let value = value == 0 ? 0 : max(progress[id] ?? 0, value)
         progress[id] = value
-        for h in progressObservers { h(id, value) }
+        for h in watchers.withLock({ $0.progress }) { h(id, value) }
     }
 
     func reportChunk(_ id: String, attempt: Int, _ value: Double) {

@@ -20,19 +20,19 @@ struct Save: AsyncParsableCommand {
         let conv = try await conversationId(session, with: with)
         let newest = try session.store.newestPage(conversationId: conv, limit: 200).messages
             .map { $0.chatMessage(myImUid: session.credentials.imUid) }
-            .last { if case .file = $0.content, !$0.isRecalled { true } else { false } }
-        guard let m = newest, case .file(let p) = m.content else { throw CLIError(L.string("cli.noFile")) }
+            .compactMap(MessageKinds.attachment(in:)).last
+        guard let file = newest else { throw CLIError(L.string("cli.noFile")) }
         let data: Data
-        if let cached = session.media.localURL(for: p.objectKey) {
+        if let cached = session.media.localURL(for: file.object.key) {
             data = try Data(contentsOf: cached)
         } else {
-            guard let fetched = try await online(session, { try await session.media.fetchUncached(objectKey: p.objectKey) }) else {
+            guard let fetched = try await online(session, { try await session.media.fetchUncached(objectKey: file.object.key) }) else {
                 throw CLIError(L.string("cli.noFile"))
             }
             data = fetched
         }
         let folder = dir.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) } ?? Downloads.directory()
-        let saved = try Downloads.save(data, name: p.name, in: folder)
+        let saved = try Downloads.save(data, name: file.name, in: folder)
         out(L.string("ui.fileSaved", ["path": saved.path]))
     }
 }

@@ -70,7 +70,9 @@ import Testing
         fake.isDown = true
         await type(app, "发不出去")
         await app.handle(.enter)
-        #expect(await waitFor(app, width: 100, height: 30, "发送失败，Enter 重试"))
+        let shown = await waitFor(app, width: 100, height: 30, "发送失败，Enter 重试")
+        let outbox = try session.store.outbox().map { "\($0.clientMsgID) after \($0.attempts) attempts" }
+        #expect(shown, "still queued: \(outbox)")
         let conv = fake.conversationId(with: ann.uid)
         #expect(fake.messages(in: conv).count == 1, "nothing reached the server")
 

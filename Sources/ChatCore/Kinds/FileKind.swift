@@ -1,27 +1,54 @@
+extension ChatMessageType {
+    public static let file = ChatMessageType(rawValue: "file")
+}
+
+/// `file` (PROTOCOL.md v2): any file. `name` is what the sender called it;
+/// it came over the network, so it touches the disk only through
+/// `SafeFileName.base`.
+public struct FilePayload: KindPayload, Codable {
+    public var objectKey: String
+    public var url: String
+    public var expireAt: Int
+    public var name: String
+    public var size: Int
+    public var mime: String
+    public init(objectKey: String, url: String = "", expireAt: Int = 0, name: String, size: Int,
+                mime: String = "application/octet-stream") {
+        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt
+        self.name = name; self.size = size; self.mime = mime
+    }
+    public var storedObject: StoredObject? { StoredObject(key: objectKey, url: url, expireAt: expireAt) }
+}
+
 extension MessageKind {
-    /// `file` (PROTOCOL.md v2): objectKey, name and size (required), url,
-    /// expireAt, mime. Summary `[文件] name`. The name is checked as the
-    /// protocol says (a base name, no NUL, at most 255 bytes); a client still
-    /// never uses it on disk except through `SafeFileName.base`.
+    /// `file`: objectKey, name and size (required), url, expireAt, mime.
+    /// Summary `[文件] name`. The name is checked as the protocol says (a
+    /// base name, no NUL, at most 255 bytes); a client still never uses it on
+    /// disk except through `SafeFileName.base`.
     public static let file = MessageKind(
         customType: "file", messageType: .file,
         decode: { obj in
             guard let key = obj.nonEmpty("objectKey"), let name = obj.nonEmpty("name"), SafeFileName.isProtocolName(name),
                   let size = obj.int("size"), size >= 0 else { return nil }
-            return .file(FilePayload(objectKey: key, url: obj.string("url") ?? "", expireAt: obj.int("expireAt") ?? 0,
-                                     name: name, size: size, mime: obj.nonEmpty("mime") ?? "application/octet-stream"))
+            return MessageContent(FilePayload(objectKey: key, url: obj.string("url") ?? "", expireAt: obj.int("expireAt") ?? 0,
+                                              name: name, size: size, mime: obj.nonEmpty("mime") ?? "application/octet-stream"))
         },
         encode: { content in
-            guard case .file(let p) = content else { return nil }
+            guard let p = content.payload(as: FilePayload.self) else { return nil }
             return ["objectKey": .string(p.objectKey), "url": .string(p.url), "expireAt": .number(Double(p.expireAt)),
                     "name": .string(p.name), "size": .number(Double(p.size)), "mime": .string(p.mime)]
         },
         summary: { m, l in
-            guard case .file(let p) = m.content else { return l.string("summary.file", ["name": ""]) }
+            let name = m.content.payload(as: FilePayload.self)?.name ?? ""
             // One line: a name may hold U+2028/2029, which the sanitiser leaves alone.
-            return l.string("summary.file", ["name": MessageKind.flattenLines(TerminalSanitizer.sanitize(p.name))])
+            return l.string("summary.file", ["name": MessageKind.flattenLines(TerminalSanitizer.sanitize(name))])
         },
-        objectKeys: { content in if case .file(let p) = content { [p.objectKey] } else { [] } },
+        objectKeys: { content in content.payload(as: FilePayload.self).map { [$0.objectKey] } ?? [] },
+        attachment: { content in
+            content.payload(as: FilePayload.self).map {
+                Attachment(object: StoredObject(key: $0.objectKey, url: $0.url, expireAt: $0.expireAt), name: $0.name, size: $0.size)
+            }
+        },
         primaryAction: { _ in .save },
         canOpenExternally: true
     )

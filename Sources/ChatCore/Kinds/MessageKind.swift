@@ -15,6 +15,9 @@ public struct MessageKind: Sendable {
     /// a reader of the conversation fetch exactly these, and a sender may
     /// only name objects they uploaded. A kind that carries media must say so.
     public let objectKeys: @Sendable (MessageContent) -> [String]
+    /// The file a message of this kind can be saved as (Enter, `o`,
+    /// `tongban save`); nil for kinds that are not files.
+    public let attachment: @Sendable (MessageContent) -> Attachment?
     /// What Enter on a message of this kind does (a UI carries it out).
     public let primaryAction: @Sendable (ChatMessage) -> MessageAction
     /// Whether `o` opens it in the system viewer or player.
@@ -26,6 +29,7 @@ public struct MessageKind: Sendable {
         encode: @escaping @Sendable (MessageContent) -> [String: JSONValue]? = { _ in nil },
         summary: @escaping @Sendable (ChatMessage, Localizer) -> String,
         objectKeys: @escaping @Sendable (MessageContent) -> [String] = { _ in [] },
+        attachment: @escaping @Sendable (MessageContent) -> Attachment? = { _ in nil },
         primaryAction: @escaping @Sendable (ChatMessage) -> MessageAction = { _ in .none },
         canOpenExternally: Bool = false
     ) {
@@ -35,8 +39,20 @@ public struct MessageKind: Sendable {
         self.encode = encode
         self.summary = summary
         self.objectKeys = objectKeys
+        self.attachment = attachment
         self.primaryAction = primaryAction
         self.canOpenExternally = canOpenExternally
+    }
+}
+
+/// A message's content as a file to save. `name` came over the network:
+/// it reaches the disk only through `SafeFileName.base`.
+public struct Attachment: Sendable, Hashable {
+    public var object: StoredObject
+    public var name: String
+    public var size: Int
+    public init(object: StoredObject, name: String, size: Int) {
+        self.object = object; self.name = name; self.size = size
     }
 }
 
@@ -91,6 +107,11 @@ public enum MessageKinds {
     /// Every media object `content` refers to (see ``MessageKind/objectKeys``).
     public static func objectKeys(in content: MessageContent) -> [String] {
         all.flatMap { $0.objectKeys(content) }
+    }
+
+    /// The file `message` can be saved as; nil when it is not one or was revoked.
+    public static func attachment(in message: ChatMessage) -> Attachment? {
+        message.isRecalled ? nil : kind(for: message.type).attachment(message.content)
     }
 
     /// The one-line summary used by the conversation list and notifications.

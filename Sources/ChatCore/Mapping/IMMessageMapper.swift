@@ -81,8 +81,8 @@ public enum IMMessageMapper {
         case .audio(let p):
             object(p.objectKey, p.url, p.expireAt)
             msg.durationSec = p.durationSec
-        case .file(let p):
-            object(p.objectKey, p.url, p.expireAt)
+        case .payload(let p):
+            if let o = p.base.storedObject { object(o.key, o.url, o.expireAt) }
         case .signalQuote(let p):
             msg.signalQuoteId = p.signalId
             msg.signalQuoteContent = p.signalContent

@@ -6,7 +6,9 @@ public enum MessageContent: Sendable, Hashable {
     case flashImage(FlashImagePayload)
     case multiImage(MultiImagePayload)
     case audio(AudioPayload)
-    case file(FilePayload)
+    /// A kind that declares its payload in its own `Kinds/` file (see
+    /// ``KindPayload``) and so needs no case here.
+    case payload(AnyKindPayload)
     case signalQuote(SignalQuotePayload)
     /// contentType 106: a text mentioning members.
     case mention(MentionPayload)
@@ -20,6 +22,41 @@ public enum MessageContent: Sendable, Hashable {
     case timeMarker(String)
     /// Anything this client cannot read: kept verbatim so nothing is lost.
     case unknown(UnknownPayload)
+}
+
+/// The payload of a kind declared in its own file. `storedObject` is the
+/// one server object it carries, if any, mirrored into the message's media
+/// fields (`objectKey`, the signed URL and its expiry).
+public protocol KindPayload: Sendable, Hashable {
+    var storedObject: StoredObject? { get }
+}
+
+/// One object in the server's store, as a payload refers to it.
+public struct StoredObject: Sendable, Hashable {
+    public var key: String
+    public var url: String
+    public var expireAt: Int
+    public init(key: String, url: String, expireAt: Int) {
+        self.key = key; self.url = url; self.expireAt = expireAt
+    }
+}
+
+/// A ``KindPayload`` of any kind, compared and hashed as the payload itself.
+public struct AnyKindPayload: Sendable, Hashable {
+    public let base: any KindPayload
+    public init(_ base: some KindPayload) { self.base = base }
+    public static func == (a: AnyKindPayload, b: AnyKindPayload) -> Bool { AnyHashable(a.base) == AnyHashable(b.base) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(AnyHashable(base)) }
+}
+
+extension MessageContent {
+    /// The content holding a payload declared by its kind.
+    public init(_ payload: some KindPayload) { self = .payload(AnyKindPayload(payload)) }
+
+    /// This content's payload when it is a `P`.
+    public func payload<P: KindPayload>(as type: P.Type) -> P? {
+        if case .payload(let p) = self { p.base as? P } else { nil }
+    }
 }
 
 public struct ImagePayload: Sendable, Hashable, Codable {
@@ -58,23 +95,6 @@ public struct AudioPayload: Sendable, Hashable, Codable {
     public var durationSec: Int
     public init(objectKey: String, url: String = "", expireAt: Int = 0, durationSec: Int) {
         self.objectKey = objectKey; self.url = url; self.expireAt = expireAt; self.durationSec = durationSec
-    }
-}
-
-/// `file` (PROTOCOL.md v2): any file. `name` is what the sender called it;
-/// it came over the network, so it touches the disk only through
-/// `SafeFileName.base`.
-public struct FilePayload: Sendable, Hashable, Codable {
-    public var objectKey: String
-    public var url: String
-    public var expireAt: Int
-    public var name: String
-    public var size: Int
-    public var mime: String
-    public init(objectKey: String, url: String = "", expireAt: Int = 0, name: String, size: Int,
-                mime: String = "application/octet-stream") {
-        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt
-        self.name = name; self.size = size; self.mime = mime
     }
 }
 

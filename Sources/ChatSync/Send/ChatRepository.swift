@@ -135,7 +135,7 @@ public actor ChatRepository {
         let name = SafeFileName.base((path as NSString).lastPathComponent)
         // A placeholder no file name holds by chance: the upload's key replaces it in the payload.
         let placeholder = "@upload-" + UUID().uuidString
-        return try enqueue(.file(FilePayload(objectKey: placeholder, name: name, size: size)), to: conversationId,
+        return try enqueue(MessageContent(FilePayload(objectKey: placeholder, name: name, size: size)), to: conversationId,
                            receiveId: receiveId,
                            uploads: [.init(path: path, contentType: "application/octet-stream", kind: "chat_file", placeholder: placeholder)])
     }

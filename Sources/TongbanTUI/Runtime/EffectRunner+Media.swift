@@ -182,7 +182,7 @@ extension EffectRunner {
 
     /// `o`: a file is saved first; a multi-image message opens its first picture.
     func openExternally(_ m: ChatMessage) async {
-        if m.type == .file {
+        if MessageKinds.attachment(in: m) != nil {
             if let saved = await saveFile(m) { await view(saved) }
             return
         }
@@ -207,10 +207,10 @@ extension EffectRunner {
 
     /// Saves a received file into the downloads folder, never over another.
     func saveFile(_ m: ChatMessage) async -> URL? {
-        guard case .file(let p) = m.content, !m.isRecalled,
-              let cached = await cachedFile(key: p.objectKey, url: p.url, expireAt: p.expireAt) else { return nil }
+        guard let file = MessageKinds.attachment(in: m),
+              let cached = await cachedFile(key: file.object.key, url: file.object.url, expireAt: file.object.expireAt) else { return nil }
         do {
-            let saved = try Downloads.save(try Data(contentsOf: cached), name: p.name, in: downloadsDirectory)
+            let saved = try Downloads.save(try Data(contentsOf: cached), name: file.name, in: downloadsDirectory)
             await dispatch(.status(L.string("ui.fileSaved", ["path": saved.path])))
             return saved
         } catch {

@@ -31,8 +31,13 @@ public final class ConversationViewModel {
 
     let session: Session
     let localizer: Localizer
-    /// How many stored messages are loaded (grows with loadMoreHistory).
-    private var loadedCount = pageSize
+    /// Which stored messages are shown (grows with loadMoreHistory, and
+    /// while scrolled up, with what arrives).
+    private(set) var window = ChatWindow(count: pageSize)
+    /// The window as last read, for showing progress without reading again.
+    private var page = MessagePage(messages: [], lowestSeq: nil)
+    /// Follows the store while the chat is on screen.
+    private var windowTask: Task<Void, Never>?
     private var observer: Int?
     private var queueWatched = false
     private var progress: [String: Double] = [:]
@@ -66,6 +71,7 @@ public final class ConversationViewModel {
         watchQueue()
         isLoading = true
         reload()
+        observeWindow()
         changed()
         markRead()
     }
@@ -102,6 +108,8 @@ public final class ConversationViewModel {
         isVisible = false
         mediaTask?.cancel()
         mediaTask = nil
+        windowTask?.cancel()
+        windowTask = nil
         try? session.setDraft(id, draft)
         if let observer { session.sync.removeObserver(observer) }
         observer = nil
@@ -114,33 +122,45 @@ public final class ConversationViewModel {
         }
     }
 
-    /// Hears the send queue's progress and results, from before anything
-    /// can be sent from this chat: a failed message reaches no sync log, so
-    /// this is how its bubble learns of it.
+    /// Hears the send queue's upload progress, which is not in the store
+    /// (whether a message was sent or failed is: the window shows it).
     func watchQueue() {
         guard !queueWatched else { return }
         queueWatched = true
         session.repository.onProgress { [weak self] msgId, value in
             Task { @MainActor in self?.setProgress(msgId, value) }
         }
-        session.repository.onSettled { [weak self] msgId in
-            Task { @MainActor in self?.settled(msgId) }
+    }
+
+    /// Reads the window again after every commit that may change it,
+    /// whoever wrote it: the sync, the send queue (sent, failed), our own
+    /// actions.
+    func observeWindow() {
+        windowTask?.cancel()
+        let changes = session.store.chatChanges()
+        windowTask = Task { @MainActor [weak self] in
+            for await _ in changes {
+                guard let self, !Task.isCancelled else { return }
+                self.reload()
+                self.changed()
+            }
         }
     }
 
-    /// The queue marked one of ours sent or failed.
-    func settled(_ msgId: String) {
-        guard isVisible, messages.contains(where: { $0.id == msgId }) else { return }
+    /// Moves the window and reads it at once.
+    func setWindow(_ new: ChatWindow) {
+        guard new != window else { return }
+        window = new
         reload()
-        changed()
     }
+
 
     func setProgress(_ msgId: String, _ value: Double) {
         // Reports hop here through tasks: only growth is shown, 0 starts over.
         let value = value == 0 ? 0 : max(progress[msgId] ?? 0, value)
         guard progress[msgId] != value else { return }
         progress[msgId] = value
-        reload()
+        show(page)
         changed()
     }
 
@@ -148,13 +168,18 @@ public final class ConversationViewModel {
 
     /// Rebuilds `messages` from the store, keeping how far back we loaded.
     public func reload() {
-        guard let page = try? session.store.newestPage(conversationId: id, limit: loadedCount) else { return }
+        guard let page = try? session.store.window(window, conversationId: id) else { return }
+        show(page)
+    }
+
+    func show(_ page: MessagePage) {
+        self.page = page
         // A full window may have older messages below it, stored or not:
         // messages that arrived while the chat was open slide the window up
         // past ones it showed, and those must stay reachable by scrolling
         // back even after the server said it has nothing older (paging back
         // asks the store first, and turns this off again at the oldest).
-        if page.messages.count >= loadedCount { hasMoreHistory = true }
+        if page.messages.count >= window.count { hasMoreHistory = true }
         if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
         if conversation.isGroup && groupStale { loadGroup() }
         var mapped = page.messages.map { record -> ChatMessage in
@@ -210,8 +235,7 @@ public final class ConversationViewModel {
     /// resync, say: seqs 1…10 and 101…140 kept) is fetched before paging
     /// on, so scrolling back never jumps from seq 101 to seq 10.
     func fillHoleBelowWindow() async throws {
-        let window = try session.store.newestPage(conversationId: id, limit: loadedCount).messages
-        guard let low = window.compactMap(\.seq).min(),
+        guard let low = page.lowestSeq,
               let hole = try session.store.missingRanges(conversationId: id).last(where: { $0.upperBound < low }) else { return }
         // Stored messages between the hole and the window come first.
         let nextStored = try session.store.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
@@ -235,8 +259,7 @@ public final class ConversationViewModel {
             errorMessage = describe(error)
         }
         let before = visibleCount
-        loadedCount += Self.pageSize
-        reload()
+        growWindow(to: page.messages.count + Self.pageSize)
         if visibleCount - before >= Self.pageSize { return }
         do {
             let oldest = try lowestSeq()
@@ -254,12 +277,19 @@ public final class ConversationViewModel {
 
     var visibleCount: Int { messages.filter { $0.type != .time }.count }
 
+    /// At least `count` messages. Scrolled up, the window then keeps
+    /// everything from its new oldest message on, so what arrives grows it
+    /// instead of sliding the reader's place away.
+    func growWindow(to count: Int) {
+        setWindow(ChatWindow(count: max(window.count, count), keepFrom: window.keepFrom))
+        if !isAtBottom { setWindow(ChatWindow(count: window.count, keepFrom: page.lowestSeq)) }
+    }
+
     /// Jumps to a search hit: loads enough history to include `seq`.
     public func reveal(seq: Int) {
         guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
               let count = try? session.store.visibleCount(conversationId: id, from: seq, to: newest) else { return }
-        loadedCount = max(loadedCount, count + Self.pageSize / 2)
-        reload()
+        growWindow(to: count + Self.pageSize / 2)
         changed()
         refreshMediaInBackground()
     }
@@ -278,16 +308,12 @@ public final class ConversationViewModel {
         }
         guard case .applied(let changes) = update,
               changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
-        if let gid = conversation.groupId, changes.groupIds.contains(gid) { groupStale = true }
+        // The messages follow by themselves (observeWindow); the header and
+        // the group's names and members are read here.
+        if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
+        if let gid = conversation.groupId, changes.groupIds.contains(gid) { loadGroup() }
         let newCount = changes.incoming[id] ?? 0
-        // At the bottom the window slides (older rows drop out), so a flood
-        // keeps each reload the same size; scrolled up, it grows so what the
-        // user is reading stays in place.
-        if newCount > 0 && !isAtBottom {
-            loadedCount += newCount
-            newMessageBannerCount += newCount
-        }
-        reload()
+        if newCount > 0 && !isAtBottom { newMessageBannerCount += newCount }
         if newCount > 0 && isAtBottom { markRead() }
         changed()
         refreshMediaInBackground()
@@ -298,6 +324,9 @@ public final class ConversationViewModel {
     public func scrolled(toBottom: Bool) {
         guard isAtBottom != toBottom else { return }
         isAtBottom = toBottom
+        // Back at the bottom the window keeps its size and slides again.
+        setWindow(ChatWindow(count: toBottom ? max(window.count, page.messages.count) : window.count,
+                             keepFrom: toBottom ? nil : page.lowestSeq))
         if toBottom {
             newMessageBannerCount = 0
             markRead()

@@ -43,20 +43,7 @@ extension ChatStore {
     /// The newest `limit` visible messages of a conversation, oldest first,
     /// followed by our own messages the server has not acknowledged yet.
     public func newestPage(conversationId: String, limit: Int = 40) throws -> MessagePage {
-        try dbPool.read { db in
-            let cleared = try Int.fetchOne(db.cachedStatement(sql: "SELECT clearedSeq FROM conversation WHERE id = ?"),
-                                           arguments: [conversationId]) ?? 0
-            let acked = try MessageRecord.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM message
-                WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND isControl = 0
-                ORDER BY seq DESC LIMIT ?
-                """), arguments: [conversationId, cleared, limit])
-            let pending = try MessageRecord.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM message WHERE conversationId = ? AND seq IS NULL ORDER BY id ASC
-                """), arguments: [conversationId])
-            return MessagePage(messages: try Self.placePending(pending, among: acked.reversed(), windowIsAll: acked.count < limit, db: db),
-                               lowestSeq: acked.last?.seq)
-        }
+        try window(ChatWindow(count: limit), conversationId: conversationId)
     }
 
     /// The highest acknowledged seq stored before row `rowId`: where a

@@ -39,14 +39,10 @@ public actor ChatRepository {
     private var wakeup: AsyncStream<Void>.Continuation?
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
-    /// Who hears of progress and settled messages. Outside the actor's
-    /// state so that a view model registers without a hop: a chat that
-    /// registers while it opens hears of every message sent from it.
-    private struct Watchers {
-        var progress: [@Sendable (String, Double) -> Void] = []
-        var settled: [@Sendable (String) -> Void] = []
-    }
-    private nonisolated let watchers = Mutex(Watchers())
+    /// Who hears of upload progress. Outside the actor's state so that a
+    /// view model registers without a hop: a chat that registers while it
+    /// opens hears of every upload sent from it.
+    private nonisolated let watchers = Mutex<[@Sendable (String, Double) -> Void]>([])
     /// The upload attempt under way per clientMsgID: chunk reports of an
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
@@ -57,18 +53,7 @@ public actor ChatRepository {
     }
 
     public nonisolated func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) {
-        watchers.withLock { $0.progress.append(handler) }
-    }
-
-    /// `handler` hears the clientMsgID of each message the queue has marked
-    /// sent or failed: a failure reaches no sync log, so an open chat learns
-    /// of it only here.
-    public nonisolated func onSettled(_ handler: @escaping @Sendable (String) -> Void) {
-        watchers.withLock { $0.settled.append(handler) }
-    }
-
-    func settled(_ id: String) {
-        for h in watchers.withLock({ $0.settled }) { h(id) }
+        watchers.withLock { $0.append(handler) }
     }
 
     func report(_ id: String, _ value: Double) {
@@ -76,7 +61,7 @@ public actor ChatRepository {
         // only grows, except a 0 that starts an upload over.
         let value = value == 0 ? 0 : max(progress[id] ?? 0, value)
         progress[id] = value
-        for h in watchers.withLock({ $0.progress }) { h(id, value) }
+        for h in watchers.withLock({ $0 }) { h(id, value) }
     }
 
     func reportChunk(_ id: String, attempt: Int, _ value: Double) {
@@ -209,7 +194,6 @@ public actor ChatRepository {
                 try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
                 if attempts >= policy.maxAttempts {
                     try? store.markFailed(clientMsgID: next.clientMsgID, reason: why)
-                    settled(next.clientMsgID)
                     continue
                 }
                 if !retryTransient { return .waiting(why) }
@@ -232,7 +216,6 @@ public actor ChatRepository {
                 for (i, u) in uploads.enumerated() {
                     guard let data = FileManager.default.contents(atPath: u.path) else {
                         try? store.markFailed(clientMsgID: row.clientMsgID, reason: "cannot read \(u.path)")
-                        settled(row.clientMsgID)
                         return .done
                     }
                     // Bytes taken by the connection count up to 99% of this
@@ -259,12 +242,10 @@ public actor ChatRepository {
                                              receiveId: row.receiveId)
             let response = try await api.send(request)
             try store.markSent(clientMsgID: row.clientMsgID, response: response)
-            settled(row.clientMsgID)
             return .done
         } catch let e as APIError where e.isPermanent {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
             try? store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
-            settled(row.clientMsgID)
             return .done
         } catch {
             return .transient(SyncEngine.reason(error))

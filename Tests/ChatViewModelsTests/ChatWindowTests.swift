@@ -1,0 +1,64 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import ChatTesting
+import Foundation
+import Testing
+@testable import ChatViewModels
+
+// The open chat's window follows the store, whoever writes it.
+
+@MainActor @Suite struct ChatWindowTests {
+    func open(_ conv: String, _ me: Session) async throws -> ConversationViewModel {
+        try me.store.ensureConversation(id: conv, nickname: "peer")
+        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me,
+                                       localizer: Localizer(language: .zhHans))
+        await vm.onAppear()
+        return vm
+    }
+
+    /// `tongban send` from another terminal writes the same store: the open
+    /// chat shows the message, then that it was sent, with no call on it.
+    @Test func aWriteTheChatDidNotMakeShowsInIt() async throws {
+        let fake = try FakeChatAPI(account: "windowme")
+        let peer = try fake.addPeer("windowpeer")
+        let conv = fake.conversationId(with: peer.uid)
+        try fake.peerSends(from: peer.uid, text: "你好")
+        let me = try fakeSession(fake)
+        let vm = try await open(conv, me)
+        #expect(vm.messages.first?.text == "你好")
+
+        let sent = try #require(try await me.repository.sendText("从命令行发的 🚀", to: conv))
+        #expect(await settle(vm) { vm.messages.first?.text == "从命令行发的 🚀" })
+        #expect(vm.messages.first?.status == .sending)
+        #expect(await me.repository.drain() == .empty)
+        #expect(await settle(vm) { vm.messages.first { $0.id == sent.clientMsgID }?.status == .success })
+    }
+
+    /// Scrolled up, what arrives adds to the window and the oldest message
+    /// the reader had stays; back at the bottom the window slides again.
+    @Test func scrolledUpTheWindowGrowsAtTheBottomItSlides() async throws {
+        let fake = try FakeChatAPI(account: "growme")
+        let peer = try fake.addPeer("growpeer")
+        let conv = fake.conversationId(with: peer.uid)
+        for i in 1...50 { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
+        let me = try fakeSession(fake)
+        let vm = try await open(conv, me)
+        try await me.sync.pull()  // the sync log's older ten, which the first page left out
+        let texts = { vm.messages.compactMap(\.text) }
+        #expect(texts().count == 40 && texts().last == "历史 11")
+
+        vm.scrolled(toBottom: false)
+        for i in 1...5 { try fake.peerSends(from: peer.uid, text: "新 \(i)") }
+        try await me.sync.pull()
+        #expect(await settle(vm) { texts().first == "新 5" && vm.newMessageBannerCount == 5 })
+        #expect(texts().count == 45 && texts().last == "历史 11", "the reader's place stayed in the window")
+
+        vm.scrolled(toBottom: true)
+        #expect(vm.newMessageBannerCount == 0)
+        for i in 1...3 { try fake.peerSends(from: peer.uid, text: "再 \(i)") }
+        try await me.sync.pull()
+        #expect(await settle(vm) { texts().first == "再 3" })
+        #expect(texts().count == 45 && texts().last == "历史 14", "at the bottom the oldest drop out")
+    }
+}

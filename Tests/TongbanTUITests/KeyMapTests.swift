@@ -29,6 +29,24 @@ import Testing
         try Data("not json".utf8).write(to: file)
         #expect(throws: KeyMap.Problem.self) { try KeyMap.load(from: file) }
     }
+
+    /// The status line's hints come from the key table: a key rebound in
+    /// keys.json is the one they name.
+    @Test func statusHintsFollowTheTable() throws {
+        let zh = Localizer(language: .zhHans)
+        #expect(Binding.hints(for: .list, KeyMap(), zh)
+            == "j/k 移动  Enter 打开  p 置顶  m 免打扰  d 删除  n 新建  s 信号  / 搜索  ? 帮助  q 退出")
+        #expect(Binding.hints(for: .input, KeyMap(), Localizer(language: .en))
+            == "Enter send  Alt-Enter/Ctrl-J newline  Esc leave (draft kept)  /image /flash /multi /voice /file")
+        let dir = tmpDir("hints")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("keys.json")
+        try Data(#"{"list.pin": "P", "messages.revoke": "x"}"#.utf8).write(to: file)
+        let map = try KeyMap.load(from: file)
+        #expect(Binding.hints(for: .list, map, zh).contains("P 置顶"))
+        #expect(Binding.hints(for: .messages, map, zh).contains("x 撤回"))
+        #expect(!Binding.hints(for: .messages, map, zh).contains("R 撤回"))
+    }
 }
 
 @Suite struct PathCompletionTests {

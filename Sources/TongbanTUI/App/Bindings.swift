@@ -1,3 +1,4 @@
+import ChatCore
 import TerminalUI
 
 /// What a key does. The raw values are the names `keys.json` uses.
@@ -25,50 +26,57 @@ struct Binding: Sendable {
     let keys: [Key]
     /// The localised description; a documenting row's text is "keys<TAB>what".
     let help: String
+    /// The status line's short word for it (localised), if it is shown
+    /// there, and in which scopes' status lines.
+    var hint: String?
+    var hintIn: [Scope] = []
+    /// How many of its keys the status line names.
+    var hintKeys = 1
 
-    static func bind(_ scope: Scope, _ action: Action, _ keys: [Key], _ help: String) -> Binding {
-        Binding(scope: scope, action: action, keys: keys, help: help)
+    static func bind(_ scope: Scope, _ action: Action, _ keys: [Key], _ help: String,
+                     hint: String? = nil, in hintScopes: [Scope]? = nil, keysShown: Int = 1) -> Binding {
+        Binding(scope: scope, action: action, keys: keys, help: help, hint: hint, hintIn: hintScopes ?? [scope], hintKeys: keysShown)
     }
-    static func document(_ scope: Scope, _ help: String) -> Binding {
-        Binding(scope: scope, action: nil, keys: [], help: help)
+    static func document(_ scope: Scope, _ help: String, hint: String? = nil) -> Binding {
+        Binding(scope: scope, action: nil, keys: [], help: help, hint: hint, hintIn: [scope])
     }
 
     /// Every key the client knows, in the order the help lists them. Actions
     /// that share a description share a help row.
     static let table: [Binding] = [
-        bind(.list, .listDown, [.char("j"), .down], "help.list.move"),
-        bind(.list, .listUp, [.char("k"), .up], "help.list.move"),
+        bind(.list, .listDown, [.char("j"), .down], "help.list.move", hint: "hint.move"),
+        bind(.list, .listUp, [.char("k"), .up], "help.list.move", hint: "hint.move"),
         bind(.list, .listTop, [.char("g"), .home], "help.list.ends"),
         bind(.list, .listBottom, [.char("G"), .end], "help.list.ends"),
-        bind(.list, .listOpen, [.enter], "help.list.open"),
-        bind(.list, .listPin, [.char("p")], "help.list.pin"),
-        bind(.list, .listMute, [.char("m")], "help.list.mute"),
-        bind(.list, .listDelete, [.char("d")], "help.list.delete"),
-        bind(.list, .listNew, [.char("n")], "help.list.new"),
-        bind(.list, .listSignals, [.char("s")], "help.list.signals"),
-        bind(.list, .listSearch, [.char("/")], "help.list.search"),
+        bind(.list, .listOpen, [.enter], "help.list.open", hint: "hint.open"),
+        bind(.list, .listPin, [.char("p")], "help.list.pin", hint: "hint.pin"),
+        bind(.list, .listMute, [.char("m")], "help.list.mute", hint: "hint.mute"),
+        bind(.list, .listDelete, [.char("d")], "help.list.delete", hint: "hint.delete"),
+        bind(.list, .listNew, [.char("n")], "help.list.new", hint: "hint.new"),
+        bind(.list, .listSignals, [.char("s")], "help.list.signals", hint: "hint.signals"),
+        bind(.list, .listSearch, [.char("/")], "help.list.search", hint: "hint.search"),
         bind(.list, .listRefresh, [.char("r")], "help.list.refresh"),
         bind(.list, .listBack, [.escape], "help.list.back"),
 
-        bind(.messages, .messagesUp, [.char("k"), .up], "help.messages.select"),
-        bind(.messages, .messagesDown, [.char("j"), .down], "help.messages.select"),
-        bind(.messages, .messagesPageUp, [.pageUp], "help.messages.scroll"),
-        bind(.messages, .messagesPageDown, [.pageDown], "help.messages.scroll"),
+        bind(.messages, .messagesUp, [.char("k"), .up], "help.messages.select", hint: "hint.select"),
+        bind(.messages, .messagesDown, [.char("j"), .down], "help.messages.select", hint: "hint.select"),
+        bind(.messages, .messagesPageUp, [.pageUp], "help.messages.scroll", hint: "hint.scroll"),
+        bind(.messages, .messagesPageDown, [.pageDown], "help.messages.scroll", hint: "hint.scroll"),
         bind(.messages, .messagesBottom, [.char("G"), .end], "help.messages.newest"),
-        bind(.messages, .messagesEnter, [.enter], "help.messages.enter"),
+        bind(.messages, .messagesEnter, [.enter], "help.messages.enter", hint: "hint.enter"),
         bind(.messages, .messagesOpen, [.char("o")], "help.messages.open"),
-        bind(.messages, .messagesRevoke, [.char("R")], "help.messages.revoke"),
-        bind(.messages, .messagesType, [.char("i")], "help.messages.type"),
-        bind(.messages, .messagesSettings, [.char(",")], "help.messages.settings"),
-        bind(.messages, .messagesSearch, [.char("/")], "help.messages.search"),
+        bind(.messages, .messagesRevoke, [.char("R")], "help.messages.revoke", hint: "hint.revoke"),
+        bind(.messages, .messagesType, [.char("i")], "help.messages.type", hint: "hint.type"),
+        bind(.messages, .messagesSettings, [.char(",")], "help.messages.settings", hint: "hint.settings"),
+        bind(.messages, .messagesSearch, [.char("/")], "help.messages.search", hint: "hint.search"),
         bind(.messages, .messagesBack, [.escape], "help.messages.back"),
 
-        bind(.input, .inputSend, [.enter], "help.input.send"),
-        bind(.input, .inputNewline, [.altEnter, .ctrl("j")], "help.input.newline"),
-        bind(.input, .inputLeave, [.escape], "help.input.leave"),
+        bind(.input, .inputSend, [.enter], "help.input.send", hint: "hint.send"),
+        bind(.input, .inputNewline, [.altEnter, .ctrl("j")], "help.input.newline", hint: "hint.newline", keysShown: 2),
+        bind(.input, .inputLeave, [.escape], "help.input.leave", hint: "hint.leave"),
         document(.input, "help.input.move"),
         document(.input, "help.input.delete"),
-        document(.input, "help.input.image"),
+        document(.input, "help.input.image", hint: "hint.commands"),
         document(.input, "help.input.flash"),
         document(.input, "help.input.multi"),
         document(.input, "help.input.voice"),
@@ -76,10 +84,10 @@ struct Binding: Sendable {
         document(.input, "help.input.mention"),
         document(.input, "help.input.group"),
 
-        bind(.everywhere, .focusNext, [.tab], "help.global.focus"),
+        bind(.everywhere, .focusNext, [.tab], "help.global.focus", hint: "hint.focus", in: [.messages]),
         bind(.everywhere, .focusPrevious, [.backTab], "help.global.focus"),
-        bind(.everywhere, .help, [.char("?")], "help.global.help"),
-        bind(.everywhere, .quit, [.char("q"), .ctrl("c")], "help.global.quit"),
+        bind(.everywhere, .help, [.char("?")], "help.global.help", hint: "hint.help", in: [.list]),
+        bind(.everywhere, .quit, [.char("q"), .ctrl("c")], "help.global.quit", hint: "hint.quit", in: [.list]),
     ]
 
     /// Keys of `everywhere` that still act while typing (the rest are text).
@@ -87,5 +95,22 @@ struct Binding: Sendable {
 
     static func scope(of action: Action) -> Scope? {
         table.first { $0.action == action }?.scope
+    }
+
+    /// The status line's key hints for a pane, from the table: `j/k 移动
+    /// Enter 打开 …`. A key `keys.json` bound to an action is named first.
+    static func hints(for scope: Scope, _ keyMap: KeyMap, _ L: Localizer) -> String {
+        var words: [String] = []
+        var keysOf: [String: [String]] = [:]
+        for b in table where b.hintIn.contains(scope) {
+            guard let hint = b.hint else { continue }
+            if keysOf[hint] == nil { words.append(hint); keysOf[hint] = [] }
+            let rebound = keyMap.rebound.filter { $0.action == b.action?.rawValue }.map(\.key)
+            keysOf[hint]! += (rebound + b.keys).prefix(b.hintKeys).map(KeyMap.name(of:))
+        }
+        return words.map { word in
+            let keys = keysOf[word, default: []].joined(separator: "/")
+            return keys.isEmpty ? L.string(word) : keys + " " + L.string(word)
+        }.joined(separator: "  ")
     }
 }

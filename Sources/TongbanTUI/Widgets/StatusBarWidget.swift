@@ -41,12 +41,13 @@ enum StatusBarWidget {
             g.put(TextWrap.truncate(L.string("ui.mention.hint", ["names": names.joined(separator: "  ")]), width: w - x - 1),
                   x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
         } else {
-            let hints: String
+            let scope: Binding.Scope
             switch s.focus {
-            case .list: hints = L.string("ui.hints.list")
-            case .messages: hints = L.string("ui.hints.messages")
-            case .input: hints = L.string("ui.hints.input")
+            case .list: scope = .list
+            case .messages: scope = .messages
+            case .input: scope = .input
             }
+            let hints = Binding.hints(for: scope, s.keyMap, L)
             g.put(TextWrap.truncate(hints, width: w - x - 1), x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
         }
     }

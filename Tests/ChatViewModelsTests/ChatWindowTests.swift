@@ -9,14 +9,6 @@ import Testing
 // The open chat's window follows the store, whoever writes it.
 
 @MainActor @Suite struct ChatWindowTests {
-    func open(_ conv: String, _ me: Session) async throws -> ConversationViewModel {
-        try me.store.ensureConversation(id: conv, nickname: "peer")
-        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me,
-                                       localizer: Localizer(language: .zhHans))
-        await vm.onAppear()
-        return vm
-    }
-
     /// `tongban send` from another terminal writes the same store: the open
     /// chat shows the message, then that it was sent, with no call on it.
     @Test func aWriteTheChatDidNotMakeShowsInIt() async throws {
@@ -25,7 +17,7 @@ import Testing
         let conv = fake.conversationId(with: peer.uid)
         try fake.peerSends(from: peer.uid, text: "你好")
         let me = try fakeSession(fake)
-        let vm = try await open(conv, me)
+        let vm = try await open(conv, me, nickname: "peer")
         #expect(vm.messages.first?.text == "你好")
 
         let sent = try #require(try await me.repository.sendText("从命令行发的 🚀", to: conv))
@@ -43,7 +35,7 @@ import Testing
         let conv = fake.conversationId(with: peer.uid)
         for i in 1...50 { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
         let me = try fakeSession(fake)
-        let vm = try await open(conv, me)
+        let vm = try await open(conv, me, nickname: "peer")
         try await me.sync.pull()  // the sync log's older ten, which the first page left out
         let texts = { vm.messages.compactMap(\.text) }
         #expect(texts().count == 40 && texts().last == "历史 11")

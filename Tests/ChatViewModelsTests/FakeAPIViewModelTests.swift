@@ -49,6 +49,16 @@ func settle(timeout: Duration = .seconds(5), until condition: () -> Bool) async 
     return true
 }
 
+/// Opens the chat `conv` as a UI would (zh-Hans), after what the store and the server have.
+@MainActor
+func open(_ conv: String, _ me: Session, nickname: String = "") async throws -> ConversationViewModel {
+    try me.store.ensureConversation(id: conv, nickname: nickname)
+    let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me,
+                                   localizer: Localizer(language: .zhHans))
+    await vm.onAppear()
+    return vm
+}
+
 /// A session on `fake` whose send queue gives up after two quick attempts.
 func fakeSession(_ fake: FakeChatAPI) throws -> Session {
     try fake.makeSession(sendPolicy: .givesUpQuickly)
@@ -126,14 +136,6 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
 }
 
 @MainActor @Suite struct FakeConversationViewModelTests {
-    func open(_ conv: String, _ me: Session, nickname: String = "") async throws -> ConversationViewModel {
-        try me.store.ensureConversation(id: conv, nickname: nickname)
-        let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me,
-                                       localizer: Localizer(language: .zhHans))
-        await vm.onAppear()
-        return vm
-    }
-
     @Test func historySendPeerMessageAndRevoke() async throws {
         let fake = try FakeChatAPI(account: "chatme")
         let peer = try fake.addPeer("chatpeer")

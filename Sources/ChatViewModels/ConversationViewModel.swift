@@ -154,7 +154,6 @@ public final class ConversationViewModel {
         reload()
     }
 
-
     func setProgress(_ msgId: String, _ value: Double) {
         // Reports hop here through tasks: only growth is shown, 0 starts over.
         let value = value == 0 ? 0 : max(progress[msgId] ?? 0, value)
@@ -273,16 +272,22 @@ public final class ConversationViewModel {
             errorMessage = describe(error)
         }
         reload()
+        anchorWindow()
     }
 
     var visibleCount: Int { messages.filter { $0.type != .time }.count }
 
-    /// At least `count` messages. Scrolled up, the window then keeps
-    /// everything from its new oldest message on, so what arrives grows it
-    /// instead of sliding the reader's place away.
+    /// At least `count` messages, anchored at the new oldest.
     func growWindow(to count: Int) {
         setWindow(ChatWindow(count: max(window.count, count), keepFrom: window.keepFrom))
-        if !isAtBottom { setWindow(ChatWindow(count: window.count, keepFrom: page.lowestSeq)) }
+        anchorWindow()
+    }
+
+    /// Scrolled up, the window keeps everything from its oldest message on,
+    /// so what arrives grows it instead of sliding the reader's place away.
+    func anchorWindow() {
+        guard !isAtBottom, let low = page.lowestSeq, low < window.keepFrom ?? .max else { return }
+        setWindow(ChatWindow(count: window.count, keepFrom: low))
     }
 
     /// Jumps to a search hit: loads enough history to include `seq`.

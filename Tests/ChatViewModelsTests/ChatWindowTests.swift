@@ -53,4 +53,25 @@ import Testing
         #expect(await settle(vm) { texts().first == "再 3" })
         #expect(texts().count == 45 && texts().last == "历史 14", "at the bottom the oldest drop out")
     }
+
+    /// Paging back brings a page from the server while the reader is
+    /// scrolled up; what arrives next must not push that page out again.
+    @Test func aPageFromTheServerStaysWhenMessagesArrive() async throws {
+        let fake = try FakeChatAPI(account: "pageme")
+        let peer = try fake.addPeer("pagepeer")
+        let conv = fake.conversationId(with: peer.uid)
+        for i in 1...100 { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
+        let me = try fakeSession(fake)
+        let vm = try await open(conv, me, nickname: "peer")
+        let texts = { vm.messages.compactMap(\.text) }
+        #expect(texts().last == "历史 61")
+
+        vm.scrolled(toBottom: false)
+        await vm.loadMoreHistory()
+        #expect(texts().count == 80 && texts().last == "历史 21", "forty more, from the server")
+        for i in 1...3 { try fake.peerSends(from: peer.uid, text: "新 \(i)") }
+        try await me.sync.pull()
+        #expect(await settle(vm) { texts().first == "新 3" })
+        #expect(texts().last == "历史 21", "the page the reader asked for is still there")
+    }
 }

@@ -9,16 +9,23 @@ import Testing
 // The open chat's window follows the store, whoever writes it.
 
 @MainActor @Suite struct ChatWindowTests {
+    /// A peer has written `history` messages ("历史 1"…), and my chat with
+    /// them is open on a fresh session.
+    func chat(_ account: String, history: Int) async throws
+        -> (fake: FakeChatAPI, peer: UserBasicInfo, me: Session, vm: ConversationViewModel) {
+        let fake = try FakeChatAPI(account: account)
+        let peer = try fake.addPeer(account + "peer")
+        for i in 1...history { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
+        let me = try fakeSession(fake)
+        let vm = try await open(fake.conversationId(with: peer.uid), me, nickname: "peer")
+        return (fake, peer, me, vm)
+    }
     /// `tongban send` from another terminal writes the same store: the open
     /// chat shows the message, then that it was sent, with no call on it.
     @Test func aWriteTheChatDidNotMakeShowsInIt() async throws {
-        let fake = try FakeChatAPI(account: "windowme")
-        let peer = try fake.addPeer("windowpeer")
+        let (fake, peer, me, vm) = try await chat("windowme", history: 1)
         let conv = fake.conversationId(with: peer.uid)
-        try fake.peerSends(from: peer.uid, text: "你好")
-        let me = try fakeSession(fake)
-        let vm = try await open(conv, me, nickname: "peer")
-        #expect(vm.messages.first?.text == "你好")
+        #expect(vm.messages.first?.text == "历史 1")
 
         let sent = try #require(try await me.repository.sendText("从命令行发的 🚀", to: conv))
         #expect(await settle(vm) { vm.messages.first?.text == "从命令行发的 🚀" })
@@ -30,12 +37,7 @@ import Testing
     /// Scrolled up, what arrives adds to the window and the oldest message
     /// the reader had stays; back at the bottom the window slides again.
     @Test func scrolledUpTheWindowGrowsAtTheBottomItSlides() async throws {
-        let fake = try FakeChatAPI(account: "growme")
-        let peer = try fake.addPeer("growpeer")
-        let conv = fake.conversationId(with: peer.uid)
-        for i in 1...50 { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
-        let me = try fakeSession(fake)
-        let vm = try await open(conv, me, nickname: "peer")
+        let (fake, peer, me, vm) = try await chat("growme", history: 50)
         try await me.sync.pull()  // the sync log's older ten, which the first page left out
         let texts = { vm.messages.compactMap(\.text) }
         #expect(texts().count == 40 && texts().last == "历史 11")
@@ -57,12 +59,7 @@ import Testing
     /// Paging back brings a page from the server while the reader is
     /// scrolled up; what arrives next must not push that page out again.
     @Test func aPageFromTheServerStaysWhenMessagesArrive() async throws {
-        let fake = try FakeChatAPI(account: "pageme")
-        let peer = try fake.addPeer("pagepeer")
-        let conv = fake.conversationId(with: peer.uid)
-        for i in 1...100 { try fake.peerSends(from: peer.uid, text: "历史 \(i)") }
-        let me = try fakeSession(fake)
-        let vm = try await open(conv, me, nickname: "peer")
+        let (fake, peer, me, vm) = try await chat("pageme", history: 100)
         let texts = { vm.messages.compactMap(\.text) }
         #expect(texts().last == "历史 61")
 

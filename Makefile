@@ -1,11 +1,11 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql python3
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test test-once test-repeat golden fuzz fuzz-replay run bench bench-deps bench-compare release order clean
+.PHONY: all deps build test test-once test-repeat queue-fault golden fuzz fuzz-replay run bench bench-deps bench-compare release order clean
 
 all: build
 
@@ -37,6 +37,15 @@ test-once:
 	BIN=$(BIN) bash Tests/e2e/cluster_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/newcomer_e2e.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
+	python3 Tests/fault/queue_fault.py --bin $(BIN) --runs $(FAULT_RUNS) --regressions Tests/fault/queue_regressions.txt
+
+# The send queue's randomized fault test alone: `make queue-fault FAULT_RUNS=200
+# FAULT_FIRST=1000` runs seeds 1000..1199 (make test runs seeds 1..FAULT_RUNS).
+FAULT_RUNS  ?= 12
+FAULT_FIRST ?= 1
+queue-fault:
+	$(SWIFT) build
+	python3 Tests/fault/queue_fault.py --bin $(BIN) --runs $(FAULT_RUNS) --first $(FAULT_FIRST)
 
 # The whole suite N times over one build; any failure fails the run (a test
 # that passes only by luck shows up here).

@@ -28,7 +28,7 @@ public enum AccountRules {
         guard let e = error as? APIError else { return "\(error)" }
         switch e {
         case .server(_, .unauthorized?, _, _, _): return l.string("signin.wrong")
-        case .unreachable(let why), .badResponse(let why): return l.string("signin.unreachable", ["server": server, "reason": why])
+        case .cannotConnect(let why), .unreachable(let why), .badResponse(let why): return l.string("signin.unreachable", ["server": server, "reason": why])
         case .timeout: return l.string("signin.unreachable", ["server": server, "reason": e.description])
         case .server(_, _, _, let message, _): return message
         }

@@ -38,7 +38,7 @@ public final class FakeChatAPI: ChatAPI {
     }
 
     /// What the real client throws when nothing listens at the server's address.
-    public static let unreachable = APIError.unreachable("connection refused")
+    public static let unreachable = APIError.cannotConnect("connection refused")
 
     /// Where the fake pretends to live; its signed media URLs start here.
     public static let defaultBaseURL = "http://fake.tongban.test"

@@ -70,6 +70,14 @@ extension ConversationViewModel {
         changed()
     }
 
+    /// Drops a failed message (it never reached the server); what its
+    /// conversation queued after it is sent.
+    public func discard(messageId: String) async {
+        do { _ = try await session.repository.discard(clientMsgID: messageId) } catch { fail(error) }
+        reload()
+        changed()
+    }
+
     /// The signal quote goes once, when the chat was opened from a signal.
     func sendSignalQuote() async {
         guard let reply = conversation.signalReply, let signalId = conversation.signalId else { return }

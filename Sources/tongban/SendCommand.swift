@@ -17,7 +17,7 @@ struct Send: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
     @Option(help: "A voice file (WAV, MP3, OGG, M4A).") var voice: String?
     @Option(help: "Any file, sent as is (up to the server's media limit).") var file: String?
-    @Flag(help: "When the server cannot be reached, leave the message in the outbox (exit 0); the next tongban command sends it.")
+    @Flag(help: "When the server cannot be reached, leave the message in the outbox (exit 0); the next tongban command sends it. Without it, a message that could not be sent is taken back (exit 1), except when the server may have it already: then it stays queued (exit 75).")
     var queue = false
     @Argument(help: "The text; read from standard input when omitted and no media is given.") var text: [String] = []
 
@@ -32,21 +32,46 @@ struct Send: AsyncParsableCommand {
         } catch let e as ImageCodec.Failure {
             throw CLIError(e.description)
         }
-        switch await session.repository.drain(retryTransient: false) {
-        case .empty:
-            let m = try session.store.message(clientMsgID: record.clientMsgID)
-            if let m, m.status == MessageStatus.failed.rawValue {
-                throw CLIError(L.string("cli.failed", ["reason": m.errorReason ?? ""]))
-            }
-            out(L.string("cli.sent", ["seq": String(m?.seq ?? 0)]))
-        case .waiting(let why):
+        let repo = session.repository
+        let drained = await repo.drain()
+        switch try await repo.fate(of: record.clientMsgID) {
+        case .sent(let seq):
+            out(L.string("cli.sent", ["seq": String(seq)]))
+        case .gone:
+            throw CLIError(L.string("cli.failed", ["reason": "the message is no longer in the store"]))
+        case .failed(let reason):
+            // Reported here and now: nothing is left behind to hold the chat.
+            try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": reason]))
+        case .held:
             if queue {
-                out(L.string("cli.queued", ["reason": why]))
+                out(L.string("cli.held"))
             } else {
-                try session.store.markFailed(clientMsgID: record.clientMsgID, reason: why)
-                throw CLIError(L.string("cli.failed", ["reason": why]))
+                try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": L.string("cli.heldReason")]))
+            }
+        case .queued(let reason):
+            let attempted = drained.clientMsgIDAttempted == record.clientMsgID
+            if queue {
+                out(L.string("cli.queued", ["reason": reason]))
+            } else if attempted, drained.mayHaveArrived {
+                // The server may have it: taking it back could lose a
+                // delivered message's local copy. It stays queued and the
+                // next command resends it with the same id (deduped).
+                errOut(L.string("cli.unknown", ["reason": reason]))
+                throw ExitCode(75)
+            } else {
+                try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": reason + L.string("cli.notQueued")]))
             }
         }
+    }
+
+    /// Takes the message back and reports the failure, unless another
+    /// process delivered it meanwhile.
+    func settleAsFailed(_ repo: ChatRepository, _ record: MessageRecord, _ message: String) async throws {
+        if case .sent(let seq) = try await repo.takeBack(clientMsgID: record.clientMsgID) {
+            out(L.string("cli.sent", ["seq": String(seq)]))
+            return
+        }
+        throw CLIError(message)
     }
 
     func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {

@@ -8,8 +8,12 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var common: Common
     func run() async throws {
         let session = try await common.session()
-        let drained = await session.repository.drain(retryTransient: false)
-        if case .waiting(let why) = drained { throw CLIError(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why])) }
+        let drained = await session.repository.drain()
+        let outbox = try session.store.outboxState()
+        if outbox.failed > 0 {
+            errOut(L.string("cli.outbox.attention", ["failed": String(outbox.failed), "held": String(outbox.held)]))
+        }
+        if let why = drained.reason { throw CLIError(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why])) }
         guard let changes = try await online(session, { try await session.sync.pull() }) else { throw ExitCode(2) }
         for (conv, count) in changes.incoming.sorted(by: { $0.key < $1.key }) {
             let name = try session.store.conversation(id: conv)?.nickname ?? conv

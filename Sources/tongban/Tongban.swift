@@ -13,7 +13,7 @@ struct Tongban: AsyncParsableCommand {
         commandName: "tongban",
         abstract: "Tongban Terminal: chat from a terminal.",
         subcommands: [Start.self, Login.self, Register.self, Rename.self, Logout.self, List.self, Send.self, History.self, Sync.self,
-                      Pin.self, Unpin.self, Mute.self, Unmute.self, GroupCommand.self, Delete.self, Revoke.self, Save.self, Demo.self, DecodeImage.self],
+                      Outbox.self, Pin.self, Unpin.self, Mute.self, Unmute.self, GroupCommand.self, Delete.self, Revoke.self, Save.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)
 
     /// A closed pipe (`tongban ls | head`) must end the output, not the process.
@@ -69,7 +69,7 @@ struct Common: ParsableArguments {
     func session() async throws -> Session {
         guard let creds = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
         let session = try Session(credentials: creds, paths: paths)
-        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain(retryTransient: false) }
+        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain() }
         return session
     }
 }
@@ -120,7 +120,7 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
         return try await body()
     } catch let e as APIError {
         switch e {
-        case .unreachable(let why), .badResponse(let why):
+        case .cannotConnect(let why), .unreachable(let why), .badResponse(let why):
             errOut(L.string("cli.unreachable", ["server": session.credentials.server, "reason": why]))
             return nil
         case .timeout:
@@ -134,7 +134,7 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
 
 /// Sends what is queued, then pulls; quiet when offline.
 func syncNow(_ session: Session) async throws -> AppliedChanges? {
-    _ = await session.repository.drain(retryTransient: false)
+    _ = await session.repository.drain()
     return try await online(session) { try await session.sync.pull() }
 }
 

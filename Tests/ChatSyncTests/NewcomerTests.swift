@@ -70,7 +70,7 @@ import Testing
         await #expect {
             try await register("rosa", "password-1")
         } throws: { error in
-            if case .unreachable = error as? APIError { return true }
+            if case .cannotConnect = error as? APIError { return true }
             return false
         }
     }

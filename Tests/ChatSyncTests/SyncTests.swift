@@ -166,7 +166,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
 
         try await a!.repository.sendText("一", to: conv, clientMsgID: "m1")
         for i in 2...50 { try await a!.repository.sendText("第 \(i) 条", to: conv, clientMsgID: "m\(i)") }
-        guard case .waiting = await a!.repository.drain(retryTransient: false) else {
+        guard case .waiting = await a!.repository.drain() else {
             Issue.record("the server is down: the queue must wait"); return
         }
         #expect(try a!.store.outbox().map(\.clientMsgID) == (1...50).map { "m\($0)" })
@@ -189,7 +189,9 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
     /// A stopped server is "cannot reach the server" within seconds, not
     /// after the request's whole 15 s deadline: an HTTP pool that keeps
     /// retrying refused connects until then would hold a send to a dead
-    /// server for 15 s before the queue says it waits.
+    /// server for 15 s before the queue says it waits. And it is known not
+    /// to have reached the server, which `tongban send` relies on to say
+    /// "not sent" instead of "outcome unknown".
     @Test func aStoppedServerIsReportedUnreachableQuickly() async throws {
         let server = try await startServer(dir: tempURL("srv"))
         let s = try await makeSession(server.baseURL, "stopper")
@@ -200,7 +202,8 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
             _ = try await s.api.conversations()
             Issue.record("the server is stopped")
         } catch let e as APIError {
-            guard case .unreachable = e else { Issue.record("\(e)"); return }
+            guard case .cannotConnect = e else { Issue.record("\(e)"); return }
+            #expect(e.neverReachedServer)
         }
         #expect(ContinuousClock.now - start < .seconds(10), "reported after \(ContinuousClock.now - start), the deadline is 15 s")
     }
@@ -227,21 +230,44 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(!sent.content.contains("@upload0") && sent.content.contains("chat/image/"), "the upload ran on retry: \(sent.content)")
     }
 
-    @Test func permanentErrorFailsAndRetryUsesTheSameId() async throws {
+    @Test func aRefusalHoldsItsConversationUntilRetriedOrDiscarded() async throws {
         let server = try await startServer(dir: tempURL("srv")) { $0.maxTextCharacters = 10 }
         defer { Task { await server.stop() } }
         let a = try await makeSession(server.baseURL, "longtalker")
         let b = try await makeSession(server.baseURL, "shortlistener")
+        let c = try await makeSession(server.baseURL, "otherlistener")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+        let other = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: c.credentials.uid)
         let record = try #require(try await a.repository.sendText("这句话太长了，超过了十个字符", to: conv, clientMsgID: "long"))
-        try await a.repository.sendText("短的", to: conv)
+        try await a.repository.sendText("短的", to: conv, clientMsgID: "short")
+        try await a.repository.sendText("别处", to: other, clientMsgID: "elsewhere")
         #expect(await a.repository.drain() == .empty)
         let failed = try #require(try a.store.message(clientMsgID: record.clientMsgID))
         #expect(failed.status == "failed")
         #expect(failed.errorReason?.contains("too_large") == true)
-        #expect(try await b.api.history(conversationId: conv).messages.map(\.content) == ["短的"], "a failure does not block the queue")
+        // What stands behind it in its chat waits, and says so; another chat goes on.
+        // (The server does not know the chat yet: nothing of it reached Bob.)
+        #expect((try? await b.api.history(conversationId: conv).messages) == nil, "nothing overtook the failed message")
+        #expect(try a.store.message(clientMsgID: "short")?.errorReason == MessageStatus.heldReason)
+        #expect(try await a.repository.fate(of: "short") == .held)
+        #expect(try await c.api.history(conversationId: other).messages.map(\.content) == ["别处"])
+        #expect(try a.store.outboxState() == OutboxState(queued: 0, held: 1, failed: 1, lastError: nil))
+
+        // A retry goes with the same id (and is refused again: still held).
         try await a.repository.retry(clientMsgID: "long")
-        #expect(try a.store.outbox().map(\.clientMsgID) == ["long"])
+        #expect(try a.store.outbox().map(\.clientMsgID) == ["long", "short"])
+        #expect(try a.store.message(clientMsgID: "short")?.errorReason == nil)
+        #expect(await a.repository.drain() == .empty)
+        #expect(try await a.repository.fate(of: "short") == .held)
+
+        // Discarding it lets the rest go, and it is gone from the chat.
+        #expect(try await a.repository.discard(clientMsgID: "short") == false, "only a failed message can be discarded")
+        #expect(try await a.repository.discard(clientMsgID: "long"))
+        #expect(await a.repository.drain() == .empty)
+        #expect(try await b.api.history(conversationId: conv).messages.map(\.content) == ["短的"])
+        #expect(try a.store.message(clientMsgID: "long") == nil)
+        #expect(try a.store.outboxState().isEmpty)
+        #expect(try a.store.conversation(id: conv)?.lastMessagePreview == "短的")
     }
 
     @Test func revokeRollsBackWhenRefused() async throws {

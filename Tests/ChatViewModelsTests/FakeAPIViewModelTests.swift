@@ -61,7 +61,7 @@ func open(_ conv: String, _ me: Session, nickname: String = "") async throws -> 
 
 /// A session on `fake` whose send queue gives up after two quick attempts.
 func fakeSession(_ fake: FakeChatAPI) throws -> Session {
-    try fake.makeSession(sendPolicy: .givesUpQuickly)
+    try fake.makeSession(sendPolicy: .retriesQuickly)
 }
 
 @MainActor @Suite struct FakeListViewModelTests {
@@ -203,7 +203,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         #expect(vm.errorMessage == "超过撤回时间（2 分钟），无法撤回")
     }
 
-    @Test func aDeadServerFailsTheMessageAndARetrySendsItOnce() async throws {
+    @Test func aDeadServerKeepsTheMessageQueuedAndItGoesOnceWhenBack() async throws {
         let fake = try FakeChatAPI(account: "deadme")
         let peer = try fake.addPeer("deadpeer")
         let conv = fake.conversationId(with: peer.uid)
@@ -213,22 +213,27 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         fake.isDown = true
         await vm.sendText("发不出去")
         let id = try #require(vm.messages.first?.id)
-        #expect(await me.repository.drain() == .empty, "given up after the policy's attempts")
+        // However many attempts fail to connect, it stays queued and says why.
+        for _ in 0..<20 {
+            #expect(await me.repository.drain() == .waiting(reason: FakeChatAPI.unreachable.description,
+                                                            clientMsgID: id, mayHaveArrived: false))
+        }
         vm.reload()
-        #expect(vm.messages.first { $0.id == id }?.status == .failed)
-        #expect(fake.calls(.send) == 2)
+        #expect(vm.messages.first { $0.id == id }?.status == .sending)
+        #expect(vm.messages.first { $0.id == id }?.errorReason == FakeChatAPI.unreachable.description)
+        #expect(fake.calls(.send) == 20)
         #expect(fake.messages(in: conv).isEmpty)
 
-        // Back, but the first retry's answer is lost after the server stored
-        // it: the queue tries again with the same id, and the server keeps one.
+        // Back, but the first answer is lost after the server stored it: the
+        // queue tries again with the same id, and the server keeps one.
         fake.isDown = false
         fake.failNext(.send, with: .timeout, afterApplying: true)
-        await vm.retry(messageId: id)
-        #expect(vm.messages.first { $0.id == id }?.status == .sending)
+        #expect(await me.repository.drain() != .empty)
         #expect(await me.repository.drain() == .empty)
         vm.reload()
         #expect(vm.messages.first { $0.id == id }?.status == .success)
-        #expect(fake.calls(.send) == 4)
+        #expect(vm.messages.first { $0.id == id }?.errorReason == nil)
+        #expect(fake.calls(.send) == 22)
         #expect(fake.messages(in: conv).map(\.clientMsgID) == [id], "stored exactly once")
         try await me.sync.pull()
         vm.reload()

@@ -29,7 +29,7 @@ import Testing
     }
 
     func fakeSession(_ fake: FakeChatAPI) throws -> Session {
-        try fake.makeSession(sendPolicy: .givesUpQuickly)
+        try fake.makeSession(sendPolicy: .retriesQuickly)
     }
 
     /// Checks `condition` after each turn of the main actor until it holds (5 s at most).
@@ -64,26 +64,52 @@ import Testing
         await stop(session)
     }
 
-    @Test func aSendToADeadServerFailsOnScreenAndEnterRetriesIt() async throws {
+    @Test func aSendToADeadServerWaitsOnScreenAndGoesOnceWhenBack() async throws {
         let (fake, ann, app, session) = try await annWrote("deadscreen")
         await app.handle(.enter)
         fake.isDown = true
         await type(app, "发不出去")
         await app.handle(.enter)
-        let shown = await waitFor(app, width: 100, height: 30, "发送失败，Enter 重试")
-        let outbox = try session.store.outbox().map { "\($0.clientMsgID) after \($0.attempts) attempts" }
-        #expect(shown, "still queued: \(outbox)")
+        // Queued, not failed: the bubble says why it waits.
+        #expect(await waitFor(app, width: 100, height: 30, "等待发送：cannot reach the server"))
+        #expect(app.frame(width: 100, height: 30).find("发送失败") == nil)
         let conv = fake.conversationId(with: ann.uid)
         #expect(fake.messages(in: conv).count == 1, "nothing reached the server")
 
-        // Back up: select the failed message and press Enter.
+        // Back up: the queue's next try (or a wake) sends it, once.
         fake.isDown = false
+        await session.repository.wake()
+        #expect(await until { fake.messages(in: conv).count == 2 })
+        #expect(await until { app.frame(width: 100, height: 30).find("等待发送") == nil })
+        #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂", "发不出去"], "sent once")
+        await stop(session)
+    }
+
+    @Test func aRefusedMessageHoldsTheNextUntilEnterRetriesOrXDiscardsIt() async throws {
+        let (fake, ann, app, session) = try await annWrote("refusedscreen")
+        let conv = fake.conversationId(with: ann.uid)
+        await app.handle(.enter)
+        fake.failNext(.send, with: .server(status: 400, code: .invalidRequest, rawCode: "invalid_request",
+                                          message: "不收这条", retryAfter: nil))
+        await type(app, "被拒绝的")
+        await app.handle(.enter)
+        #expect(await waitFor(app, width: 100, height: 30, "发送失败，Enter 重试"))
+        await type(app, "排在后面")
+        await app.handle(.enter)
+        #expect(await waitFor(app, width: 100, height: 30, "等待：前面一条消息发送失败"))
+        #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂"], "the later message did not overtake")
+
+        // x on the failed one (two up from the input), y: it goes, and the held one is sent.
         await app.handle(.escape)
         await app.handle(.char("k"))
-        await app.handle(.enter)
+        await app.handle(.char("k"))
+        await app.handle(.char("x"))
+        #expect(await waitFor(app, width: 100, height: 30, "删除这条未送达的消息？(y/N)"))
+        await app.handle(.char("y"))
         #expect(await until { fake.messages(in: conv).count == 2 })
-        #expect(await until { app.frame(width: 100, height: 30).find("发送失败") == nil })
-        #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂", "发不出去"], "sent once")
+        #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂", "排在后面"])
+        #expect(await until { app.frame(width: 100, height: 30).find("被拒绝的") == nil }, "the discarded message is gone")
+        #expect(await until { app.frame(width: 100, height: 30).find("等待：") == nil })
         await stop(session)
     }
 }

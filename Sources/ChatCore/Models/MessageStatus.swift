@@ -3,4 +3,9 @@ public enum MessageStatus: String, Sendable, Codable, CaseIterable {
     case sending
     case success
     case failed
+
+    /// The `errorReason` of a message that is still queued but waits behind
+    /// a failed send of its conversation (it is sent once that one is
+    /// retried or discarded).
+    public static let heldReason = "held"
 }

@@ -2,8 +2,8 @@ import ChatCore
 import Foundation
 import GRDB
 
-/// The sync cursor, the ranges of history known to be complete, the gaps
-/// between them, and the outbox.
+/// The sync cursor, the ranges of history known to be complete, and the
+/// gaps between them.
 extension ChatStore {
     // MARK: - Sync cursor and history ranges
 
@@ -94,22 +94,6 @@ extension ChatStore {
             }
             if next <= maxSeq { missing.append(next...maxSeq) }
             return missing
-        }
-    }
-
-    // MARK: - Outbox
-
-    /// Unacknowledged sends, oldest first.
-    /// What the send queue still has to send, oldest first (failed sends
-    /// wait for a retry and are not in it).
-    public func outbox() throws -> [OutboxRecord] {
-        try dbPool.read { db in try OutboxRecord.filter(Column("failed") == false).order(Column("id")).fetchAll(db) }
-    }
-
-    public func noteAttempt(clientMsgID: String, error: String?) throws {
-        try dbPool.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE clientMsgID = ?",
-                           arguments: [error, clientMsgID])
         }
     }
 }

@@ -129,6 +129,11 @@ extension ChatStore {
             var m = message
             m.seq = nil
             m.status = MessageStatus.sending.rawValue
+            // Written behind a failed send of its chat: it waits, and says so.
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE conversationId = ? AND failed = 1)"),
+                                 arguments: [m.conversationId]) == true {
+                m.errorReason = MessageStatus.heldReason
+            }
             try m.insert(db, onConflict: .ignore)
             var o = outbox
             try o.insert(db, onConflict: .ignore)
@@ -155,34 +160,6 @@ extension ChatStore {
             try m.update(db)
             var ignored = AppliedChanges()
             try self.noteNewMessage(m, db: db, changes: &ignored)
-        }
-    }
-
-    /// A send failed for good: the message shows `failed` with the reason and
-    /// the queue skips it; its outbox row stays (uploads still to do,
-    /// receive_id, push text) for the user's retry.
-    public func markFailed(clientMsgID: String, reason: String) throws {
-        try dbPool.write { db in
-            try db.execute(sql: "UPDATE outbox SET failed = 1, lastError = ? WHERE clientMsgID = ?",
-                           arguments: [reason, clientMsgID])
-            try db.execute(sql: "UPDATE message SET status = ?, errorReason = ? WHERE clientMsgID = ? AND seq IS NULL",
-                           arguments: [MessageStatus.failed.rawValue, reason, clientMsgID])
-        }
-    }
-
-    /// Puts a failed message back into the queue with its same clientMsgID:
-    /// its kept outbox row if there is one, else `outbox` (a message that
-    /// failed before rows were kept).
-    public func requeue(clientMsgID: String, outbox: OutboxRecord) throws {
-        try dbPool.write { db in
-            try db.execute(sql: "UPDATE message SET status = ?, errorReason = NULL WHERE clientMsgID = ? AND seq IS NULL",
-                           arguments: [MessageStatus.sending.rawValue, clientMsgID])
-            try db.execute(sql: "UPDATE outbox SET failed = 0, attempts = 0, lastError = NULL WHERE clientMsgID = ?",
-                           arguments: [clientMsgID])
-            if db.changesCount == 0 {
-                var o = outbox
-                try o.insert(db, onConflict: .ignore)
-            }
         }
     }
 
@@ -414,6 +391,9 @@ extension ChatStore {
         }
         if let newest {
             conv.setLast(newest)
+        } else if conv.lastSeq == nil {
+            // The preview was an unsent message that is gone (discarded).
+            conv.clearLast()
         }
         try conv.update(db)
     }

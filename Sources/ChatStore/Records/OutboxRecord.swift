@@ -21,6 +21,9 @@ public struct OutboxRecord: Codable, Sendable, Hashable, FetchableRecord, Mutabl
     public var attempts: Int
     public var lastError: String?
     public var createdAt: Int
+    /// Refused by the server; held for the user's retry or discard, and
+    /// holding what its conversation queued after it.
+    public var failed: Bool = false
 
     public init(clientMsgID: String, conversationId: String, contentType: Int, content: String,
                 receiveId: String? = nil, pushDesc: String, pendingUploads: String? = nil,

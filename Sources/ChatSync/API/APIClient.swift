@@ -3,6 +3,7 @@ import ChatCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -14,17 +15,20 @@ public final class APIClient: ChatAPI {
     let http: HTTPClient
     public let timeout: TimeAmount
 
-    /// The connections of every APIClient not given its own: a dead server
-    /// is reported after 3 s of failed connects (HTTPClient.shared retries
-    /// them until the request's own deadline, 15 s and more, so every send
-    /// to a stopped server hung that long), and redirects are not followed
-    /// (media comes from the logged-in server only).
+    /// The connections of every APIClient not given its own: a refused
+    /// connection fails the request at once, and one that does not open
+    /// fails after 3 s (HTTPClient.shared retries connecting until the
+    /// request's own deadline, 15 s and more, so every send to a stopped
+    /// server hung that long; the send queue and the sync engine have their
+    /// own backoff); redirects are not followed (media comes from the
+    /// logged-in server only).
     public static let sharedHTTP = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
 
     static var httpConfiguration: HTTPClient.Configuration {
         var config = HTTPClient.Configuration.singletonConfiguration
         config.timeout = .init(connect: .seconds(3), read: .seconds(90))
         config.redirectConfiguration = .disallow
+        config.connectionPool.retryConnectionEstablishment = false
         return config
     }
 
@@ -88,11 +92,24 @@ public final class APIClient: ChatAPI {
             return (status, data)
         } catch let e as APIError {
             throw e
-        } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
-            throw APIError.timeout
         } catch {
-            throw APIError.unreachable(Self.describe(error))
+            throw Self.classify(error)
         }
+    }
+
+    /// A transport failure as the send queue needs it: could the server have
+    /// applied the request? Only a connection that was never made says no.
+    static func classify(_ error: any Error) -> APIError {
+        if let e = error as? HTTPClientError, e == .connectTimeout { return .cannotConnect("no connection in time") }
+        if let e = error as? HTTPClientError, e == .deadlineExceeded || e == .readTimeout { return .timeout }
+        if error is NIOConnectionError { return .cannotConnect(describe(error)) }
+        if let io = error as? IOError, [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(io.errnoCode) {
+            return .cannotConnect(describe(error))
+        }
+        if case ChannelError.connectTimeout = error { return .cannotConnect("no connection in time") }
+        // A TLS handshake fails before any request byte is written.
+        if ClientTLS.describe(error) != nil { return .cannotConnect(describe(error)) }
+        return .unreachable(describe(error))
     }
 
     static func describe(_ error: any Error) -> String {
@@ -292,7 +309,7 @@ public final class APIClient: ChatAPI {
         } catch let e as APIError {
             throw e
         } catch {
-            throw APIError.unreachable(Self.describe(error))
+            throw Self.classify(error)
         }
     }
 

@@ -35,8 +35,11 @@ public actor ChatRepository {
     let media: MediaCacheService?
     let policy: Policy
     let logger: Logger
+    let lock: SendLock
     private var worker: Task<Void, Never>?
     private var wakeup: AsyncStream<Void>.Continuation?
+    /// The timer that wakes the worker after a transient failure.
+    private var retryTimer: Task<Void, Never>?
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
     /// Who hears of upload progress. Outside the actor's state so that a
@@ -50,6 +53,7 @@ public actor ChatRepository {
     public init(api: any ChatAPI, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
                 logger: Logger = Logger(label: "tongban.send")) {
         self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
+        lock = SendLock(storePath: store.path)
     }
 
     public nonisolated func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) {
@@ -134,6 +138,50 @@ public actor ChatRepository {
         wakeup?.yield()
     }
 
+    /// Drops a failed message that never reached the server, and lets what
+    /// its conversation queued after it go. False when it is not a failed
+    /// unsent message of ours.
+    @discardableResult
+    public func discard(clientMsgID: String) async throws -> Bool {
+        let done = try await lock.withLock { try store.discardFailed(clientMsgID: clientMsgID) }
+        if done { wakeup?.yield() }
+        return done
+    }
+
+    /// Where a message stands after a one-shot drain (`tongban send`).
+    public enum Fate: Sendable, Equatable {
+        case sent(seq: Int)
+        case failed(reason: String)
+        /// Still queued behind a failed send of its conversation.
+        case held
+        /// Still queued; the last attempt at the queue's head failed for this reason.
+        case queued(reason: String)
+        /// Not in the store (taken back, or never written).
+        case gone
+    }
+
+    public func fate(of clientMsgID: String) throws -> Fate {
+        guard let m = try store.message(clientMsgID: clientMsgID) else { return .gone }
+        if let seq = m.seq { return .sent(seq: seq) }
+        if m.status == MessageStatus.failed.rawValue { return .failed(reason: m.errorReason ?? "") }
+        if try store.isHeld(clientMsgID: clientMsgID) { return .held }
+        return .queued(reason: m.errorReason ?? "")
+    }
+
+    /// Takes back a message that the server has not acknowledged and will
+    /// not get from this store: `tongban send` without `--queue` reports a
+    /// failure only after this. Under the send lock, so no other process is
+    /// delivering it meanwhile; returns its fate when it could not be taken
+    /// back (it was sent after all).
+    public func takeBack(clientMsgID: String) async throws -> Fate {
+        try await lock.withLock {
+            let now = try fate(of: clientMsgID)
+            if case .sent = now { return now }
+            try store.discardUnsent(clientMsgID: clientMsgID)
+            return .gone
+        }
+    }
+
     /// Revoke through `/chat/message/revoke` (seed §十二): optimistic, rolled
     /// back with the server's reason when it refuses.
     public func revoke(clientMsgID: String) async throws {
@@ -153,57 +201,93 @@ public actor ChatRepository {
 
     // MARK: - The queue
 
-    /// Runs the queue until `stop()`.
+    /// Runs the queue until `stop()`: drains on every wake, and after a
+    /// transient failure tries again after a growing pause (or at the next
+    /// wake, whichever comes first).
     public func start() {
         guard worker == nil else { return }
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         wakeup = continuation
         continuation.yield()
         worker = Task {
+            var failures = 0
             for await _ in stream {
-                _ = await self.drain()
+                switch await self.drain() {
+                case .empty: failures = 0
+                case .waiting:
+                    failures += 1
+                    self.retry(after: SyncEngine.backoff(attempt: failures, base: self.policy.backoffBase, cap: self.policy.backoffCap))
+                }
             }
+        }
+    }
+
+    private func retry(after pause: Duration) {
+        retryTimer?.cancel()
+        retryTimer = Task { [weak self] in
+            try? await Task.sleep(for: pause)
+            guard !Task.isCancelled else { return }
+            await self?.wake()
         }
     }
 
     public func stop() {
         worker?.cancel()
+        retryTimer?.cancel()
         wakeup?.finish()
         worker = nil
         wakeup = nil
+        retryTimer = nil
     }
 
     /// Kicks the queue (e.g. when the connection comes back).
     public func wake() { wakeup?.yield() }
 
     public enum DrainResult: Sendable, Equatable {
+        /// Nothing left that may be sent now (held and failed sends wait for the user).
         case empty
-        /// The server is unreachable; what is left stays queued.
-        case waiting(String)
+        /// The head (`clientMsgID`) did not go through for a transient
+        /// reason; it and what stands behind it stay queued, in order.
+        /// `mayHaveArrived` is false only when no connection was made.
+        case waiting(reason: String, clientMsgID: String, mayHaveArrived: Bool)
+
+        public var reason: String? {
+            if case .waiting(let reason, _, _) = self { return reason }
+            return nil
+        }
+        public var clientMsgIDAttempted: String? {
+            if case .waiting(_, let id, _) = self { return id }
+            return nil
+        }
+        public var mayHaveArrived: Bool {
+            if case .waiting(_, _, let may) = self { return may }
+            return false
+        }
     }
 
-    /// Sends the outbox in order. With `retryTransient` false, stops at the
-    /// first transient error (the CLI's one-shot mode) instead of backing off.
-    public func drain(retryTransient: Bool = true) async -> DrainResult {
+    /// Sends what may be sent, in order, until it is all sent or the head
+    /// fails for a transient reason; a refused message is marked failed
+    /// and holds its conversation. One pass, no pauses: the worker (or the
+    /// next CLI command) decides when to try again.
+    public func drain() async -> DrainResult {
         while !Task.isCancelled {
-            guard let next = (try? store.outbox())?.first else { return .empty }
-            switch await sendOne(next) {
+            let attempt = try? await lock.withLock { () async -> (OutboxRecord, Outcome)? in
+                // Read under the lock: another process may have sent it meanwhile.
+                guard let next = (try? store.outbox())?.first else { return nil }
+                return (next, await sendOne(next))
+            }
+            guard let (next, outcome) = attempt else { return .empty }
+            switch outcome {
             case .done: continue
-            case .transient(let why):
-                let attempts = min(next.attempts, 1_000_000) + 1
+            case .transient(let why, let mayHaveArrived):
                 try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
-                if attempts >= policy.maxAttempts {
-                    try? store.markFailed(clientMsgID: next.clientMsgID, reason: why)
-                    continue
-                }
-                if !retryTransient { return .waiting(why) }
-                try? await Task.sleep(for: SyncEngine.backoff(attempt: attempts, base: policy.backoffBase, cap: policy.backoffCap))
+                return .waiting(reason: why, clientMsgID: next.clientMsgID, mayHaveArrived: mayHaveArrived)
             }
         }
         return .empty
     }
 
-    enum Outcome { case done, transient(String) }
+    enum Outcome { case done, transient(String, mayHaveArrived: Bool) }
 
     func sendOne(_ row: OutboxRecord) async -> Outcome {
         var content = row.content
@@ -247,8 +331,11 @@ public actor ChatRepository {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
             try? store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
             return .done
+        } catch let e as APIError {
+            return .transient(SyncEngine.reason(e), mayHaveArrived: !e.neverReachedServer)
         } catch {
-            return .transient(SyncEngine.reason(error))
+            // A store error, or anything else: nothing says the server did not apply it.
+            return .transient(SyncEngine.reason(error), mayHaveArrived: true)
         }
     }
 }

@@ -66,6 +66,8 @@ struct AppState {
         /// `x` on a member in a group's settings (owner only).
         case kick(uid: Int, name: String)
         case revoke(messageId: String)
+        /// `x` on a failed message: it goes, and what it held is sent.
+        case discard(messageId: String)
         case viewFlash(ChatMessage)
         case clearHistory
     }

@@ -9,7 +9,8 @@ enum Action: String, CaseIterable, Sendable {
     case listSignals = "list.signals", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
-    case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesType = "messages.type"
+    case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
+    case messagesType = "messages.type"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
     case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave"
     case focusNext = "focus.next", focusPrevious = "focus.previous", help = "help", quit = "quit"
@@ -66,6 +67,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesEnter, [.enter], "help.messages.enter", hint: "hint.enter"),
         bind(.messages, .messagesOpen, [.char("o")], "help.messages.open"),
         bind(.messages, .messagesRevoke, [.char("R")], "help.messages.revoke", hint: "hint.revoke"),
+        bind(.messages, .messagesDiscard, [.char("x")], "help.messages.discard"),
         bind(.messages, .messagesType, [.char("i")], "help.messages.type", hint: "hint.type"),
         bind(.messages, .messagesSettings, [.char(",")], "help.messages.settings", hint: "hint.settings"),
         bind(.messages, .messagesSearch, [.char("/")], "help.messages.search", hint: "hint.search"),

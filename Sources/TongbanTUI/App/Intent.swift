@@ -60,6 +60,7 @@ enum Effect: Equatable {
     case sendMention(String, mentioned: [String], all: Bool)
     case revoke(messageId: String)
     case retry(messageId: String)
+    case discard(messageId: String)
     case clearHistory
     case loadMoreHistory
     /// The user reached (true) or left (false) the newest message: read

@@ -79,6 +79,7 @@ extension Update {
             case .leaveGroup: return []
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
             case .revoke(let id): return [.revoke(messageId: id)]
+            case .discard(let id): return [.discard(messageId: id)]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
             case .clearHistory: return [.clearHistory]
             }

@@ -221,6 +221,10 @@ enum Update {
             guard let m = s.selectedMessage else { return [] }
             guard m.isMe else { s.status = L.string("ui.notMine"); return [] }
             s.mode = .confirm(.revoke(messageId: m.id))
+        case .messagesDiscard:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.isMe, m.status == .failed else { s.status = L.string("ui.notDiscardable"); return [] }
+            s.mode = .confirm(.discard(messageId: m.id))
         case .messagesEnter:
             guard let m = s.selectedMessage else { return [] }
             if m.status == .failed { return [.retry(messageId: m.id)] }

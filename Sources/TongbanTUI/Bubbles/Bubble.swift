@@ -67,6 +67,12 @@ enum Bubbles {
             } else if !out.isEmpty {
                 out[out.count - 1].text += " …"
             }
+            if let why = m.errorReason {
+                // Still queued: behind a failed message, or the server was not reached yet.
+                let note = why == MessageStatus.heldReason ? c.L.string("ui.held") : c.L.string("ui.queued", ["reason": why])
+                out.append(BubbleLine(text: TextWrap.truncate(TerminalSanitizer.oneLine(note), width: c.width),
+                                      style: Theme.dim, align: align))
+            }
         } else if m.status == .failed {
             out.append(BubbleLine(text: "✗ " + c.L.string("ui.failed"), style: Theme.error, align: align))
         }

@@ -58,6 +58,7 @@ enum StatusBarWidget {
         case .leaveGroup(_, let name): return L.string("ui.confirm.leaveGroup", ["name": name])
         case .kick(_, let name): return L.string("ui.confirm.kick", ["name": name])
         case .revoke: return L.string("ui.confirm.revoke")
+        case .discard: return L.string("ui.confirmDiscard")
         case .viewFlash: return L.string("ui.confirm.flash")
         case .clearHistory: return L.string("ui.confirm.clear")
         }

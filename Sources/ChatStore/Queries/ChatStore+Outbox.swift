@@ -1,0 +1,168 @@
+import ChatCore
+import Foundation
+import GRDB
+
+/// How the send queue stands, for `tongban outbox`, `tongban ls` and the
+/// status line.
+public struct OutboxState: Sendable, Hashable {
+    /// Messages the queue will send, in order (not failed, not held).
+    public var queued: Int
+    /// Messages waiting behind a failed one of their conversation.
+    public var held: Int
+    /// Messages the server refused; each holds what its conversation queued after it.
+    public var failed: Int
+    /// Why the last attempt at the queue's head did not go through, if it did not.
+    public var lastError: String?
+    public var isEmpty: Bool { queued == 0 && held == 0 && failed == 0 }
+
+    public init(queued: Int, held: Int, failed: Int, lastError: String?) {
+        self.queued = queued; self.held = held; self.failed = failed; self.lastError = lastError
+    }
+}
+
+/// The outbox: every message written locally and not yet acknowledged by
+/// the server. The rules (README, "The send queue"):
+/// - a row leaves only when the server acknowledges it, or when the user
+///   discards a failed one;
+/// - a transient failure (no connection, a timeout, 5xx) never fails a
+///   message: it stays queued, in order, however many attempts it takes;
+/// - a definite refusal (4xx) fails it, and what its conversation queued
+///   after it is held until the user retries or discards it: a later
+///   message never overtakes an earlier one.
+extension ChatStore {
+    /// What the send queue may send now, oldest first: not failed, and not
+    /// behind a failed send of the same conversation.
+    public func outbox() throws -> [OutboxRecord] {
+        try dbPool.read { db in
+            try OutboxRecord.fetchAll(db.cachedStatement(sql: """
+                SELECT * FROM outbox o WHERE o.failed = 0 AND NOT EXISTS (
+                    SELECT 1 FROM outbox f WHERE f.conversationId = o.conversationId AND f.failed = 1 AND f.id < o.id)
+                ORDER BY o.id
+                """))
+        }
+    }
+
+    /// Every row, failed and held ones included, oldest first.
+    public func allOutbox() throws -> [OutboxRecord] {
+        try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    public func outboxState() throws -> OutboxState {
+        try dbPool.read { db in
+            let rows = try OutboxRecord.order(Column("id")).fetchAll(db)
+            var state = OutboxState(queued: 0, held: 0, failed: 0, lastError: nil)
+            var blocked = Set<String>()
+            for row in rows {
+                if row.failed {
+                    state.failed += 1
+                    blocked.insert(row.conversationId)
+                } else if blocked.contains(row.conversationId) {
+                    state.held += 1
+                } else {
+                    state.queued += 1
+                    if state.queued == 1 { state.lastError = row.lastError }
+                }
+            }
+            return state
+        }
+    }
+
+    /// Whether `clientMsgID` waits behind a failed send of its conversation.
+    public func isHeld(clientMsgID: String) throws -> Bool {
+        try dbPool.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM outbox o JOIN outbox f ON f.conversationId = o.conversationId
+                               WHERE o.clientMsgID = ? AND o.failed = 0 AND f.failed = 1 AND f.id < o.id)
+                """), arguments: [clientMsgID]) ?? false
+        }
+    }
+
+    /// An attempt that did not go through for a transient reason: the row
+    /// stays queued, and its message says why it waits.
+    public func noteAttempt(clientMsgID: String, error: String?) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE clientMsgID = ?",
+                           arguments: [error, clientMsgID])
+            try db.execute(sql: "UPDATE message SET errorReason = ? WHERE clientMsgID = ? AND seq IS NULL AND status = ?",
+                           arguments: [error, clientMsgID, MessageStatus.sending.rawValue])
+        }
+    }
+
+    /// The server refused a send: the message shows `failed` with the
+    /// reason; its outbox row stays (uploads still to do, receive_id, push
+    /// text) for a retry, and holds what its conversation queued after it,
+    /// whose messages say so.
+    public func markFailed(clientMsgID: String, reason: String) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE outbox SET failed = 1, lastError = ? WHERE clientMsgID = ?",
+                           arguments: [reason, clientMsgID])
+            try db.execute(sql: "UPDATE message SET status = ?, errorReason = ? WHERE clientMsgID = ? AND seq IS NULL",
+                           arguments: [MessageStatus.failed.rawValue, reason, clientMsgID])
+            try self.noteHeld(after: clientMsgID, held: true, db: db)
+        }
+    }
+
+    /// Puts a failed message back into the queue with its same clientMsgID:
+    /// its kept outbox row if there is one, else `outbox` (a message that
+    /// failed before rows were kept). What it held is queued again.
+    public func requeue(clientMsgID: String, outbox: OutboxRecord) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "UPDATE message SET status = ?, errorReason = NULL WHERE clientMsgID = ? AND seq IS NULL",
+                           arguments: [MessageStatus.sending.rawValue, clientMsgID])
+            try self.noteHeld(after: clientMsgID, held: false, db: db)
+            try db.execute(sql: "UPDATE outbox SET failed = 0, attempts = 0, lastError = NULL WHERE clientMsgID = ?",
+                           arguments: [clientMsgID])
+            if db.changesCount == 0 {
+                var o = outbox
+                try o.insert(db, onConflict: .ignore)
+            }
+        }
+    }
+
+    /// Removes a failed message that was never delivered, with its outbox
+    /// row, and releases what it held. Returns false (and changes nothing)
+    /// for a message that is not a failed unsent one of ours.
+    @discardableResult
+    public func discardFailed(clientMsgID: String) throws -> Bool {
+        try discard(clientMsgID: clientMsgID, onlyFailed: true)
+    }
+
+    /// Removes a message the server never saw (its connection was never
+    /// made, or it was held), with its outbox row: `tongban send` without
+    /// `--queue` leaves nothing behind when it reports a failure.
+    @discardableResult
+    public func discardUnsent(clientMsgID: String) throws -> Bool {
+        try discard(clientMsgID: clientMsgID, onlyFailed: false)
+    }
+
+    private func discard(clientMsgID: String, onlyFailed: Bool) throws -> Bool {
+        try dbPool.write { db in
+            guard let m = try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"),
+                                                     arguments: [clientMsgID]),
+                  m.seq == nil, m.sendID == self.myImUid,
+                  !onlyFailed || m.status == MessageStatus.failed.rawValue else { return false }
+            try self.noteHeld(after: clientMsgID, held: false, db: db)
+            try db.execute(sql: "DELETE FROM outbox WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try db.execute(sql: "DELETE FROM message WHERE clientMsgID = ?", arguments: [clientMsgID])
+            try self.refreshLast(conversationId: m.conversationId, db: db)
+            return true
+        }
+    }
+
+    /// Marks (or unmarks) the messages queued after `clientMsgID` in its
+    /// conversation as held behind it, unless another failed send still
+    /// holds them.
+    private func noteHeld(after clientMsgID: String, held: Bool, db: Database) throws {
+        guard let row = try OutboxRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM outbox WHERE clientMsgID = ?"),
+                                                  arguments: [clientMsgID]), let id = row.id else { return }
+        let behind = try String.fetchAll(db.cachedStatement(sql: """
+            SELECT o.clientMsgID FROM outbox o WHERE o.conversationId = ? AND o.id > ? AND o.failed = 0
+              AND NOT EXISTS (SELECT 1 FROM outbox f WHERE f.conversationId = o.conversationId AND f.failed = 1
+                              AND f.id < o.id AND f.id <> ?)
+            """), arguments: [row.conversationId, id, id])
+        for other in behind {
+            try db.execute(sql: "UPDATE message SET errorReason = ? WHERE clientMsgID = ? AND seq IS NULL AND status = ?",
+                           arguments: [held ? MessageStatus.heldReason : nil, other, MessageStatus.sending.rawValue])
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// `tongban outbox --json`: one unacknowledged message.
+struct OutboxLine: Encodable {
+    var id: String
+    var conversationId: String
+    var conversation: String
+    /// queued, held (behind a failed one) or failed.
+    var state: String
+    var summary: String
+    var attempts: Int
+    var lastError: String?
+}
+
+struct Outbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Messages not yet acknowledged by the server: queued, held behind a failed one, or failed.",
+        discussion: """
+            A queued message is sent, in order, by the next tongban command that reaches the server (or by the \
+            full-screen client). A message the server refused holds what its conversation queued after it, \
+            until you retry it or discard it.
+            """,
+        subcommands: [OutboxList.self, OutboxRetry.self, OutboxDiscard.self],
+        defaultSubcommand: OutboxList.self)
+}
+
+struct OutboxList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the outbox, oldest first.")
+    @OptionGroup var common: Common
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let session = try await common.session()
+        var blocked = Set<String>()
+        var lines: [OutboxLine] = []
+        for row in try session.store.allOutbox() {
+            let state: String
+            if row.failed {
+                state = "failed"; blocked.insert(row.conversationId)
+            } else {
+                state = blocked.contains(row.conversationId) ? "held" : "queued"
+            }
+            let name = try session.store.conversation(id: row.conversationId)?.nickname ?? row.conversationId
+            let summary = try session.store.message(clientMsgID: row.clientMsgID).map {
+                let m = $0.chatMessage(myImUid: session.credentials.imUid)
+                return m.text ?? MessageKinds.summary(of: m, localizer: L)
+            } ?? row.pushDesc
+            lines.append(OutboxLine(id: row.clientMsgID, conversationId: row.conversationId, conversation: name, state: state,
+                                    summary: summary, attempts: row.attempts, lastError: row.lastError))
+        }
+        if json {
+            try jsonOut(lines)
+            return
+        }
+        if lines.isEmpty { out(L.string("cli.outbox.empty")) }
+        for l in lines {
+            let why = l.lastError.map { "  (\($0))" } ?? ""
+            out("\(L.string("cli.outbox." + l.state))  \(TerminalSanitizer.oneLine(l.conversation))  "
+                + "\(TerminalSanitizer.oneLine(l.summary))  \(l.id)\(why)")
+        }
+    }
+}
+
+/// The one outbox row `prefix` names (a clientMsgID or its start).
+func outboxRow(_ session: Session, _ prefix: String) throws -> OutboxRecord {
+    let matches = try session.store.allOutbox().filter { $0.clientMsgID.hasPrefix(prefix) }
+    guard matches.count == 1, let row = matches.first else {
+        throw CLIError(L.string(matches.isEmpty ? "cli.outbox.noSuch" : "cli.outbox.ambiguous", ["id": prefix]))
+    }
+    return row
+}
+
+struct OutboxRetry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "retry",
+                                                    abstract: "Queue a failed message again (same clientMsgID) and send the queue.")
+    @OptionGroup var common: Common
+    @Argument(help: "The message's clientMsgID (or its first characters), as `tongban outbox` lists it.") var id: String
+
+    func run() async throws {
+        let session = try await common.session()
+        let row = try outboxRow(session, id)
+        guard row.failed else { throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID])) }
+        try await session.repository.retry(clientMsgID: row.clientMsgID)
+        _ = await session.repository.drain()
+        switch try await session.repository.fate(of: row.clientMsgID) {
+        case .sent(let seq): out(L.string("cli.sent", ["seq": String(seq)]))
+        case .failed(let reason): throw CLIError(L.string("cli.failed", ["reason": reason]))
+        case .held: out(L.string("cli.held"))
+        case .queued(let reason): out(L.string("cli.queued", ["reason": reason]))
+        case .gone: throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))
+        }
+    }
+}
+
+struct OutboxDiscard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "discard",
+                                                    abstract: "Delete a failed message (never delivered); what it held is sent.")
+    @OptionGroup var common: Common
+    @Argument(help: "The message's clientMsgID (or its first characters), as `tongban outbox` lists it.") var id: String
+
+    func run() async throws {
+        let session = try await common.session()
+        let row = try outboxRow(session, id)
+        guard try await session.repository.discard(clientMsgID: row.clientMsgID) else {
+            throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID]))
+        }
+        out(L.string("cli.outbox.discarded"))
+        _ = await session.repository.drain()
+        let left = try session.store.outboxState()
+        if left.queued > 0, let why = left.lastError { out(L.string("cli.queued", ["reason": why])) }
+    }
+}

@@ -1,10 +1,21 @@
-import ChatSync
+@testable import ChatSync
 import Foundation
 import Testing
 
 /// Trusting a CA file (`--ca-file`): what is accepted as one, and that a
 /// login made with one keeps it.
 @Suite struct ClientTLSTests {
+    /// `wss://` to an address: the push socket names no address as SNI
+    /// (NIOSSL refuses to), and a host name is sent as it is.
+    @Test func pushToAnIPAddressSendsNoAddressAsServerName() {
+        for url in ["wss://127.0.0.1:8443/chat/ws", "wss://[::1]:8443/chat/ws", "ws://10.0.0.7/chat/ws"] {
+            #expect(SyncEngine.pushConfiguration(url: url).sniHostname == SyncEngine.ipHostSNI, "\(url)")
+        }
+        for url in ["wss://chat.example.org/chat/ws", "wss://localhost:8443/chat/ws", "wss://1.2.3.4.example.org/x"] {
+            #expect(SyncEngine.pushConfiguration(url: url).sniHostname == nil, "\(url)")
+        }
+    }
+
     @Test func aCAFileMustHoldAPEMCertificate() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

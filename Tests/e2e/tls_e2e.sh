@@ -32,8 +32,6 @@ make_test_ca "$WORK"
 start_server "$WORK/server" "$WORK/server.log" --demo
 
 start_nginx "$WORK" "server 127.0.0.1:$PORT;"
-# A host name, not an IP address: the WebSocket client sends the host as
-# SNI, which TLS does not allow for an address.
 URL="https://localhost:$TLS_PORT"
 export TONGBAN_LANG=en
 
@@ -68,4 +66,19 @@ expect_screen "online"
 "$BIN/tongban" send --data-dir "$WORK/alice" --to me "pushed through nginx" >/dev/null
 expect_screen "pushed through nginx"
 tmux send-keys -t "$SESSION" q
-echo "tls e2e OK: https and wss through nginx with --ca-file; untrusted and unreadable certificates refused clearly"
+
+# The same by IP address (the certificate names 127.0.0.1): TLS allows no
+# address as SNI, and push must still connect rather than fall back to
+# polling; "online" shows only while the push socket is open.
+for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
+IP_URL="https://127.0.0.1:$TLS_PORT"
+"$BIN/tongban" login --data-dir "$WORK/me-ip" --server "$IP_URL" --account me --password-stdin \
+  --ca-file "$WORK/ca.pem" <<<tongban-demo >/dev/null || fail "login over https to 127.0.0.1 failed"
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+  "TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/me-ip 2>$WORK/tui-ip.err"
+expect_screen "online"
+tmux capture-pane -p -t "$SESSION" | grep -qiF "host name" && fail "push to an IP address was refused"
+"$BIN/tongban" send --data-dir "$WORK/alice" --to me "pushed to an IP address" >/dev/null
+expect_screen "pushed to an IP address"
+tmux send-keys -t "$SESSION" q
+echo "tls e2e OK: https and wss through nginx with --ca-file, by host name and by IP address; untrusted and unreadable certificates refused clearly"

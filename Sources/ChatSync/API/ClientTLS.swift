@@ -72,9 +72,6 @@ public enum ClientTLS {
             || lower.contains("unabletovalidatecertificate") {
             return "TLS: the server's certificate is not trusted; for a server with its own CA use --ca-file CA.pem"
         }
-        if lower.contains("cannotuseipaddressinsni") {
-            return "TLS: push over wss:// needs the server's host name, not an IP address"
-        }
         if lower.contains("hostname") {
             return "TLS: the server's certificate is not for this host name"
         }

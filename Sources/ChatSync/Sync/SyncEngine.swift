@@ -290,7 +290,8 @@ public final class SyncEngine: Sendable {
         wsLogger.logLevel = .critical
         do {
             guard let url = pushTarget else { return "no push socket" }
-            try await WebSocketClient.connect(url: url, tlsConfiguration: api.pushTLSConfiguration,
+            try await WebSocketClient.connect(url: url, configuration: Self.pushConfiguration(url: url),
+                                             tlsConfiguration: api.pushTLSConfiguration,
                                              logger: wsLogger) { inbound, outbound, _ in
                 let pinger = Task {
                     while !Task.isCancelled {
@@ -318,6 +319,26 @@ public final class SyncEngine: Sendable {
         } catch {
             return Self.reason(error)
         }
+    }
+
+    /// TLS forbids an IP address as the server name (SNI), and NIOSSL
+    /// refuses to send one, but swift-websocket always sends the URL's host
+    /// unless told another name. For `wss://` to an address it is told a
+    /// name under `.invalid` (RFC 6761: never a real host, so no public CA
+    /// certifies it): the server, which serves one certificate, ignores it,
+    /// and verification still requires the certificate's IP address entry
+    /// to match the address connected to.
+    static func pushConfiguration(url: String) -> WebSocketClientConfiguration {
+        guard let host = URLComponents(string: url)?.host, isIPAddress(host) else { return .init() }
+        return .init(sniHostname: ipHostSNI)
+    }
+
+    static let ipHostSNI = "ip-address.invalid"
+
+    static func isIPAddress(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
     }
 
     static func reason(_ error: any Error) -> String {

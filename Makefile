@@ -41,7 +41,7 @@ test-once:
 
 # The send queue's randomized fault test alone: `make queue-fault FAULT_RUNS=200
 # FAULT_FIRST=1000` runs seeds 1000..1199 (make test runs seeds 1..FAULT_RUNS).
-FAULT_RUNS  ?= 12
+FAULT_RUNS  ?= 24
 FAULT_FIRST ?= 1
 queue-fault:
 	$(SWIFT) build

@@ -36,6 +36,9 @@ public final class ConversationViewModel {
     private(set) var window = ChatWindow(count: pageSize)
     /// The window as last read, for showing progress without reading again.
     private var page = MessagePage(messages: [], lowestSeq: nil)
+    /// While scrolled up: the newest seq that was in view when the reader
+    /// left the bottom; the banner counts what came after it.
+    private var bannerAfterSeq: Int?
     /// Follows the store while the chat is on screen.
     private var windowTask: Task<Void, Never>?
     private var observer: Int?
@@ -196,6 +199,15 @@ public final class ConversationViewModel {
         }
         mapped.reverse()
         messages = Self.insertTimeMarkers(into: mapped)
+        // The banner is counted from the same read as the messages, so the
+        // two never disagree on screen (a scrolled-up window is anchored and
+        // grows, so everything newer is in it); older messages a sync brings
+        // do not count.
+        if let after = bannerAfterSeq {
+            newMessageBannerCount = page.messages.filter {
+                ($0.seq ?? 0) > after && $0.sendID != myImUid && !$0.isControl && !ContentType.isGroupNotice($0.contentType)
+            }.count
+        }
     }
 
     /// Fills holes among the newest messages from the server.
@@ -317,9 +329,7 @@ public final class ConversationViewModel {
         // the group's names and members are read here.
         if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
         if let gid = conversation.groupId, changes.groupIds.contains(gid) { loadGroup() }
-        let newCount = changes.incoming[id] ?? 0
-        if newCount > 0 && !isAtBottom { newMessageBannerCount += newCount }
-        if newCount > 0 && isAtBottom { markRead() }
+        if (changes.incoming[id] ?? 0) > 0 && isAtBottom { markRead() }
         changed()
         refreshMediaInBackground()
     }
@@ -329,11 +339,13 @@ public final class ConversationViewModel {
     public func scrolled(toBottom: Bool) {
         guard isAtBottom != toBottom else { return }
         isAtBottom = toBottom
+        bannerAfterSeq = toBottom ? nil : (page.messages.compactMap(\.seq).max() ?? 0)
         // Back at the bottom the window keeps its size and slides again.
         setWindow(ChatWindow(count: toBottom ? max(window.count, page.messages.count) : window.count,
                              keepFrom: toBottom ? nil : page.lowestSeq))
         if toBottom {
             newMessageBannerCount = 0
+            bannerAfterSeq = nil
             markRead()
             changed()
         }

@@ -145,11 +145,15 @@ final class WSProbe: Sendable {
         return probe
     }
 
-    /// Waits up to `timeout` for a frame matching `match`.
-    func wait(timeout: Duration = .seconds(5), _ match: (PushFrame) -> Bool) async -> PushFrame? {
+    /// How many frames have arrived so far (for `wait(after:)`).
+    var count: Int { frames.withLock { $0.count } }
+
+    /// Waits up to `timeout` for a frame matching `match`, among those that
+    /// arrived after the first `after` (a second pong must not be the first).
+    func wait(after: Int = 0, timeout: Duration = .seconds(5), _ match: (PushFrame) -> Bool) async -> PushFrame? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let f = frames.withLock({ $0.first(where: match) }) { return f }
+            if let f = frames.withLock({ $0.dropFirst(after).first(where: match) }) { return f }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return nil

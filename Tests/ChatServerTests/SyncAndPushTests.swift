@@ -89,9 +89,10 @@ import Testing
 
         try await wsA.send(#"{"type":"ping"}"#)
         #expect(await wsA.wait { $0 == .pong } != nil)
+        let seen = wsA.count
         try await wsA.send("garbage that is not json")
         try await wsA.send(#"{"type":"ping"}"#)
-        #expect(await wsA.wait { $0 == .pong } != nil, "a bad frame does not close the socket")
+        #expect(await wsA.wait(after: seen) { $0 == .pong } != nil, "a bad frame does not close the socket")
 
         let summary = try await b.get("/chat/conversations").decode([ConversationSummary].self)
         #expect(summary.first?.isOnline == true)

@@ -134,8 +134,13 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         me.sync.start()
         defer { me.sync.stop() }
         _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "新的一条", contentType: 101, clientMsgId: "n1"))
+        // The banner is counted from the window's own read, so one wait
+        // covers both, and they never disagree in between.
         let deadline = ContinuousClock.now + .seconds(5)
-        while vm.newMessageBannerCount == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while vm.newMessageBannerCount == 0 && ContinuousClock.now < deadline {
+            #expect(texts().first == "历史 90", "no banner without the message in the window")
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(vm.newMessageBannerCount == 1)
         #expect(texts().first == "新的一条")
         vm.scrolled(toBottom: true)

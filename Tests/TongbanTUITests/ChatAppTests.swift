@@ -170,7 +170,8 @@ import Testing
         app.pictureDecoder = .helper(executable: "/bin/sh", arguments: ["-c", "cat >/dev/null; kill -SEGV $$", "crashing-decoder"])
         await app.handle(.enter)
         let deadline = ContinuousClock.now + .seconds(10)
-        while app.thumbnails.isEmpty && ContinuousClock.now < deadline {
+        // Until the decoder has answered (a thumbnail starts as pending).
+        while !app.thumbnails.values.contains(where: { $0 != .pending }) && ContinuousClock.now < deadline {
             _ = app.frame(width: 120, height: 40)
             try await Task.sleep(for: .milliseconds(20))
         }

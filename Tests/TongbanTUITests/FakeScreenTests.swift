@@ -56,7 +56,8 @@ import Testing
         let conv = fake.conversationId(with: ann.uid)
         #expect(await until { fake.messages(in: conv).last?.content == "马上到 🚶" }, "the server took it")
         #expect(await until { app.frame(width: 100, height: 30).find("马上到 🚶 …") == nil }, "no longer shown as sending")
-        #expect(fake.summary(of: conv)?.unreadCount == 0, "opening read Ann's message on the server too")
+        // The read mark goes to the server on its own task: wait for it there.
+        #expect(await until { fake.summary(of: conv)?.unreadCount == 0 }, "opening read Ann's message on the server too")
 
         // Ann answers; the fake's notice makes the client pull, as a push would.
         try fake.peerSends(from: ann.uid, text: "好的，楼下等你")

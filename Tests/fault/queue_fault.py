@@ -349,6 +349,8 @@ def run_one(bin_dir, seed, steps, verbose):
         problems = [str(e)]
     except subprocess.TimeoutExpired as e:
         problems = [f"a command hung: {e}"]
+    except OSError as e:
+        problems = [f"could not run a command: {e}"]
     finally:
         run.cleanup()
     took = time.monotonic() - started

@@ -318,7 +318,8 @@ import Testing
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("撤回这条消息？(y/N)"))
         await app.handle(.char("y"))
         #expect(await waitFor(app, "你撤回了一条消息"))
-        #expect(app.frame(width: 120, height: 40).find("马上撤回这句") == nil)
+        // The list's preview follows its own store observation: wait for it too.
+        #expect(await waitForGone(app, "马上撤回这句"))
     }
 
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {

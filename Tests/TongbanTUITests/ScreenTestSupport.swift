@@ -50,10 +50,27 @@ func waitFor(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String)
         if app.frame(width: width, height: height).find(text) != nil { return true }
         try? await Task.sleep(for: .milliseconds(20))
     }
+    return recordScreen(app, width: width, height: height, "\(text.debugDescription) never showed")
+}
+
+/// Waits until no cell of the screen shows `text` (5 s at most).
+@MainActor
+func waitForGone(_ app: ChatApp, width: Int = 120, height: Int = 40, _ text: String) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        if app.frame(width: width, height: height).find(text) == nil { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return recordScreen(app, width: width, height: height, "\(text.debugDescription) never went")
+}
+
+/// Records the whole screen with `why`; false.
+@MainActor
+func recordScreen(_ app: ChatApp, width: Int, height: Int, _ why: String) -> Bool {
     // The screen it gave up on says more than "false" does.
     let frame = app.frame(width: width, height: height)
     let rows = (0..<height).map { frame.rowText($0) }.joined(separator: "\n")
-    Issue.record("\(text.debugDescription) never showed; the screen was:\n\(rows)")
+    Issue.record("\(why); the screen was:\n\(rows)")
     return false
 }
 

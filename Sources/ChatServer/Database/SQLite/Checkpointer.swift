@@ -53,7 +53,9 @@ final class Checkpointer: Sendable {
         let action = state.withLock { s -> Action in
             if !s.running, ContinuousClock.now - s.last >= interval {
                 s.running = true
-                s.trailing = false
+                // A trailing timer already scheduled stays visible (only its
+                // own block clears the flag): `isIdle` must not say idle
+                // while it is still to fire.
                 s.last = ContinuousClock.now
                 return .start
             }

@@ -69,7 +69,9 @@ struct Common: ParsableArguments {
     func session() async throws -> Session {
         guard let creds = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
         let session = try Session(credentials: creds, paths: paths)
-        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain() }
+        // Not while another process (the full-screen client) is sending:
+        // that one sends it, and `ls` must not wait for its upload.
+        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain(ifIdle: true) }
         return session
     }
 }

@@ -175,6 +175,47 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(try me.store.message(clientMsgID: refused.clientMsgID)?.status == MessageStatus.failed.rawValue)
     }
 
+    /// An answer that could not be read may be the server's success: the
+    /// message is resent (the server keeps one), never failed; and one whose
+    /// request may have arrived is never taken back by `tongban send`.
+    @Test func anUnreadableAnswerIsNotARefusalAndAMaybeDeliveredMessageIsNotTakenBack() async throws {
+        let fake = try FakeChatAPI(account: "garbledme")
+        let peer = try fake.addPeer("garbledpeer")
+        let conv = fake.conversationId(with: peer.uid)
+        let me = try fake.makeSession(sendPolicy: .retriesQuickly)
+
+        fake.failNext(.send, with: .badResponse("SendMessageResponse: not JSON"), afterApplying: true)
+        let garbled = try #require(try await me.repository.sendText("乱码回复", to: conv))
+        #expect(await me.repository.drain() != .empty)
+        #expect(try await me.repository.fate(of: garbled.clientMsgID) != .failed(reason: ""), "not failed")
+        #expect(await me.repository.drain() == .empty)
+        #expect(fake.messages(in: conv).map(\.content) == ["乱码回复"], "stored once")
+        #expect(try me.store.message(clientMsgID: garbled.clientMsgID)?.status == MessageStatus.success.rawValue)
+
+        // Timed out (the server may have it): taking it back keeps it queued.
+        fake.failNext(.send, with: .timeout, afterApplying: true)
+        let maybe = try #require(try await me.repository.sendText("也许到了", to: conv))
+        #expect(await me.repository.drain() != .empty)
+        guard case .queued = try await me.repository.takeBack(clientMsgID: maybe.clientMsgID) else {
+            Issue.record("a message that may have arrived was taken back"); return
+        }
+        // Never reached the server: it is taken back, and never sent.
+        fake.isDown = true
+        let never = try #require(try await me.repository.sendText("没发出去", to: conv))
+        _ = await me.repository.drain()
+        fake.isDown = false
+        #expect(await me.repository.drain() == .empty)
+        #expect(try me.store.message(clientMsgID: never.clientMsgID)?.status == MessageStatus.success.rawValue,
+                "queued behind the maybe-delivered one, it went once the server was back")
+        let drop = try #require(try await me.repository.sendText("收回", to: conv))
+        fake.isDown = true
+        _ = await me.repository.drain()
+        #expect(try await me.repository.takeBack(clientMsgID: drop.clientMsgID) == .gone)
+        fake.isDown = false
+        #expect(await me.repository.drain() == .empty)
+        #expect(fake.messages(in: conv).map(\.content) == ["乱码回复", "也许到了", "没发出去"])
+    }
+
     @Test func picturesGoUpAndComeBackThroughTheMediaCache() async throws {
         let fake = try FakeChatAPI(account: "picme")
         let peer = try fake.addPeer("picpeer")

@@ -332,6 +332,8 @@ extension ChatStore {
         if existing.seq != nil {
             existing.status = MessageStatus.success.rawValue
             existing.errorReason = nil
+            // A failed send that was delivered after all releases what it held.
+            try noteHeld(after: existing.clientMsgID, held: false, db: db)
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE clientMsgID = ?").execute(arguments: [existing.clientMsgID])
         }
         if existing != before { try existing.update(db) }

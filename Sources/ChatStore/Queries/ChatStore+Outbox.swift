@@ -67,6 +67,14 @@ extension ChatStore {
         }
     }
 
+    /// Whether an attempt at `clientMsgID` may have reached the server.
+    public func mayHaveArrived(clientMsgID: String) throws -> Bool {
+        try dbPool.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT mayHaveArrived FROM outbox WHERE clientMsgID = ?"),
+                              arguments: [clientMsgID]) ?? false
+        }
+    }
+
     /// Whether `clientMsgID` waits behind a failed send of its conversation.
     public func isHeld(clientMsgID: String) throws -> Bool {
         try dbPool.read { db in
@@ -78,11 +86,15 @@ extension ChatStore {
     }
 
     /// An attempt that did not go through for a transient reason: the row
-    /// stays queued, and its message says why it waits.
-    public func noteAttempt(clientMsgID: String, error: String?) throws {
+    /// stays queued, and its message says why it waits. `mayHaveArrived`
+    /// (the request may have reached the server) is kept for good: such a
+    /// message is never taken back, only resent.
+    public func noteAttempt(clientMsgID: String, error: String?, mayHaveArrived: Bool = true) throws {
         try dbPool.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ? WHERE clientMsgID = ?",
-                           arguments: [error, clientMsgID])
+            try db.execute(sql: """
+                UPDATE outbox SET attempts = attempts + 1, lastError = ?, mayHaveArrived = (mayHaveArrived OR ?)
+                WHERE clientMsgID = ?
+                """, arguments: [error, mayHaveArrived, clientMsgID])
             try db.execute(sql: "UPDATE message SET errorReason = ? WHERE clientMsgID = ? AND seq IS NULL AND status = ?",
                            arguments: [error, clientMsgID, MessageStatus.sending.rawValue])
         }
@@ -152,7 +164,7 @@ extension ChatStore {
     /// Marks (or unmarks) the messages queued after `clientMsgID` in its
     /// conversation as held behind it, unless another failed send still
     /// holds them.
-    private func noteHeld(after clientMsgID: String, held: Bool, db: Database) throws {
+    func noteHeld(after clientMsgID: String, held: Bool, db: Database) throws {
         guard let row = try OutboxRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM outbox WHERE clientMsgID = ?"),
                                                   arguments: [clientMsgID]), let id = row.id else { return }
         let behind = try String.fetchAll(db.cachedStatement(sql: """

@@ -24,6 +24,8 @@ public struct OutboxRecord: Codable, Sendable, Hashable, FetchableRecord, Mutabl
     /// Refused by the server; held for the user's retry or discard, and
     /// holding what its conversation queued after it.
     public var failed: Bool = false
+    /// An attempt's request may have reached the server (never taken back).
+    public var mayHaveArrived: Bool = false
 
     public init(clientMsgID: String, conversationId: String, contentType: Int, content: String,
                 receiveId: String? = nil, pushDesc: String, pendingUploads: String? = nil,

@@ -195,6 +195,13 @@ enum StoreMigrations {
                 t.primaryKey(["groupId", "uid"])
             }
         }
+        m.registerMigration("v7-outbox-may-have-arrived") { db in
+            // An attempt whose request may have reached the server: such a
+            // message is only ever resent (same clientMsgID), never taken back.
+            try db.alter(table: "outbox") { t in
+                t.add(column: "mayHaveArrived", .boolean).notNull().defaults(to: false)
+            }
+        }
         return m
     }
 }

@@ -103,12 +103,21 @@ public final class APIClient: ChatAPI {
         if let e = error as? HTTPClientError, e == .connectTimeout { return .cannotConnect("no connection in time") }
         if let e = error as? HTTPClientError, e == .deadlineExceeded || e == .readTimeout { return .timeout }
         if error is NIOConnectionError { return .cannotConnect(describe(error)) }
-        if let io = error as? IOError, [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(io.errnoCode) {
+        // Only errors that a connect alone raises: an unreachable host can
+        // also be reported on a connection that is open.
+        if let io = error as? IOError, [ECONNREFUSED, EADDRNOTAVAIL].contains(io.errnoCode) {
             return .cannotConnect(describe(error))
         }
         if case ChannelError.connectTimeout = error { return .cannotConnect("no connection in time") }
-        // A TLS handshake fails before any request byte is written.
-        if ClientTLS.describe(error) != nil { return .cannotConnect(describe(error)) }
+        // A failed TLS handshake comes before any request byte is written
+        // (an unclean TLS shutdown, which may follow a request, does not count).
+        if let e = error as? NIOSSLError {
+            switch e {
+            case .handshakeFailed, .unableToValidateCertificate: return .cannotConnect(describe(error))
+            default: break
+            }
+        }
+        if error is NIOSSLExtraError { return .cannotConnect(describe(error)) }
         return .unreachable(describe(error))
     }
 

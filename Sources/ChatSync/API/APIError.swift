@@ -32,6 +32,11 @@ public enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    public var isBadResponse: Bool {
+        if case .badResponse = self { return true }
+        return false
+    }
+
     /// The server certainly did not apply the request: it never reached it.
     public var neverReachedServer: Bool {
         if case .cannotConnect = self { return true }

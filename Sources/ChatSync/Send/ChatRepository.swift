@@ -11,8 +11,9 @@ import Synchronization
 /// clientMsgId, which the server dedupes.
 public actor ChatRepository {
     public struct Policy: Sendable {
-        /// Attempts before a message is marked failed (transient errors).
-        public var maxAttempts = 8
+        /// The pause before the queue tries its head again after a
+        /// transient failure doubles from `backoffBase` up to `backoffCap`;
+        /// a wake (the connection is back, a new message) ends it early.
         public var backoffBase: Duration = .milliseconds(500)
         public var backoffCap: Duration = .seconds(30)
         public init() {}
@@ -131,7 +132,8 @@ public actor ChatRepository {
 
     /// Puts a failed message back in the queue, same clientMsgID.
     public func retry(clientMsgID: String) throws {
-        guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil else { return }
+        guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil,
+              m.status == MessageStatus.failed.rawValue else { return }
         let outbox = OutboxRecord(clientMsgID: m.clientMsgID, conversationId: m.conversationId, contentType: m.contentType,
                                   content: m.content, pushDesc: "", createdAt: m.sendTime)
         try store.requeue(clientMsgID: clientMsgID, outbox: outbox)
@@ -143,7 +145,7 @@ public actor ChatRepository {
     /// unsent message of ours.
     @discardableResult
     public func discard(clientMsgID: String) async throws -> Bool {
-        let done = try await lock.withLock { try store.discardFailed(clientMsgID: clientMsgID) }
+        let done = try await lock.withLock { try store.discardFailed(clientMsgID: clientMsgID) } ?? false
         if done { wakeup?.yield() }
         return done
     }
@@ -174,12 +176,15 @@ public actor ChatRepository {
     /// delivering it meanwhile; returns its fate when it could not be taken
     /// back (it was sent after all).
     public func takeBack(clientMsgID: String) async throws -> Fate {
-        try await lock.withLock {
+        try await lock.withLock { () throws -> Fate in
             let now = try fate(of: clientMsgID)
             if case .sent = now { return now }
+            // An attempt (from any process) whose request may have reached
+            // the server: it stays queued, to be resent with the same id.
+            if try store.mayHaveArrived(clientMsgID: clientMsgID) { return now }
             try store.discardUnsent(clientMsgID: clientMsgID)
             return .gone
-        }
+        } ?? .gone
     }
 
     /// Revoke through `/chat/message/revoke` (seed §十二): optimistic, rolled
@@ -269,18 +274,20 @@ public actor ChatRepository {
     /// fails for a transient reason; a refused message is marked failed
     /// and holds its conversation. One pass, no pauses: the worker (or the
     /// next CLI command) decides when to try again.
-    public func drain() async -> DrainResult {
+    /// With `ifIdle`, returns `.empty` at once when another process is
+    /// sending (a CLI command that only reads must not wait for an upload).
+    public func drain(ifIdle: Bool = false) async -> DrainResult {
         while !Task.isCancelled {
-            let attempt = try? await lock.withLock { () async -> (OutboxRecord, Outcome)? in
+            let attempt = try? await lock.withLock(wait: !ifIdle) { () async -> (OutboxRecord, Outcome)? in
                 // Read under the lock: another process may have sent it meanwhile.
                 guard let next = (try? store.outbox())?.first else { return nil }
                 return (next, await sendOne(next))
             }
-            guard let (next, outcome) = attempt else { return .empty }
+            guard let (next, outcome) = attempt ?? nil else { return .empty }
             switch outcome {
             case .done: continue
             case .transient(let why, let mayHaveArrived):
-                try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why)
+                try? store.noteAttempt(clientMsgID: next.clientMsgID, error: why, mayHaveArrived: mayHaveArrived)
                 return .waiting(reason: why, clientMsgID: next.clientMsgID, mayHaveArrived: mayHaveArrived)
             }
         }
@@ -327,11 +334,17 @@ public actor ChatRepository {
             let response = try await api.send(request)
             try store.markSent(clientMsgID: row.clientMsgID, response: response)
             return .done
-        } catch let e as APIError where e.isPermanent {
+        } catch let e as APIError where e.isPermanent && !e.isBadResponse {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
-            try? store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
+            do {
+                try store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
+            } catch {
+                // Not recorded: try again later rather than at once.
+                return .transient(SyncEngine.reason(error), mayHaveArrived: true)
+            }
             return .done
         } catch let e as APIError {
+            // An answer we could not read may be a success: never a refusal.
             return .transient(SyncEngine.reason(e), mayHaveArrived: !e.neverReachedServer)
         } catch {
             // A store error, or anything else: nothing says the server did not apply it.

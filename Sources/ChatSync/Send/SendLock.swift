@@ -20,13 +20,15 @@ public final class SendLock: Sendable {
     /// another process holds it. Without a lock file (a read-only folder)
     /// `body` runs unlocked: the server's dedupe still keeps sends once.
     /// Throws `CancellationError` if the task is cancelled while it waits.
-    public func withLock<T>(isolation: isolated (any Actor)? = #isolation,
-                            _ body: () async throws -> T) async throws -> T {
+    /// With `wait` false, returns nil at once when another process holds it.
+    public func withLock<T>(isolation: isolated (any Actor)? = #isolation, wait: Bool = true,
+                            _ body: () async throws -> T) async throws -> T? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return try await body() }
         defer { close(fd) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { return try await body() }
+            if !wait { return nil }
             try await Task.sleep(for: .milliseconds(10))
         }
         defer { flock(fd, LOCK_UN) }

@@ -101,14 +101,23 @@ struct OutboxDiscard: AsyncParsableCommand {
                                                     abstract: "Delete a failed message (never delivered); what it held is sent.")
     @OptionGroup var common: Common
     @Argument(help: "The message's clientMsgID (or its first characters), as `tongban outbox` lists it.") var id: String
+    @Flag(help: "Also a queued message that was never refused (e.g. one the server keeps answering with an error): it may have been delivered already.")
+    var force = false
 
     func run() async throws {
         let session = try await common.session()
         let row = try outboxRow(session, id)
-        guard try await session.repository.discard(clientMsgID: row.clientMsgID) else {
-            throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID]))
+        if force && !row.failed {
+            guard try await session.repository.forceDiscard(clientMsgID: row.clientMsgID) else {
+                throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))
+            }
+            out(L.string(row.mayHaveArrived ? "cli.outbox.forcedMaybe" : "cli.outbox.discarded"))
+        } else {
+            guard try await session.repository.discard(clientMsgID: row.clientMsgID) else {
+                throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID]))
+            }
+            out(L.string("cli.outbox.discarded"))
         }
-        out(L.string("cli.outbox.discarded"))
         _ = await session.repository.drain()
         let left = try session.store.outboxState()
         if left.queued > 0, let why = left.lastError { out(L.string("cli.queued", ["reason": why])) }

@@ -78,6 +78,15 @@ import Testing
         let forged = SendMessageRequest(recvID: conversationId(ua, ub), content: "好", contentType: ContentType.text,
                                         clientMsgId: "q2", receiveId: "999999")
         #expect(try await a.post("/chat/message/send", forged).errorCode == "forbidden")
+        // A resend of q1 (its answer was lost) gets the stored message even
+        // where a check would now refuse it: the client must not be told
+        // "refused" for a message the peer has.
+        let first = try await a.post("/chat/message/send", quoted).decode(SendMessageResponse.self)
+        let resent = SendMessageRequest(recvID: conversationId(ua, ub), content: "好", contentType: ContentType.text,
+                                        clientMsgId: "q1", receiveId: "999999")
+        let again = try await a.post("/chat/message/send", resent)
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try again.decode(SendMessageResponse.self).seq == first.seq)
 
         let renamed = try await b.post("/user/profile/update", UpdateProfileRequest(username: "  新名字  "))
         #expect(try renamed.decode(UserBasicInfo.self).username == "新名字")

@@ -24,7 +24,11 @@ extension MessageService {
 
     /// Sends one message in its own transaction (the demo peers, tests).
     func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
-        let job = try prepareSend(caller: caller, request: r)
+        let job: SendJob
+        do { job = try prepareSend(caller: caller, request: r) } catch {
+            if let row = try alreadySent(caller: caller, request: r) { return Self.response(row) }
+            throw error
+        }
         let write = try storage.write { tx in try self.writeSend(job, in: tx) }
         if let key = write.destroyedKey { objects.delete(key: key) }
         notices.sendsCommitted([write])
@@ -35,9 +39,25 @@ extension MessageService {
     /// share one transaction (each in its own savepoint, so one bad send
     /// fails alone), and the request's task waits without holding a thread.
     func sendBatched(caller: Int, request r: SendMessageRequest) async throws -> SendMessageResponse {
-        let job = try prepareSend(caller: caller, request: r)
+        let job: SendJob
+        do { job = try prepareSend(caller: caller, request: r) } catch {
+            if let row = try alreadySent(caller: caller, request: r) { return Self.response(row) }
+            throw error
+        }
         let write = try await sendWriter.submit(job)
         return Self.response(write.row)
+    }
+
+    /// A resend of a message this caller already sent is answered with the
+    /// stored one even when a check would now refuse it (its signal expired,
+    /// a limit changed): the client must not be told "refused" for a
+    /// message the peer has.
+    func alreadySent(caller: Int, request r: SendMessageRequest) throws -> MessageRow? {
+        guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else { return nil }
+        return try storage.read { tx in
+            try tx.messages.messages(clientMsgID: r.clientMsgId, sentBy: caller, orIn: r.recvID)
+                .first { $0.senderUid == caller && $0.conversationId == r.recvID }
+        }
     }
 
     static func response(_ row: MessageRow) -> SendMessageResponse {

@@ -150,6 +150,17 @@ public actor ChatRepository {
         return done
     }
 
+    /// Drops a queued message the user gives up on (`tongban outbox discard
+    /// --force`), e.g. one the server keeps answering with a 5xx: the queue
+    /// behind it goes on. It may have been delivered already; the caller
+    /// says so. False when it is not an unsent message of ours.
+    @discardableResult
+    public func forceDiscard(clientMsgID: String) async throws -> Bool {
+        let done = try await lock.withLock { try store.discardUnsent(clientMsgID: clientMsgID) } ?? false
+        if done { wakeup?.yield() }
+        return done
+    }
+
     /// Where a message stands after a one-shot drain (`tongban send`).
     public enum Fate: Sendable, Equatable {
         case sent(seq: Int)

@@ -88,7 +88,10 @@ final class EffectRunner {
             if chat?.conversation.id == id { await close(draft: inputText()) }
         case .revoke(let id): await chat?.revokeMessage(id: id)
         case .retry(let id): await chat?.retry(messageId: id)
-        case .discard(let id): await chat?.discard(messageId: id)
+        case .discard(let id):
+            // Waits for the send lock, which an upload may hold: not in the key loop.
+            let chat = chat
+            Task { await chat?.discard(messageId: id) }
         case .clearHistory: await chat?.clearHistory()
         case .loadMoreHistory: await chat?.loadMoreHistory()
         case .atBottom(let b): chat?.scrolled(toBottom: b)

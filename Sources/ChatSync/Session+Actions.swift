@@ -91,7 +91,13 @@ extension Session {
 
     /// Creates a group with me as owner; its notice and conversation come
     /// with the next pull.
+    /// A group whose unique name you already hold as a member is opened,
+    /// not created again (seed 001 §8.2: look in the local contacts first).
     public func createGroup(_ request: CreateGroupRequest) async throws -> GroupInfo {
+        if let mine = try store.group(named: request.uniqueName), mine.uniqueName == request.uniqueName,
+           try store.conversation(id: mine.conversationId)?.isMember == true {
+            return mine
+        }
         let info = try await api.createGroup(request)
         try store.saveGroup(info)
         _ = try? await sync.pull()

@@ -118,7 +118,8 @@ public final class ConversationListViewModel {
 
     isolated deinit { following?.cancel() }
 
-    /// Pinned first, then the newest message first (seed §五 `sorted`).
+    /// `Conversation.listOrder`: pinned first (the latest pinned first),
+    /// then the newest message first (seed §五 `sorted`).
     public static func sorted(_ list: [Conversation]) -> [Conversation] {
         // The store hands the list over in this order already (its index),
         // so a linear check usually suffices: sorting a thousand rows
@@ -132,19 +133,18 @@ public final class ConversationListViewModel {
         return inOrder ? list : list.sorted(by: precedes)
     }
 
-    /// Pinned first, then the newest message first, then the id (so ties
-    /// keep one order).
-    static func precedes(_ a: Conversation, _ b: Conversation) -> Bool {
-        if a.isPinned != b.isPinned { return a.isPinned }
-        if a.lastMessageTime != b.lastMessageTime { return a.lastMessageTime > b.lastMessageTime }
-        return a.id > b.id
-    }
+    static func precedes(_ a: Conversation, _ b: Conversation) -> Bool { Conversation.listOrder(a, b) }
 
     /// Optimistic; put back with the server's reason if it refuses.
     public func pinConversation(id: String, isPinned: Bool) async {
         guard conversations.contains(where: { $0.id == id }) else { return }
         await optimistically(id, { list in
-            if let i = list.firstIndex(where: { $0.id == id }) { list[i].isPinned = isPinned }
+            if let i = list.firstIndex(where: { $0.id == id }) {
+                list[i].isPinned = isPinned
+                // First among the pinned, as the store will have it.
+                list[i].pinnedAt = isPinned ? max(Int(Date().timeIntervalSince1970 * 1000),
+                                                  (list.map(\.pinnedAt).max() ?? 0) + 1) : 0
+            }
         }) {
             try await session.pin(id, isPinned)
         }

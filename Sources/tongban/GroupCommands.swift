@@ -22,11 +22,10 @@ struct GroupCommand: AsyncParsableCommand {
             let info = try await server(session) {
                 var uids: [Int] = []
                 for m in member { uids.append(try await session.user(named: m).uid) }
-                return try await session.api.createGroup(CreateGroupRequest(name: name, uniqueName: unique, memberIds: uids,
-                                                                             notice: notice))
+                // The full-screen client's action: a group you are already in is opened, not refused.
+                return try await session.createGroup(CreateGroupRequest(name: name, uniqueName: unique, memberIds: uids,
+                                                                         notice: notice))
             }
-            try session.store.saveGroup(info)
-            _ = try await syncNow(session)
             out(L.string("cli.group.created", ["name": info.name, "unique": info.uniqueName, "count": String(info.memberCount)]))
         }
     }

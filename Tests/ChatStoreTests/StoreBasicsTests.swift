@@ -9,7 +9,8 @@ import Testing
         let dir = tempDir()
         let store = try makeStore(dir)
         #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
-                                                 "v5-profile-account", "v6-groups", "v7-outbox-may-have-arrived"])
+                                                 "v5-profile-account", "v6-groups", "v7-outbox-may-have-arrived",
+                                                 "v8-pinned-order"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -33,7 +34,7 @@ import Testing
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v7-outbox-may-have-arrived")
+        #expect(try store.appliedMigrations().last == "v8-pinned-order")
         let old = try #require(try store.conversation(id: conv))
         #expect(!old.isGroup && !old.isMuted && old.mentionSeq == 0 && old.isMember, "an old row reads as a one-to-one chat")
         // A profile cached before accounts were kept is asked for again.

@@ -22,7 +22,10 @@ import Testing
         #expect(try store.conversationList().map(\.nickname) == ["D", "C", "E", "B"])
         // The cached list follows every change.
         try store.setPinned(id: "si_tb_1_tb_2", isPinned: true)
-        #expect(try store.conversationList().map(\.nickname) == ["B", "D", "C", "E"], "pinned by time, as the seed sorts")
+        #expect(try store.conversationList().map(\.nickname) == ["B", "D", "C", "E"], "the latest pinned first")
+        try store.setPinned(id: "si_tb_1_tb_4", isPinned: false)
+        try store.setPinned(id: "si_tb_1_tb_4", isPinned: true)
+        #expect(try store.conversationList().map(\.nickname) == ["D", "B", "C", "E"], "pinned again: first, older messages or not")
         try store.apply(events: [.message(msg(1, "新的"))], cursor: 1)
         #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.nickname == "B" }?.lastMessagePreview == "新的")
     }

@@ -200,7 +200,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         fake.advanceClock(by: .seconds(fake.revokeWindowSeconds + 1))
         await vm.revokeMessage(id: late.id)
         #expect(vm.messages.first { $0.id == late.id }?.isRecalled == false)
-        #expect(vm.errorMessage == "超过撤回时间（2 分钟），无法撤回")
+        #expect(vm.errorMessage == "已超过服务器允许的撤回时间，无法撤回", "the server's window, whatever it is set to")
     }
 
     @Test func aDeadServerKeepsTheMessageQueuedAndItGoesOnceWhenBack() async throws {

@@ -23,6 +23,10 @@ import Testing
         #expect(row.nickname == "周末爬山")
         #expect(row.unreadCount == 0, "the created notice is not unread")
         #expect(fake.peer(ann.uid).summary(of: id)?.memberCount == 3)
+        // Creating it again, as a member: it is opened, not refused (seed 001 §8.2).
+        fake.resetCallCounts()
+        #expect(await list.createGroup(name: "周末爬山", uniqueName: "hike") == id, "\(list.errorMessage ?? "")")
+        #expect(list.errorMessage == nil)
 
         // Ann mentions me, Bob just talks: two unread, one of them a mention.
         let mention = MentionPayload(text: "@我 周六见", atUserIDs: [fake.imUid])

@@ -72,6 +72,14 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(ConversationListViewModel.sorted(lastTwoSwapped).map(\.id) == ["p", "b", "z", "a", "old"])
         #expect(ConversationListViewModel.sorted([]).isEmpty)
     }
+
+    /// Among pinned rows the latest pinned comes first (seed 003 `stickTime`),
+    /// whatever their messages' times.
+    @Test func theLatestPinnedFirst() {
+        var early = c("early", 9, pinned: true), late = c("late", 1, pinned: true)
+        early.pinnedAt = 100; late.pinnedAt = 200
+        #expect(ConversationListViewModel.sorted([early, c("x", 50), late]).map(\.id) == ["late", "early", "x"])
+    }
 }
 
 @MainActor @Suite(.serialized) struct ListViewModelTests {
@@ -267,7 +275,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         let mine = try #require(vm.messages.first { $0.isMe })
         await vm.revokeMessage(id: mine.id)
         #expect(vm.messages.first { $0.id == mine.id }?.isRecalled == false)
-        #expect(vm.errorMessage == "超过撤回时间（2 分钟），无法撤回")
+        #expect(vm.errorMessage == "已超过服务器允许的撤回时间，无法撤回")
     }
 
     @Test func signalQuoteIsSentOnceThenOpenIM() async throws {

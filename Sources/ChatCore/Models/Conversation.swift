@@ -90,11 +90,14 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
     public static func == (lhs: Conversation, rhs: Conversation) -> Bool { lhs.id == rhs.id }
 
-    /// The seed's list order: pinned first, then newest message first.
-    /// Ties fall back to the id so the order is stable between refreshes.
+    /// The list's order, the one copy of it (the store's query sorts the
+    /// same way): pinned first, the most recently pinned first among them
+    /// (seed 003 `stickTime`), then the newest message first. Ties fall back
+    /// to the id so the order is stable between refreshes.
     public static func listOrder(_ a: Conversation, _ b: Conversation) -> Bool {
         if a.isPinned != b.isPinned { return a.isPinned }
+        if a.isPinned && a.pinnedAt != b.pinnedAt { return a.pinnedAt > b.pinnedAt }
         if a.lastMessageTime != b.lastMessageTime { return a.lastMessageTime > b.lastMessageTime }
-        return a.id < b.id
+        return a.id > b.id
     }
 }

@@ -14,11 +14,12 @@ extension ChatStore {
         return list
     }
 
-    /// The list's rows: visible conversations, pinned first, then the newest.
+    /// The list's rows in `Conversation.listOrder`: pinned first (the latest
+    /// pinned first; pinnedAt is 0 when not pinned), then the newest.
     static func visibleConversations(_ db: Database) throws -> [ConversationRecord] {
         try ConversationRecord.fetchAll(db.cachedStatement(sql: """
             SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
-            ORDER BY isPinned DESC, lastMessageTime DESC
+            ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
             """))
     }
 
@@ -50,10 +51,11 @@ extension ChatStore {
         try dbPool.write { db in try self.ensureConversation(id: id, nickname: nickname, avatar: avatar, db: db) }
     }
 
+    /// A row pinned now goes first among the pinned ones.
     public func setPinned(id: String, isPinned: Bool) throws {
         try dbPool.write { db in
             try db.execute(sql: "UPDATE conversation SET isPinned = ?, pinnedAt = ? WHERE id = ?",
-                           arguments: [isPinned, isPinned ? Self.nowMs() : 0, id])
+                           arguments: [isPinned, isPinned ? try Self.pinTime(db) : 0, id])
         }
     }
 
@@ -130,6 +132,13 @@ extension ChatStore {
 
     // MARK: - Internals shared with event application
 
+    /// When a row pinned now counts as pinned: now, or just after the
+    /// latest pin if the clock says otherwise (two pins in one millisecond,
+    /// a clock set back), so the latest pinned is always first.
+    static func pinTime(_ db: Database) throws -> Int {
+        max(nowMs(), (try Int.fetchOne(db, sql: "SELECT MAX(pinnedAt) FROM conversation") ?? 0) + 1)
+    }
+
     func ensureConversation(id: String, nickname: String, avatar: String, db: Database) throws -> ConversationRecord {
         if let existing = try ConversationRecord.fetchOne(db, id: id) { return existing }
         let target = ConversationIDHelper.peerUid(in: id, myUid: myUid) ?? 0
@@ -165,7 +174,7 @@ extension ChatStore {
         conv.avatar = s.faceURL
         if conv.isPinned != s.isPinned {
             conv.isPinned = s.isPinned
-            conv.pinnedAt = s.isPinned ? Self.nowMs() : 0
+            conv.pinnedAt = s.isPinned ? try Self.pinTime(db) : 0
         }
         conv.unreadCount = s.unreadCount
         conv.maxSeq = max(conv.maxSeq, s.maxSeq)

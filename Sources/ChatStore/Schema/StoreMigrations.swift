@@ -202,6 +202,12 @@ enum StoreMigrations {
                 t.add(column: "mayHaveArrived", .boolean).notNull().defaults(to: false)
             }
         }
+        m.registerMigration("v8-pinned-order") { db in
+            // The list's order (Conversation.listOrder) straight from the index.
+            try db.drop(index: "conversation_list")
+            try db.create(index: "conversation_list", on: "conversation",
+                          columns: ["hidden", "isPinned", "pinnedAt", "lastMessageTime", "id"])
+        }
         return m
     }
 }

@@ -15,7 +15,8 @@ seed, interleaving:
                                              message and Enter; killed with -9 right
                                              after, or at some point
 
-then brings the server back, runs `tongban sync` twice and checks every
+Sends go to bob, to carol and to a group of the three ("team"). The run then
+brings the server back, runs `tongban sync` twice and checks every
 invariant on the peers' and alice's stores.
 
   queue_fault.py --bin .build/debug --runs 8            seeds 1..8
@@ -60,7 +61,7 @@ class Run:
         self.counter = 0
         # text -> (conversation peer, outcome): sent | queued | failed | unknown
         self.outcomes = {}
-        self.order = {"bob": [], "carol": []}
+        self.order = {"bob": [], "carol": [], "team": []}
         self.log = []
         self.env = dict(os.environ, TONGBAN_LANG="en", LANG="C.UTF-8", TONGBAN_NO_BELL="1")
 
@@ -195,12 +196,12 @@ class Run:
         elif name in ("send_queue", "send_plain"):
             t = self.text(arg)
             flags = ["--queue"] if name == "send_queue" else []
-            p = self.cli("alice", "send", "--to", arg, *flags, t)
+            p = self.cli("alice", "send", "--to", TARGETS[arg], *flags, t)
             self.outcomes[t] = (arg, self.outcome_of(p))
             self.note(f"{name} {t}: {self.outcomes[t][1]}")
         elif name == "send_killed":
             t = self.text(arg)
-            proc = subprocess.Popen([os.path.join(self.bin, "tongban"), "send", "--queue", "--to", arg, t,
+            proc = subprocess.Popen([os.path.join(self.bin, "tongban"), "send", "--queue", "--to", TARGETS[arg], t,
                                      "--data-dir", os.path.join(self.work, "alice")],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
             time.sleep(self.rng.uniform(0.0, 0.6))
@@ -250,6 +251,9 @@ class Run:
             p = self.cli("alice", "send", "--to", peer, f"hello {peer}")
             if p.returncode != 0:
                 raise RunFailed(f"first send to {peer}: {p.stdout}{p.stderr}")
+        p = self.cli("alice", "group", "create", "小队", "--unique", TARGETS["team"], "--member", "bob", "--member", "carol")
+        if p.returncode != 0:
+            raise RunFailed(f"group create: {p.stdout}{p.stderr}")
         for name, arg in self.schedule:
             self.note(f"step {name} {arg or ''} at {time.monotonic() - self.t0:.1f} s".rstrip())
             self.step(name, arg)
@@ -267,12 +271,15 @@ class Run:
         rows = json.loads(box.stdout or "[]")
         if rows:
             problems.append(f"alice's outbox is not empty after two syncs: {rows}")
-        for peer in ("bob", "carol"):
-            mine = json.loads(self.cli("alice", "history", "--with", peer, "--json", "--offline", "--limit", "1000").stdout)
+        for peer in ("bob", "carol", "team"):
+            mine = json.loads(self.cli("alice", "history", "--with", TARGETS[peer], "--json", "--offline",
+                                       "--limit", "1000").stdout)
             stuck = [m["content"] for m in mine if m["status"] != "success"]
             if stuck:
                 problems.append(f"alice still has unsent messages to {peer}: {stuck}")
-            got = json.loads(self.cli(peer, "history", "--with", "alice", "--json", "--limit", "1000").stdout)
+            # The group is read by bob; each one-to-one chat by its peer.
+            reader, chat = ("bob", TARGETS["team"]) if peer == "team" else (peer, "alice")
+            got = json.loads(self.cli(reader, "history", "--with", chat, "--json", "--limit", "1000").stdout)
             texts = [m["content"] for m in got if m["content"].startswith(f"s{self.seed}-")]
             dupes = sorted({t for t in texts if texts.count(t) > 1})
             if dupes:
@@ -301,6 +308,9 @@ class Run:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+# Where each conversation's messages go (`send --to`, `history --with`).
+TARGETS = {"bob": "bob", "carol": "carol", "team": "qf_team"}
+
 STEPS_UP = [("send_queue", 5), ("send_plain", 4), ("send_killed", 3), ("sync", 2), ("tui_send", 4),
             ("tui_send_killed", 1), ("tui_kill", 1), ("server_stop", 2), ("server_kill", 2)]
 STEPS_DOWN = [("send_queue", 5), ("send_plain", 2), ("send_killed", 2), ("sync", 1), ("tui_send", 3),
@@ -314,7 +324,7 @@ def schedule_for(seed, length):
     for _ in range(length):
         table = STEPS_UP if up else STEPS_DOWN
         name = rng.choices([n for n, _ in table], weights=[w for _, w in table])[0]
-        arg = rng.choice(["bob", "carol"]) if name in ("send_queue", "send_plain", "send_killed") else None
+        arg = rng.choice(["bob", "carol", "team"]) if name in ("send_queue", "send_plain", "send_killed") else None
         if name in ("server_stop", "server_kill"):
             up = False
         if name == "server_start":

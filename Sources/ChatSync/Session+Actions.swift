@@ -15,6 +15,8 @@ extension Session {
         try store.saveSummaries(try await api.conversations())
     }
 
+    /// Pins or unpins on the server and stores its answer (the full-screen
+    /// client and `tongban pin` alike).
     public func pin(_ id: String, _ isPinned: Bool) async throws {
         try store.saveSummaries([try await api.pin(conversationId: id, isPinned: isPinned)])
     }
@@ -123,11 +125,23 @@ extension Session {
         try store.saveGroup(try await api.groupInfo(groupId: gid))
     }
 
-    public func updateGroup(_ request: UpdateGroupRequest) async throws {
-        try store.saveGroup(try await api.updateGroup(request))
+    @discardableResult
+    public func updateGroup(_ request: UpdateGroupRequest) async throws -> GroupInfo {
+        let info = try await api.updateGroup(request)
+        try store.saveGroup(info)
+        return info
     }
 
-    public func invite(_ uids: [Int], to gid: Int) async throws {
-        try store.saveGroup(try await api.invite(groupId: gid, userIds: uids))
+    @discardableResult
+    public func invite(_ uids: [Int], to gid: Int) async throws -> GroupInfo {
+        let info = try await api.invite(groupId: gid, userIds: uids)
+        try store.saveGroup(info)
+        return info
+    }
+
+    /// Removes a member (owner only); the notice comes with the pull.
+    public func kick(_ uid: Int, from gid: Int) async throws {
+        try await api.kick(groupId: gid, userId: uid)
+        _ = try? await sync.pull()
     }
 }

@@ -73,7 +73,7 @@ extension ConversationViewModel {
         await groupCall {
             var uid = self.members.first { $0.isNamed(name) }?.uid
             if uid == nil { uid = try await self.session.user(named: name).uid }
-            try await self.session.api.kick(groupId: gid, userId: uid ?? 0)
+            try await self.session.kick(uid ?? 0, from: gid)
         }
     }
 
@@ -81,7 +81,7 @@ extension ConversationViewModel {
     /// so no name can stand for someone else.
     public func kick(uid: Int) async {
         guard let gid = conversation.groupId else { return }
-        await groupCall { try await self.session.api.kick(groupId: gid, userId: uid) }
+        await groupCall { try await self.session.kick(uid, from: gid) }
     }
 
     /// One call to the server, then what it changed; a refusal goes to the status line.

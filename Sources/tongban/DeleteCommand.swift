@@ -10,8 +10,7 @@ struct Delete: AsyncParsableCommand {
     func run() async throws {
         let session = try await common.session()
         let conv = try await conversationId(session, with: with)
-        do { try await session.api.deleteConversation(conv) } catch let e as APIError { throw CLIError(e.description) }
-        try session.store.deleteConversation(id: conv)
+        do { try await session.deleteConversation(conv) } catch let e as APIError { throw CLIError(e.description) }
         out(L.string("cli.deleted"))
     }
 }

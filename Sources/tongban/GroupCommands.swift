@@ -37,9 +37,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let session = try await common.session()
-            let summary = try await server(session) { try await session.api.joinGroup(uniqueName: unique) }
-            try session.store.saveSummaries([summary])
-            _ = try await syncNow(session)
+            let summary = try await server(session) { try await session.joinGroup(uniqueName: unique) }
             out(L.string("cli.group.joined", ["name": summary.showName, "count": String(summary.memberCount ?? 0)]))
         }
     }
@@ -56,9 +54,8 @@ struct GroupCommand: AsyncParsableCommand {
             let info = try await server(session) {
                 var uids: [Int] = []
                 for u in users { uids.append(try await session.user(named: u).uid) }
-                return try await session.api.invite(groupId: gid, userIds: uids)
+                return try await session.invite(uids, to: gid)
             }
-            try session.store.saveGroup(info)
             out(L.string("cli.group.invited", ["name": info.name, "count": String(info.memberCount)]))
         }
     }
@@ -71,8 +68,7 @@ struct GroupCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             let gid = try await groupId(session, group)
-            try await server(session) { try await session.api.leaveGroup(groupId: gid) }
-            _ = try await syncNow(session)
+            try await server(session) { try await session.leaveGroup(gid) }
             out(L.string("cli.group.left"))
         }
     }
@@ -86,8 +82,7 @@ struct GroupCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             let gid = try await groupId(session, group)
-            try await server(session) { try await session.api.kick(groupId: gid, userId: try await session.user(named: user).uid) }
-            _ = try await syncNow(session)
+            try await server(session) { try await session.kick(try await session.user(named: user).uid, from: gid) }
             out(L.string("cli.group.kicked"))
         }
     }
@@ -104,9 +99,8 @@ struct GroupCommand: AsyncParsableCommand {
             let session = try await common.session()
             let gid = try await groupId(session, group)
             let info = try await server(session) {
-                try await session.api.updateGroup(UpdateGroupRequest(groupId: gid, name: name, notice: notice, joinable: joinable))
+                try await session.updateGroup(UpdateGroupRequest(groupId: gid, name: name, notice: notice, joinable: joinable))
             }
-            try session.store.saveGroup(info)
             out(L.string("cli.group.updated", ["name": info.name]))
         }
     }
@@ -164,7 +158,6 @@ struct Unmute: AsyncParsableCommand {
 func setMuted(_ common: Common, _ with: String, _ muted: Bool) async throws {
     let session = try await common.session()
     let conv = try await conversationId(session, with: with)
-    let summary = try await server(session) { try await session.api.mute(conversationId: conv, isMuted: muted) }
-    try session.store.saveSummaries([summary])
+    try await server(session) { try await session.mute(conv, muted) }
     out(L.string(muted ? "cli.muted" : "cli.unmuted"))
 }

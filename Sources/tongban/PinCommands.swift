@@ -21,7 +21,7 @@ func setPinned(_ common: Common, _ with: String, _ pinned: Bool) async throws {
     let session = try await common.session()
     let conv = try await conversationId(session, with: with)
     do {
-        try session.store.saveSummaries([try await session.api.pin(conversationId: conv, isPinned: pinned)])
+        try await session.pin(conv, pinned)
     } catch let e as APIError { throw CLIError(e.description) }
     out(L.string(pinned ? "cli.pinned" : "cli.unpinned"))
 }

@@ -21,7 +21,7 @@ public struct OutboxState: Sendable, Hashable {
 }
 
 /// The outbox: every message written locally and not yet acknowledged by
-/// the server. The rules (README, "The send queue"):
+/// the server. The rules (docs/send-queue.md):
 /// - a row leaves only when the server acknowledges it, or when the user
 ///   discards a failed one;
 /// - a transient failure (no connection, a timeout, 5xx) never fails a

@@ -2,7 +2,7 @@ import ChatCore
 import Foundation
 
 /// A picture or voice file the user picked, checked and made ready for the
-/// outbox (`ChatRepository.enqueueImage`, `enqueueImages`, `enqueueVoice`).
+/// outbox (`SendQueue.enqueueImage`, `enqueueImages`, `enqueueVoice`).
 /// One place for `tongban send` and the full-screen client, so both accept
 /// and prepare the same files.
 public enum OutgoingMedia {

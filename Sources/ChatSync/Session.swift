@@ -31,7 +31,7 @@ public final class Session: Sendable {
     public let api: any ChatAPI
     public let store: ChatStore
     public let sync: SyncEngine
-    public let repository: ChatRepository
+    public let sendQueue: SendQueue
     public let media: MediaCacheService
 
     /// Talks to `credentials.server` over HTTP with the saved token.
@@ -45,14 +45,14 @@ public final class Session: Sendable {
     /// (its token is `api`'s business). `sendPolicy` paces the send queue's
     /// retries.
     public init(credentials: Credentials, paths: StorePaths, api: any ChatAPI, timing: SyncEngine.Timing = .init(),
-                sendPolicy: ChatRepository.Policy = .init()) throws {
+                sendPolicy: SendQueue.Policy = .init()) throws {
         self.credentials = credentials
         self.paths = paths
         self.api = api
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
         sync = SyncEngine(api: api, store: store, timing: timing)
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
-        repository = ChatRepository(api: api, store: store, media: media, policy: sendPolicy)
+        sendQueue = SendQueue(api: api, store: store, media: media, policy: sendPolicy)
     }
 
     static func credentialsURL(_ paths: StorePaths) -> URL {

@@ -92,7 +92,7 @@ public final class FakeChatAPI: ChatAPI {
     /// A session on this fake with its own store under `directory` (a new
     /// temporary folder when nil).
     public func makeSession(directory: URL? = nil, timing: SyncEngine.Timing = .init(),
-                            sendPolicy: ChatRepository.Policy = .init()) throws -> Session {
+                            sendPolicy: SendQueue.Policy = .init()) throws -> Session {
         let root = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("tongban-fake-\(account)-\(UUID().uuidString)")
         let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"),

@@ -44,7 +44,7 @@ final class FakeWorld: Sendable {
     }
 }
 
-extension ChatRepository.Policy {
+extension SendQueue.Policy {
     /// A send queue that tries again a millisecond or two after a transient
     /// failure: a test sees the next attempt without waiting.
     public static var retriesQuickly: Self {

@@ -269,7 +269,7 @@ public final class ConversationListViewModel {
 
     /// The connection is back: the send queue goes on.
     public func resumeSending() async {
-        await session.repository.wake()
+        await session.sendQueue.wake()
     }
 
     func describe(_ error: any Error) -> String {

@@ -11,7 +11,7 @@ extension ConversationViewModel {
     @discardableResult
     public func sendText(_ text: String) async -> Bool {
         do {
-            guard try await session.repository.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return true }
+            guard try await session.sendQueue.sendText(text, to: id, receiveId: conversation.receiveId) != nil else { return true }
             afterSend()
             return true
         } catch {
@@ -31,7 +31,7 @@ extension ConversationViewModel {
     public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
         guard !paths.isEmpty else { return }
         let uploads = paths.prefix(9).enumerated().map { i, p in
-            ChatRepository.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
+            SendQueue.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
         }
         await enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), uploads: uploads)
     }
@@ -44,14 +44,14 @@ extension ConversationViewModel {
     /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
     public func sendFile(path: String) async {
         do {
-            try await session.repository.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
+            try await session.sendQueue.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
             afterSend()
         } catch { fail(error) }
     }
 
-    func enqueue(_ content: MessageContent, uploads: [ChatRepository.PendingUpload]) async {
+    func enqueue(_ content: MessageContent, uploads: [SendQueue.PendingUpload]) async {
         do {
-            try await session.repository.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
+            try await session.sendQueue.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
             afterSend()
         } catch { fail(error) }
     }
@@ -60,12 +60,12 @@ extension ConversationViewModel {
         scrolled(toBottom: true)
         reload()
         changed()
-        let repo = session.repository
+        let repo = session.sendQueue
         Task { await repo.wake() }
     }
 
     public func retry(messageId: String) async {
-        do { try await session.repository.retry(clientMsgID: messageId) } catch { fail(error) }
+        do { try await session.sendQueue.retry(clientMsgID: messageId) } catch { fail(error) }
         reload()
         changed()
     }
@@ -73,7 +73,7 @@ extension ConversationViewModel {
     /// Drops a failed message (it never reached the server); what its
     /// conversation queued after it is sent.
     public func discard(messageId: String) async {
-        do { _ = try await session.repository.discard(clientMsgID: messageId) } catch { fail(error) }
+        do { _ = try await session.sendQueue.discard(clientMsgID: messageId) } catch { fail(error) }
         reload()
         changed()
     }
@@ -83,7 +83,7 @@ extension ConversationViewModel {
         guard let reply = conversation.signalReply, let signalId = conversation.signalId else { return }
         let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: conversation.signalContent ?? "")
         do {
-            try await session.repository.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
+            try await session.sendQueue.enqueue(.signalQuote(quote), to: id, receiveId: conversation.receiveId)
             try await session.openIM(id, receiveId: conversation.receiveId)
             afterSend()
         } catch { fail(error) }
@@ -99,7 +99,7 @@ extension ConversationViewModel {
             changed()
         }
         do {
-            try await session.repository.revoke(clientMsgID: messageId)
+            try await session.sendQueue.revoke(clientMsgID: messageId)
         } catch {
             fail(error)
         }
@@ -114,8 +114,8 @@ extension ConversationViewModel {
         reload()
         changed()
         do {
-            try await session.repository.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
-            let repo = session.repository
+            try await session.sendQueue.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
+            let repo = session.sendQueue
             Task { await repo.wake() }
         } catch { fail(error) }
     }

@@ -130,7 +130,7 @@ public final class ConversationViewModel {
     func watchQueue() {
         guard !queueWatched else { return }
         queueWatched = true
-        session.repository.onProgress { [weak self] msgId, value in
+        session.sendQueue.onProgress { [weak self] msgId, value in
             Task { @MainActor in self?.setProgress(msgId, value) }
         }
     }

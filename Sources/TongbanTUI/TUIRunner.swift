@@ -45,7 +45,7 @@ public enum TUIRunner {
         app.list.loadFromStore()
         app.redraw()
         session.sync.start()
-        await session.repository.start()
+        await session.sendQueue.start()
         let loader = Task { await app.start() }
         let ticker = Ticker(app)
         app.onSecondTicksNeeded = { [weak ticker] in ticker?.restart() }
@@ -58,7 +58,7 @@ public enum TUIRunner {
         ticker.stop()
         app.willQuit()
         session.sync.stop()
-        await session.repository.stop()
+        await session.sendQueue.stop()
         terminal.setTitle("")
     }
 }

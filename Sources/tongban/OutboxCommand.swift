@@ -84,9 +84,9 @@ struct OutboxRetry: AsyncParsableCommand {
         let session = try await common.session()
         let row = try outboxRow(session, id)
         guard row.failed else { throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID])) }
-        try await session.repository.retry(clientMsgID: row.clientMsgID)
-        _ = await session.repository.drain()
-        switch try await session.repository.fate(of: row.clientMsgID) {
+        try await session.sendQueue.retry(clientMsgID: row.clientMsgID)
+        _ = await session.sendQueue.drain()
+        switch try await session.sendQueue.fate(of: row.clientMsgID) {
         case .sent(let seq): out(L.string("cli.sent", ["seq": String(seq)]))
         case .failed(let reason): throw CLIError(L.string("cli.failed", ["reason": reason]))
         case .held: out(L.string("cli.held"))
@@ -108,17 +108,17 @@ struct OutboxDiscard: AsyncParsableCommand {
         let session = try await common.session()
         let row = try outboxRow(session, id)
         if force && !row.failed {
-            guard try await session.repository.forceDiscard(clientMsgID: row.clientMsgID) else {
+            guard try await session.sendQueue.forceDiscard(clientMsgID: row.clientMsgID) else {
                 throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))
             }
             out(L.string(row.mayHaveArrived ? "cli.outbox.forcedMaybe" : "cli.outbox.discarded"))
         } else {
-            guard try await session.repository.discard(clientMsgID: row.clientMsgID) else {
+            guard try await session.sendQueue.discard(clientMsgID: row.clientMsgID) else {
                 throw CLIError(L.string("cli.outbox.notFailed", ["id": row.clientMsgID]))
             }
             out(L.string("cli.outbox.discarded"))
         }
-        _ = await session.repository.drain()
+        _ = await session.sendQueue.drain()
         let left = try session.store.outboxState()
         if left.queued > 0, let why = left.lastError { out(L.string("cli.queued", ["reason": why])) }
     }

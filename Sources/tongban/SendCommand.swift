@@ -32,7 +32,7 @@ struct Send: AsyncParsableCommand {
         } catch let e as ImageCodec.Failure {
             throw CLIError(e.description)
         }
-        let repo = session.repository
+        let repo = session.sendQueue
         let drained = await repo.drain()
         switch try await repo.fate(of: record.clientMsgID) {
         case .sent(let seq):
@@ -66,7 +66,7 @@ struct Send: AsyncParsableCommand {
 
     /// Takes the message back and reports the failure, unless another
     /// process delivered it meanwhile.
-    func settleAsFailed(_ repo: ChatRepository, _ record: MessageRecord, _ message: String) async throws {
+    func settleAsFailed(_ repo: SendQueue, _ record: MessageRecord, _ message: String) async throws {
         if case .sent(let seq) = try await repo.takeBack(clientMsgID: record.clientMsgID) {
             out(L.string("cli.sent", ["seq": String(seq)]))
             return
@@ -75,7 +75,7 @@ struct Send: AsyncParsableCommand {
     }
 
     func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {
-        let repo = session.repository
+        let repo = session.sendQueue
         let media = session.media
         if let path = image ?? flash {
             let picture = try OutgoingMedia.image(at: path, writeUpload: media.pendingUploadFile)
@@ -83,8 +83,8 @@ struct Send: AsyncParsableCommand {
                                                height: Double(picture.height), isFlash: image == nil, to: conv)
         }
         if !multi.isEmpty {
-            guard multi.count <= ChatRepository.maxImagesPerMessage else {
-                throw CLIError("--multi takes at most \(ChatRepository.maxImagesPerMessage) images")
+            guard multi.count <= SendQueue.maxImagesPerMessage else {
+                throw CLIError("--multi takes at most \(SendQueue.maxImagesPerMessage) images")
             }
             let pictures = try multi.map { try OutgoingMedia.image(at: $0, writeUpload: media.pendingUploadFile) }
             return try await repo.enqueueImages(pictures.map { ($0.path, $0.contentType) }, to: conv)

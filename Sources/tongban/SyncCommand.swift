@@ -8,7 +8,7 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var common: Common
     func run() async throws {
         let session = try await common.session()
-        let drained = await session.repository.drain()
+        let drained = await session.sendQueue.drain()
         let outbox = try session.store.outboxState()
         if outbox.failed > 0 {
             errOut(L.string("cli.outbox.attention", ["failed": String(outbox.failed), "held": String(outbox.held)]))

@@ -71,7 +71,7 @@ struct Common: ParsableArguments {
         let session = try Session(credentials: creds, paths: paths)
         // Not while another process (the full-screen client) is sending:
         // that one sends it, and `ls` must not wait for its upload.
-        if !(try session.store.outbox().isEmpty) { _ = await session.repository.drain(ifIdle: true) }
+        if !(try session.store.outbox().isEmpty) { _ = await session.sendQueue.drain(ifIdle: true) }
         return session
     }
 }
@@ -136,7 +136,7 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
 
 /// Sends what is queued, then pulls; quiet when offline.
 func syncNow(_ session: Session) async throws -> AppliedChanges? {
-    _ = await session.repository.drain()
+    _ = await session.sendQueue.drain()
     return try await online(session) { try await session.sync.pull() }
 }
 

@@ -147,20 +147,20 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         let fake = try FakeChatAPI(account: "lostme")
         let peer = try fake.addPeer("lostpeer")
         let conv = fake.conversationId(with: peer.uid)
-        var policy = ChatRepository.Policy()
+        var policy = SendQueue.Policy()
         policy.backoffBase = .milliseconds(1)
         policy.backoffCap = .milliseconds(2)
         let me = try fake.makeSession(sendPolicy: policy)
 
         fake.failNext(.send, times: 2, with: .timeout, afterApplying: true)
-        let record = try #require(try await me.repository.sendText("只一次", to: conv))
+        let record = try #require(try await me.sendQueue.sendText("只一次", to: conv))
         // Each lost answer leaves it queued (the server may have it); the
         // third attempt gets the server's answer for the one it kept.
         for _ in 0..<2 {
-            #expect(await me.repository.drain() == .waiting(reason: APIError.timeout.description,
+            #expect(await me.sendQueue.drain() == .waiting(reason: APIError.timeout.description,
                                                             clientMsgID: record.clientMsgID, mayHaveArrived: true))
         }
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(fake.calls(.send) == 3)
         #expect(fake.messages(in: conv).map(\.clientMsgID) == [record.clientMsgID])
         #expect(try me.store.message(clientMsgID: record.clientMsgID)?.seq == 1)
@@ -169,8 +169,8 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         fake.resetCallCounts()
         fake.failNext(.send, with: .server(status: 400, code: .invalidRequest, rawCode: "invalid_request",
                                           message: "no", retryAfter: nil))
-        let refused = try #require(try await me.repository.sendText("不行", to: conv))
-        #expect(await me.repository.drain() == .empty)
+        let refused = try #require(try await me.sendQueue.sendText("不行", to: conv))
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(fake.calls(.send) == 1)
         #expect(try me.store.message(clientMsgID: refused.clientMsgID)?.status == MessageStatus.failed.rawValue)
     }
@@ -185,34 +185,34 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         let me = try fake.makeSession(sendPolicy: .retriesQuickly)
 
         fake.failNext(.send, with: .badResponse("SendMessageResponse: not JSON"), afterApplying: true)
-        let garbled = try #require(try await me.repository.sendText("乱码回复", to: conv))
-        #expect(await me.repository.drain() != .empty)
-        #expect(try await me.repository.fate(of: garbled.clientMsgID) != .failed(reason: ""), "not failed")
-        #expect(await me.repository.drain() == .empty)
+        let garbled = try #require(try await me.sendQueue.sendText("乱码回复", to: conv))
+        #expect(await me.sendQueue.drain() != .empty)
+        #expect(try await me.sendQueue.fate(of: garbled.clientMsgID) != .failed(reason: ""), "not failed")
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(fake.messages(in: conv).map(\.content) == ["乱码回复"], "stored once")
         #expect(try me.store.message(clientMsgID: garbled.clientMsgID)?.status == MessageStatus.success.rawValue)
 
         // Timed out (the server may have it): taking it back keeps it queued.
         fake.failNext(.send, with: .timeout, afterApplying: true)
-        let maybe = try #require(try await me.repository.sendText("也许到了", to: conv))
-        #expect(await me.repository.drain() != .empty)
-        guard case .queued = try await me.repository.takeBack(clientMsgID: maybe.clientMsgID) else {
+        let maybe = try #require(try await me.sendQueue.sendText("也许到了", to: conv))
+        #expect(await me.sendQueue.drain() != .empty)
+        guard case .queued = try await me.sendQueue.takeBack(clientMsgID: maybe.clientMsgID) else {
             Issue.record("a message that may have arrived was taken back"); return
         }
         // Never reached the server: it is taken back, and never sent.
         fake.isDown = true
-        let never = try #require(try await me.repository.sendText("没发出去", to: conv))
-        _ = await me.repository.drain()
+        let never = try #require(try await me.sendQueue.sendText("没发出去", to: conv))
+        _ = await me.sendQueue.drain()
         fake.isDown = false
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(try me.store.message(clientMsgID: never.clientMsgID)?.status == MessageStatus.success.rawValue,
                 "queued behind the maybe-delivered one, it went once the server was back")
-        let drop = try #require(try await me.repository.sendText("收回", to: conv))
+        let drop = try #require(try await me.sendQueue.sendText("收回", to: conv))
         fake.isDown = true
-        _ = await me.repository.drain()
-        #expect(try await me.repository.takeBack(clientMsgID: drop.clientMsgID) == .gone)
+        _ = await me.sendQueue.drain()
+        #expect(try await me.sendQueue.takeBack(clientMsgID: drop.clientMsgID) == .gone)
         fake.isDown = false
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(fake.messages(in: conv).map(\.content) == ["乱码回复", "也许到了", "没发出去"])
     }
 

@@ -18,8 +18,8 @@ import Testing
         try FileManager.default.createDirectory(at: source.deletingLastPathComponent(), withIntermediateDirectories: true)
         let bytes = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try bytes.write(to: source)
-        try await a.repository.enqueueFile(at: source.path, to: conv)
-        #expect(await a.repository.drain() == .empty)
+        try await a.sendQueue.enqueueFile(at: source.path, to: conv)
+        #expect(await a.sendQueue.drain() == .empty)
 
         _ = try await b.sync.pull()
         let m = try #require(try b.store.newestPage(conversationId: conv).messages.last?.chatMessage(myImUid: b.credentials.imUid))

@@ -17,8 +17,8 @@ import Testing
         _ = try await APIClient(baseURL: server.baseURL).register(account: "bob_x", password: "password-bob_x", username: "Bob 鲍勃")
         let bob = try await makeSession(server.baseURL, "bob_x")
         let conv = try await bob.conversation(with: "nina")
-        try await bob.repository.sendText("你好，我是 Bob", to: conv)
-        #expect(await bob.repository.drain() == .empty)
+        try await bob.sendQueue.sendText("你好，我是 Bob", to: conv)
+        #expect(await bob.sendQueue.drain() == .empty)
 
         _ = try await me.sync.pull()
         let row = try #require(try me.store.conversationList().first { $0.id == conv })

@@ -9,18 +9,18 @@ import Testing
 @Suite struct OutgoingMessageTests {
     let conv = ConversationIDHelper.make(myUid: 1, targetUid: 2)
 
-    func repository() throws -> (ChatRepository, ChatStore) {
+    func sendQueue() throws -> (SendQueue, ChatStore) {
         let store = try ChatStore(path: tempURL("outgoing").appendingPathComponent("chat.sqlite").path, myUid: 1)
-        return (ChatRepository(api: APIClient(baseURL: "http://127.0.0.1:9"), store: store), store)
+        return (SendQueue(api: APIClient(baseURL: "http://127.0.0.1:9"), store: store), store)
     }
 
-    func uploads(_ store: ChatStore, _ id: String) throws -> [ChatRepository.PendingUpload] {
+    func uploads(_ store: ChatStore, _ id: String) throws -> [SendQueue.PendingUpload] {
         let row = try #require(try store.outbox().first { $0.clientMsgID == id })
-        return try JSONDecoder().decode([ChatRepository.PendingUpload].self, from: Data((row.pendingUploads ?? "").utf8))
+        return try JSONDecoder().decode([SendQueue.PendingUpload].self, from: Data((row.pendingUploads ?? "").utf8))
     }
 
     @Test func aPictureAndAFlashImage() async throws {
-        let (repo, store) = try repository()
+        let (repo, store) = try sendQueue()
         let picture = try await repo.enqueueImage(path: "/p/a.jpg", contentType: "image/jpeg", width: 640, height: 480, to: conv)
         #expect(picture.chatMessage(myImUid: "tb_1").content == .image(ImagePayload(objectKey: "@upload0", w: 640, h: 480)))
         #expect(try uploads(store, picture.clientMsgID)
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func severalPicturesStopAtNine() async throws {
-        let (repo, store) = try repository()
+        let (repo, store) = try sendQueue()
         let files = (0..<11).map { (path: "/p/\($0).jpg", contentType: "image/jpeg") }
         let record = try await repo.enqueueImages(files, to: conv)
         let keys = (0..<9).map { "@upload\($0)" }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aVoiceMessage() async throws {
-        let (repo, store) = try repository()
+        let (repo, store) = try sendQueue()
         let record = try await repo.enqueueVoice(path: "/v/a.wav", contentType: "audio/wav", durationSec: 4, to: conv)
         #expect(record.chatMessage(myImUid: "tb_1").content == .audio(AudioPayload(objectKey: "@upload0", durationSec: 4)))
         #expect(try uploads(store, record.clientMsgID)

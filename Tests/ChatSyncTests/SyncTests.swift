@@ -67,11 +67,11 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let b = try await makeSession(server.baseURL, "bert")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
 
-        try await a.repository.sendText("  你好，Bert  ", to: conv)
+        try await a.sendQueue.sendText("  你好，Bert  ", to: conv)
         #expect(try texts(a, conv) == ["你好，Bert"], "optimistic message shows at once, trimmed")
         #expect(try a.store.newestPage(conversationId: conv).messages[0].status == "sending")
-        #expect(try await a.repository.sendText("   ", to: conv) == nil, "blank text is ignored")
-        #expect(await a.repository.drain() == .empty)
+        #expect(try await a.sendQueue.sendText("   ", to: conv) == nil, "blank text is ignored")
+        #expect(await a.sendQueue.drain() == .empty)
         try await a.sync.pull()
         #expect(try texts(a, conv) == ["你好，Bert"], "the echo merged into the optimistic message")
         #expect(try a.store.newestPage(conversationId: conv).messages[0].seq == 1)
@@ -79,15 +79,15 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         try await b.sync.pull()
         #expect(try texts(b, conv) == ["你好，Bert"])
         #expect(try b.store.conversation(id: conv)?.unreadCount == 1)
-        try await b.repository.sendText("你好 Anna 😀", to: conv)
-        _ = await b.repository.drain()
+        try await b.sendQueue.sendText("你好 Anna 😀", to: conv)
+        _ = await b.sendQueue.drain()
         try await a.sync.pull()
         #expect(try texts(a, conv) == ["你好，Bert", "你好 Anna 😀"])
         #expect(try b.store.conversation(id: conv)?.unreadCount == 0, "replying reads what came before")
 
         // 100 rapid sends keep their order on both sides.
-        for i in 1...100 { try await a.repository.sendText("快速 \(i)", to: conv) }
-        #expect(await a.repository.drain() == .empty)
+        for i in 1...100 { try await a.sendQueue.sendText("快速 \(i)", to: conv) }
+        #expect(await a.sendQueue.drain() == .empty)
         try await b.sync.pull()
         try await a.sync.pull()
         let rapid = (1...100).map { "快速 \($0)" }
@@ -105,8 +105,8 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         b.sync.start()
         defer { b.sync.stop() }
         #expect(await eventually { b.sync.state == .online })
-        try await a.repository.sendText("推送来了", to: conv)
-        _ = await a.repository.drain()
+        try await a.sendQueue.sendText("推送来了", to: conv)
+        _ = await a.sendQueue.drain()
         // The poll interval is 30 s while online: only the push can deliver this quickly.
         #expect(try await eventually { try texts(b, conv) == ["推送来了"] })
     }
@@ -147,8 +147,8 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         engine.start()
         defer { engine.stop() }
         #expect(await eventually { if case .offline = engine.state { true } else { false } }, "the status says offline")
-        try await a.repository.sendText("轮询送达", to: conv)
-        _ = await a.repository.drain()
+        try await a.sendQueue.sendText("轮询送达", to: conv)
+        _ = await a.sendQueue.drain()
         #expect(try await eventually { try texts(b, conv) == ["轮询送达"] })
     }
 
@@ -164,9 +164,9 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         _ = try await a!.api.send(SendMessageRequest(recvID: conv, content: "一", contentType: 101, clientMsgId: "m1"))
         await first.stop()
 
-        try await a!.repository.sendText("一", to: conv, clientMsgID: "m1")
-        for i in 2...50 { try await a!.repository.sendText("第 \(i) 条", to: conv, clientMsgID: "m\(i)") }
-        guard case .waiting = await a!.repository.drain() else {
+        try await a!.sendQueue.sendText("一", to: conv, clientMsgID: "m1")
+        for i in 2...50 { try await a!.sendQueue.sendText("第 \(i) 条", to: conv, clientMsgID: "m\(i)") }
+        guard case .waiting = await a!.sendQueue.drain() else {
             Issue.record("the server is down: the queue must wait"); return
         }
         #expect(try a!.store.outbox().map(\.clientMsgID) == (1...50).map { "m\($0)" })
@@ -177,7 +177,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         defer { Task { await server.stop() } }
         let again = try await makeSession(server.baseURL, "queuer", root: root)
         #expect(try again.store.outbox().count == 50, "the outbox survived the restart")
-        #expect(await again.repository.drain() == .empty)
+        #expect(await again.sendQueue.drain() == .empty)
         let history = try await b.api.history(conversationId: conv, limit: 100)
         let expected = ["一"] + (2...50).map { "第 \($0) 条" }
         #expect(history.messages.map(\.content) == expected, "all 50, in order, and m1 only once")
@@ -222,15 +222,15 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         // The file is not there yet: the send fails for good, with its upload still to do.
         let file = tempURL("later").appendingPathExtension("png")
-        try await a.repository.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 2, h: 2)), to: conv,
+        try await a.sendQueue.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 2, h: 2)), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "pic1")
-        _ = await a.repository.drain()
+        _ = await a.sendQueue.drain()
         #expect(try a.store.message(clientMsgID: "pic1")?.status == "failed")
         #expect(try a.store.outbox().isEmpty, "a failed send waits for the user, not the queue")
         try SampleMedia.png(width: 2, height: 2) { _, _ in (1, 2, 3) }.write(to: file)
-        try await a.repository.retry(clientMsgID: "pic1")
-        #expect(await a.repository.drain() == .empty)
+        try await a.sendQueue.retry(clientMsgID: "pic1")
+        #expect(await a.sendQueue.drain() == .empty)
         let sent = try #require(try a.store.message(clientMsgID: "pic1"))
         #expect(sent.status == "success" && sent.seq != nil)
         #expect(!sent.content.contains("@upload0") && sent.content.contains("chat/image/"), "the upload ran on retry: \(sent.content)")
@@ -244,10 +244,10 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let c = try await makeSession(server.baseURL, "otherlistener")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         let other = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: c.credentials.uid)
-        let record = try #require(try await a.repository.sendText("这句话太长了，超过了十个字符", to: conv, clientMsgID: "long"))
-        try await a.repository.sendText("短的", to: conv, clientMsgID: "short")
-        try await a.repository.sendText("别处", to: other, clientMsgID: "elsewhere")
-        #expect(await a.repository.drain() == .empty)
+        let record = try #require(try await a.sendQueue.sendText("这句话太长了，超过了十个字符", to: conv, clientMsgID: "long"))
+        try await a.sendQueue.sendText("短的", to: conv, clientMsgID: "short")
+        try await a.sendQueue.sendText("别处", to: other, clientMsgID: "elsewhere")
+        #expect(await a.sendQueue.drain() == .empty)
         let failed = try #require(try a.store.message(clientMsgID: record.clientMsgID))
         #expect(failed.status == "failed")
         #expect(failed.errorReason?.contains("too_large") == true)
@@ -255,21 +255,21 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         // (The server does not know the chat yet: nothing of it reached Bob.)
         #expect((try? await b.api.history(conversationId: conv).messages) == nil, "nothing overtook the failed message")
         #expect(try a.store.message(clientMsgID: "short")?.errorReason == MessageStatus.heldReason)
-        #expect(try await a.repository.fate(of: "short") == .held)
+        #expect(try await a.sendQueue.fate(of: "short") == .held)
         #expect(try await c.api.history(conversationId: other).messages.map(\.content) == ["别处"])
         #expect(try a.store.outboxState() == OutboxState(queued: 0, held: 1, failed: 1, lastError: nil))
 
         // A retry goes with the same id (and is refused again: still held).
-        try await a.repository.retry(clientMsgID: "long")
+        try await a.sendQueue.retry(clientMsgID: "long")
         #expect(try a.store.outbox().map(\.clientMsgID) == ["long", "short"])
         #expect(try a.store.message(clientMsgID: "short")?.errorReason == nil)
-        #expect(await a.repository.drain() == .empty)
-        #expect(try await a.repository.fate(of: "short") == .held)
+        #expect(await a.sendQueue.drain() == .empty)
+        #expect(try await a.sendQueue.fate(of: "short") == .held)
 
         // Discarding it lets the rest go, and it is gone from the chat.
-        #expect(try await a.repository.discard(clientMsgID: "short") == false, "only a failed message can be discarded")
-        #expect(try await a.repository.discard(clientMsgID: "long"))
-        #expect(await a.repository.drain() == .empty)
+        #expect(try await a.sendQueue.discard(clientMsgID: "short") == false, "only a failed message can be discarded")
+        #expect(try await a.sendQueue.discard(clientMsgID: "long"))
+        #expect(await a.sendQueue.drain() == .empty)
         #expect(try await b.api.history(conversationId: conv).messages.map(\.content) == ["短的"])
         #expect(try a.store.message(clientMsgID: "long") == nil)
         #expect(try a.store.outboxState().isEmpty)
@@ -283,12 +283,12 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let a = try await makeSession(server.baseURL, "reverter")
         let b = try await makeSession(server.baseURL, "watcher")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
-        try await a.repository.sendText("收不回来", to: conv, clientMsgID: "keep")
-        _ = await a.repository.drain()
+        try await a.sendQueue.sendText("收不回来", to: conv, clientMsgID: "keep")
+        _ = await a.sendQueue.drain()
         clock.advance(ms: 1)  // past the zero-second window
-        await #expect(throws: APIError.self) { try await a.repository.revoke(clientMsgID: "keep") }
+        await #expect(throws: APIError.self) { try await a.sendQueue.revoke(clientMsgID: "keep") }
         do {
-            try await a.repository.revoke(clientMsgID: "keep")
+            try await a.sendQueue.revoke(clientMsgID: "keep")
         } catch let e as APIError {
             #expect(e.code == .revokeWindowPassed)
         }
@@ -303,19 +303,19 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let a = try await makeSession(server.baseURL, "sender1")
         let b = try await makeSession(server.baseURL, "viewer1")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
-        try await a.repository.sendText("马上撤回", to: conv, clientMsgID: "r1")
+        try await a.sendQueue.sendText("马上撤回", to: conv, clientMsgID: "r1")
         let png = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 0, 255) }
         let file = tempURL("flash").appendingPathExtension("png")
         try png.write(to: file)
-        try await a.repository.enqueue(.flashImage(FlashImagePayload(objectKey: "@upload0")), to: conv,
+        try await a.sendQueue.enqueue(.flashImage(FlashImagePayload(objectKey: "@upload0")), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "f1")
-        #expect(await a.repository.drain() == .empty)
-        #expect(await a.repository.progress["f1"] == 1.0, "upload progress reaches 100%")
+        #expect(await a.sendQueue.drain() == .empty)
+        #expect(await a.sendQueue.progress["f1"] == 1.0, "upload progress reaches 100%")
         try await b.sync.pull()
-        try await a.repository.revoke(clientMsgID: "r1")
-        try await b.repository.enqueue(.flashViewed(targetClientMsgID: "f1"), to: conv)
-        _ = await b.repository.drain()
+        try await a.sendQueue.revoke(clientMsgID: "r1")
+        try await b.sendQueue.enqueue(.flashViewed(targetClientMsgID: "f1"), to: conv)
+        _ = await b.sendQueue.drain()
         try await b.sync.pull()
         try await a.sync.pull()
         for s in [a, b] {
@@ -383,18 +383,18 @@ import Synchronization
         let file = tempURL("big").appendingPathExtension("png")
         try png.write(to: file)
         let seen = ProgressLog()
-        a.repository.onProgress { id, value in if id == "big1" { seen.append(value) } }
-        try await a.repository.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 320, h: 320)), to: conv,
+        a.sendQueue.onProgress { id, value in if id == "big1" { seen.append(value) } }
+        try await a.sendQueue.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 320, h: 320)), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "big1")
-        #expect(await a.repository.drain() == .empty)
+        #expect(await a.sendQueue.drain() == .empty)
         // Chunk reports hop through tasks and may land after the answer.
         _ = await eventually { Set(seen.values.filter { $0 > 0 && $0 < 1 }).count >= 5 }
         let values = seen.values
         let between = Set(values.filter { $0 > 0 && $0 < 1 })
         #expect(between.count >= 5, "progress moves with the bytes, not only 0 and 100%: \(values)")
         #expect(values.last == 1.0)
-        #expect(await a.repository.progress["big1"] == 1.0)
+        #expect(await a.sendQueue.progress["big1"] == 1.0)
         #expect(try a.store.message(clientMsgID: "big1")?.status == "success")
     }
 

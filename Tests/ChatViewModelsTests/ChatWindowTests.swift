@@ -27,10 +27,10 @@ import Testing
         let conv = fake.conversationId(with: peer.uid)
         #expect(vm.messages.first?.text == "历史 1")
 
-        let sent = try #require(try await me.repository.sendText("从命令行发的 🚀", to: conv))
+        let sent = try #require(try await me.sendQueue.sendText("从命令行发的 🚀", to: conv))
         #expect(await settle(vm) { vm.messages.first?.text == "从命令行发的 🚀" })
         #expect(vm.messages.first?.status == .sending)
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         #expect(await settle(vm) { vm.messages.first { $0.id == sent.clientMsgID }?.status == .success })
     }
 

@@ -44,8 +44,8 @@ func freeDisk(_ store: ChatStore) async throws {
         _ = me.sync.observe { update in if case .storage(let full) = update { seen.withLock { $0.append(full) } } }
 
         let cursor = try me.store.syncCursor()
-        for i in 0..<30 { try await peer.repository.sendText("第\(i)条：" + String(repeating: "长", count: 1_500), to: conv) }
-        #expect(await peer.repository.drain() == .empty)
+        for i in 0..<30 { try await peer.sendQueue.sendText("第\(i)条：" + String(repeating: "长", count: 1_500), to: conv) }
+        #expect(await peer.sendQueue.drain() == .empty)
         try await fillDisk(me.store)
 
         await #expect(throws: (any Error).self) { try await me.sync.pull() }

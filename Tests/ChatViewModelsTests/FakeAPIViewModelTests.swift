@@ -163,7 +163,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         #expect(mine.text == "我来了")
         #expect(mine.isMe && mine.status == .sending)
         #expect(fake.calls(.send) == 0, "the queue sends, not the view model")
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         vm.reload()
         #expect(vm.messages.first { $0.id == mine.id }?.status == .success)
         #expect(try me.store.message(clientMsgID: mine.id)?.seq == 51)
@@ -194,7 +194,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
 
         // Past the window the server refuses, and the message comes back.
         await vm.sendText("收不回")
-        _ = await me.repository.drain()
+        _ = await me.sendQueue.drain()
         vm.reload()
         let late = try #require(vm.messages.first { $0.isMe && $0.text == "收不回" })
         fake.advanceClock(by: .seconds(fake.revokeWindowSeconds + 1))
@@ -215,7 +215,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         let id = try #require(vm.messages.first?.id)
         // However many attempts fail to connect, it stays queued and says why.
         for _ in 0..<20 {
-            #expect(await me.repository.drain() == .waiting(reason: FakeChatAPI.unreachable.description,
+            #expect(await me.sendQueue.drain() == .waiting(reason: FakeChatAPI.unreachable.description,
                                                             clientMsgID: id, mayHaveArrived: false))
         }
         vm.reload()
@@ -228,8 +228,8 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         // queue tries again with the same id, and the server keeps one.
         fake.isDown = false
         fake.failNext(.send, with: .timeout, afterApplying: true)
-        #expect(await me.repository.drain() != .empty)
-        #expect(await me.repository.drain() == .empty)
+        #expect(await me.sendQueue.drain() != .empty)
+        #expect(await me.sendQueue.drain() == .empty)
         vm.reload()
         #expect(vm.messages.first { $0.id == id }?.status == .success)
         #expect(vm.messages.first { $0.id == id }?.errorReason == nil)
@@ -269,7 +269,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         let gate = fake.hold(.send)
         await vm.sendText("慢慢来")
         let id = try #require(vm.messages.first?.id)
-        let drained = Task { await me.repository.drain() }
+        let drained = Task { await me.sendQueue.drain() }
         await gate.waitForArrivals(1)
         vm.reload()
         #expect(vm.messages.first { $0.id == id }?.status == .sending, "in flight")
@@ -293,11 +293,11 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         try me.store.setSignalContext(id: conv, signalId: signal, receiveId: receiveId, reply: item.replyContent,
                                       content: item.signalContent)
         let vm = try await open(conv, me)
-        _ = await me.repository.drain()
+        _ = await me.sendQueue.drain()
         #expect(vm.messages.contains { $0.type == .signalQuote && $0.signalQuoteReply == "我去" })
         #expect(try await fake.signalInbox().first?.isImOpened == true)
         let again = try await open(conv, me)
-        _ = await me.repository.drain()
+        _ = await me.sendQueue.drain()
         #expect(again.messages.filter { $0.type == .signalQuote }.count == 1)
         #expect(fake.messages(in: conv).filter { $0.content.contains("signal_quote") }.count == 1, "sent once")
     }

@@ -90,8 +90,8 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         let p2 = try await session(srv.baseURL, "peer_two")
         for p in [p1, p2] {
             let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: p.credentials.uid)
-            try await p.repository.sendText("来自 \(p.credentials.account)", to: conv)
-            _ = await p.repository.drain()
+            try await p.sendQueue.sendText("来自 \(p.credentials.account)", to: conv)
+            _ = await p.sendQueue.drain()
         }
         let vm = ConversationListViewModel(session: me, localizer: Localizer(language: .zhHans))
         await vm.onAppear()
@@ -159,7 +159,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         await vm.sendText("  我来了  ")
         #expect(texts().first == "我来了")
         #expect(vm.messages.first?.isMe == true)
-        _ = await me.repository.drain()
+        _ = await me.sendQueue.drain()
         vm.reload()
         let mine = try #require(vm.messages.first { $0.isMe })
         #expect(mine.status == .success)
@@ -269,7 +269,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
                                        localizer: Localizer(language: .zhHans))
         await vm.onAppear()
         await vm.sendText("收不回")
-        _ = await me.repository.drain()
+        _ = await me.sendQueue.drain()
         vm.reload()
         clock.advance(ms: 1)  // past the zero-second window
         let mine = try #require(vm.messages.first { $0.isMe })
@@ -292,12 +292,12 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         try owner.store.setSignalContext(id: conv, signalId: signal, receiveId: receiveId, reply: item.replyContent, content: item.signalContent)
         let vm = ConversationViewModel(conversation: try #require(try owner.store.conversation(id: conv)), session: owner)
         await vm.onAppear()
-        _ = await owner.repository.drain()
+        _ = await owner.sendQueue.drain()
         #expect(vm.messages.contains { $0.type == .signalQuote && $0.signalQuoteReply == "我去" })
         #expect(try await owner.api.signalInbox().first?.isImOpened == true)
         let again = ConversationViewModel(conversation: try #require(try owner.store.conversation(id: conv)), session: owner)
         await again.onAppear()
-        _ = await owner.repository.drain()
+        _ = await owner.sendQueue.drain()
         let history = try await owner.api.history(conversationId: conv)
         #expect(history.messages.filter { $0.content.contains("signal_quote") }.count == 1, "sent once")
     }

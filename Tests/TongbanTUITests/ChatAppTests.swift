@@ -196,7 +196,7 @@ import Testing
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }
         session.sync.start()
-        await session.repository.start()
+        await session.sendQueue.start()
         defer { session.sync.stop() }
         let app = await app(session)
         await app.handle(.enter)
@@ -264,7 +264,7 @@ import Testing
         }
         await app.handle(.enter)
         #expect(await waitFor(app, "▶ 2″"), "the voice bubble with its duration")
-        _ = await session.repository.drain()
+        _ = await session.sendQueue.drain()
         let alice = try #require(try session.store.conversationList().first { $0.nickname == "Alice 爱丽丝" })
         let sent = try await session.api.history(conversationId: alice.id).messages.last { $0.sendID == session.credentials.imUid }
         #expect(sent?.content.contains("\"durationSec\":2") == true)
@@ -311,7 +311,7 @@ import Testing
         await app.handle(.enter)
         await type(app, "马上撤回这句")
         await app.handle(.enter)
-        _ = await session.repository.drain()
+        _ = await session.sendQueue.drain()
         await app.handle(.escape)  // to the message pane
         await app.handle(.char("k"))  // newest bubble
         await app.handle(.char("R"))
@@ -354,7 +354,7 @@ import Testing
         }
         let flashKey = try #require(keys.first)
         #expect(!files.contains { $0.contains(MediaKeyName.of(flashKey)) }, "the flash image never touched the disk")
-        _ = await session.repository.drain()
+        _ = await session.sendQueue.drain()
         let bob = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" })
         let history = try await session.api.history(conversationId: bob.id)
         #expect(history.messages.contains { $0.flashViewed }, "destroyed on the server too")

@@ -19,13 +19,13 @@ import Testing
         let session = try fakeSession(fake)
         fake.pushNotices(to: session.sync)
         session.sync.start()
-        await session.repository.start()
+        await session.sendQueue.start()
         return (fake, ann, await app(session), session)
     }
 
     func stop(_ session: Session) async {
         session.sync.stop()
-        await session.repository.stop()
+        await session.sendQueue.stop()
     }
 
     func fakeSession(_ fake: FakeChatAPI) throws -> Session {
@@ -79,7 +79,7 @@ import Testing
 
         // Back up: the queue's next try (or a wake) sends it, once.
         fake.isDown = false
-        await session.repository.wake()
+        await session.sendQueue.wake()
         #expect(await until { fake.messages(in: conv).count == 2 })
         #expect(await until { app.frame(width: 100, height: 30).find("等待发送") == nil })
         #expect(fake.messages(in: conv).map(\.content) == ["在吗？🙂", "发不出去"], "sent once")

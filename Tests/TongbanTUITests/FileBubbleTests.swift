@@ -27,7 +27,7 @@ import Testing
         #expect(await waitFor(app, "📎 会议 notes.txt  14 B"))
         // Send it (the tests run the queue by hand), then wait until the
         // bubble carries the server's key instead of the upload placeholder.
-        #expect(await session.repository.drain() == .empty)
+        #expect(await session.sendQueue.drain() == .empty)
         func sentFile() -> Bool {
             app.bubbles.contains { $0.content.payload(as: FilePayload.self).map { !$0.objectKey.hasPrefix("@upload") } ?? false }
         }

@@ -11,7 +11,6 @@ public enum PaneFocus: Equatable, Sendable { case list, messages, input }
 /// Everything the screen shows, as a value: no closures, processes, tasks
 /// or sessions. `Update.update` changes it, `Screen.render` draws it.
 struct AppState {
-    typealias Focus = PaneFocus
 
     /// Overlays that take the keyboard.
     enum Mode: Equatable {
@@ -116,7 +115,7 @@ struct AppState {
         case retryLater
     }
 
-    var focus: Focus = .list
+    var focus: PaneFocus = .list
     var mode: Mode = .normal
     var listIndex = 0
     /// The selected message, by id: a message arriving (or history loading)

@@ -160,7 +160,7 @@ enum Update {
     }
 
     static func cycleFocus(_ s: inout AppState, forward: Bool) {
-        let order: [AppState.Focus] = s.chat == nil ? [.list] : [.list, .messages, .input]
+        let order: [PaneFocus] = s.chat == nil ? [.list] : [.list, .messages, .input]
         guard let i = order.firstIndex(of: s.focus) else { s.focus = .list; return }
         s.focus = order[(i + (forward ? 1 : order.count - 1)) % order.count]
         s.narrowShowsMessages = s.focus != .list

@@ -11,7 +11,6 @@ import TerminalUI
 /// Tests drive it with keys and read the grid.
 @MainActor
 public final class ChatApp {
-    public typealias Focus = PaneFocus
 
     let L: Localizer
     let runner: EffectRunner
@@ -85,7 +84,7 @@ public final class ChatApp {
 
     public var list: ConversationListViewModel { runner.list }
     public var chat: ConversationViewModel? { runner.chat }
-    public var focus: Focus { state.focus }
+    public var focus: PaneFocus { state.focus }
     public var wantsQuit: Bool { state.wantsQuit }
     var selectedMessage: ChatMessage? { state.selectedMessage }
     var mode: AppState.Mode { state.mode }

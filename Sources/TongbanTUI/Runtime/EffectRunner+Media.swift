@@ -14,7 +14,7 @@ extension EffectRunner {
                 let voice = try OutgoingMedia.voice(at: paths[0])
                 await chat.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec)
             case .multi(let paths):
-                let pictures = try paths.prefix(ChatRepository.maxImagesPerMessage).map { path in
+                let pictures = try paths.prefix(SendQueue.maxImagesPerMessage).map { path in
                     try OutgoingMedia.image(at: path) { try chat.newUploadFile($0, ext: $1) }
                 }
                 await chat.sendMultiImage(paths: pictures.map { ($0.path, $0.contentType) })

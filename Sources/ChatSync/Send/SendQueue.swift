@@ -9,7 +9,7 @@ import Synchronization
 /// queue sends the outbox in order, so a slow upload is never overtaken by
 /// a later text. After a crash the outbox is resent with the same
 /// clientMsgId, which the server dedupes.
-public actor ChatRepository {
+public actor SendQueue {
     public struct Policy: Sendable {
         /// The pause before the queue tries its head again after a
         /// transient failure doubles from `backoffBase` up to `backoffCap`;

@@ -6,7 +6,7 @@ import Foundation
 /// each file by a placeholder (`@upload0`, `@upload1`, …) that the upload's
 /// objectKey replaces before the message is sent. The files are expected
 /// to be checked already (`OutgoingMedia` in ChatMedia does that).
-extension ChatRepository {
+extension SendQueue {
     /// The most pictures one multi-image message holds.
     public static let maxImagesPerMessage = 9
 

@@ -40,7 +40,8 @@ extension ConversationViewModel {
             return trimmed.contains("@" + m.username)
         }
         guard !kept.isEmpty || atAll else { return await sendText(trimmed) }
-        await enqueue(.mention(MentionPayload(text: trimmed, atUserIDs: Array(Set(kept)).sorted(), atAll: atAll && isOwner)), uploads: [])
+        let mention = MentionPayload(text: trimmed, atUserIDs: Array(Set(kept)).sorted(), atAll: atAll && isOwner)
+        await enqueue { queue, id, receiveId in try await queue.enqueue(.mention(mention), to: id, receiveId: receiveId) }
         return true
     }
 

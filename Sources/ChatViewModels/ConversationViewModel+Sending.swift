@@ -20,38 +20,34 @@ extension ConversationViewModel {
         }
     }
 
+    // The send queue's own media sends: the CLI uses the same ones.
     public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
-        let placeholder = "@upload0"
-        let content: MessageContent = isFlash
-            ? .flashImage(FlashImagePayload(objectKey: placeholder))
-            : .image(ImagePayload(objectKey: placeholder, w: width, h: height))
-        await enqueue(content, uploads: [.init(path: path, contentType: contentType, kind: "chat_image", placeholder: placeholder)])
+        await enqueue { queue, id, receiveId in
+            try await queue.enqueueImage(path: path, contentType: contentType, width: width, height: height, isFlash: isFlash,
+                                         to: id, receiveId: receiveId)
+        }
     }
 
     public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
         guard !paths.isEmpty else { return }
-        let uploads = paths.prefix(9).enumerated().map { i, p in
-            SendQueue.PendingUpload(path: p.path, contentType: p.contentType, kind: "chat_image", placeholder: "@upload\(i)")
-        }
-        await enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), uploads: uploads)
+        await enqueue { queue, id, receiveId in try await queue.enqueueImages(paths, to: id, receiveId: receiveId) }
     }
 
     public func sendVoice(path: String, contentType: String, durationSec: Int) async {
-        await enqueue(.audio(AudioPayload(objectKey: "@upload0", durationSec: durationSec)),
-                      uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: "@upload0")])
+        await enqueue { queue, id, receiveId in
+            try await queue.enqueueVoice(path: path, contentType: contentType, durationSec: durationSec, to: id, receiveId: receiveId)
+        }
     }
 
     /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
     public func sendFile(path: String) async {
-        do {
-            try await session.sendQueue.enqueueFile(at: path, to: id, receiveId: conversation.receiveId)
-            afterSend()
-        } catch { fail(error) }
+        await enqueue { queue, id, receiveId in try await queue.enqueueFile(at: path, to: id, receiveId: receiveId) }
     }
 
-    func enqueue(_ content: MessageContent, uploads: [SendQueue.PendingUpload]) async {
+    /// Queues through `write`, then shows the chat at its newest.
+    func enqueue(_ write: (SendQueue, String, String?) async throws -> MessageRecord) async {
         do {
-            try await session.sendQueue.enqueue(content, to: id, receiveId: conversation.receiveId, uploads: uploads)
+            _ = try await write(session.sendQueue, id, conversation.receiveId)
             afterSend()
         } catch { fail(error) }
     }

@@ -10,13 +10,11 @@ extension SendQueue {
     /// The most pictures one multi-image message holds.
     public static let maxImagesPerMessage = 9
 
-    static func uploadPlaceholder(_ index: Int) -> String { "@upload\(index)" }
-
     /// One picture, or a flash image (viewable once) when `isFlash`.
     @discardableResult
     public func enqueueImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false,
                              to conversationId: String, receiveId: String? = nil) throws -> MessageRecord {
-        let placeholder = Self.uploadPlaceholder(0)
+        let placeholder = UploadPlaceholder.numbered(0)
         let content: MessageContent = isFlash
             ? .flashImage(FlashImagePayload(objectKey: placeholder))
             : .image(ImagePayload(objectKey: placeholder, w: width, h: height))
@@ -31,7 +29,7 @@ extension SendQueue {
                               receiveId: String? = nil) throws -> MessageRecord {
         guard !files.isEmpty else { throw APIError.badResponse("a multi-image message needs at least one picture") }
         let uploads = files.prefix(Self.maxImagesPerMessage).enumerated().map { i, f in
-            PendingUpload(path: f.path, contentType: f.contentType, kind: "chat_image", placeholder: Self.uploadPlaceholder(i))
+            PendingUpload(path: f.path, contentType: f.contentType, kind: "chat_image", placeholder: UploadPlaceholder.numbered(i))
         }
         return try enqueue(.multiImage(MultiImagePayload(multiObjectKeys: uploads.map(\.placeholder))), to: conversationId,
                            receiveId: receiveId, uploads: uploads)
@@ -41,7 +39,7 @@ extension SendQueue {
     @discardableResult
     public func enqueueVoice(path: String, contentType: String, durationSec: Int, to conversationId: String,
                              receiveId: String? = nil) throws -> MessageRecord {
-        let placeholder = Self.uploadPlaceholder(0)
+        let placeholder = UploadPlaceholder.numbered(0)
         return try enqueue(.audio(AudioPayload(objectKey: placeholder, durationSec: durationSec)), to: conversationId,
                            receiveId: receiveId,
                            uploads: [.init(path: path, contentType: contentType, kind: "chat_audio", placeholder: placeholder)])

@@ -124,7 +124,7 @@ public actor SendQueue {
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         let name = SafeFileName.base((path as NSString).lastPathComponent)
         // A placeholder no file name holds by chance: the upload's key replaces it in the payload.
-        let placeholder = "@upload-" + UUID().uuidString
+        let placeholder = UploadPlaceholder.unique()
         return try enqueue(MessageContent(FilePayload(objectKey: placeholder, name: name, size: size)), to: conversationId,
                            receiveId: receiveId,
                            uploads: [.init(path: path, contentType: "application/octet-stream", kind: "chat_file", placeholder: placeholder)])

@@ -61,7 +61,7 @@ enum Bubbles {
             out = []
         }
         if m.status == .sending {
-            if m.uploadProgress > 0 && m.uploadProgress < 1 || (m.objectKey?.hasPrefix("@upload") ?? false) {
+            if m.uploadProgress > 0 && m.uploadProgress < 1 || UploadPlaceholder.isPlaceholder(m.objectKey) {
                 out.append(BubbleLine(text: c.L.string("ui.uploading", ["p": String(Int(m.uploadProgress * 100))]),
                                       style: Theme.dim, align: align))
             } else if !out.isEmpty {

@@ -9,12 +9,16 @@ enum PathCompletion {
 
     static let commands = ["/image", "/flash", "/multi", "/voice", "/file"]
 
+    /// Whether Tab completes a path in `text` (a media command and a space).
+    static func applies(to text: String) -> Bool {
+        guard let cmd = text.split(separator: " ").first.map(String.init) else { return false }
+        return commands.contains(cmd) && text.contains(" ")
+    }
+
     /// The input with its last word completed as far as it is unambiguous,
     /// and the candidates; nil when the input is not a media command.
     static func complete(_ text: String, fileManager: FileManager = .default) -> Result? {
-        guard let cmd = text.split(separator: " ").first.map(String.init), commands.contains(cmd), text.contains(" ") else {
-            return nil
-        }
+        guard applies(to: text) else { return nil }
         let word = text.hasSuffix(" ") ? "" : String(text.split(separator: " ").last ?? "")
         let head = String(text.dropLast(word.count))
         let expanded = (word as NSString).expandingTildeInPath

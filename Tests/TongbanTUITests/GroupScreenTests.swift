@@ -150,6 +150,24 @@ import Testing
         #expect(s.mode == .settings(member: 0), "the owner cannot remove themself")
     }
 
+    /// Tab after a media command asks the runner to list the directory
+    /// (update does no I/O); its answer completes the input unless the user
+    /// typed on meanwhile.
+    @Test func tabCompletionIsAnEffectAndItsAnswerAnIntent() {
+        var s = GroupFixture.chatState(width: 100, height: 26)
+        s.focus = .input
+        for c in "/image ph" { _ = key(.char(c), &s) }
+        #expect(key(.tab, &s) == [.completePath("/image ph")])
+        #expect(s.input.text == "/image ph", "nothing changes until the listing answers")
+        let answer = PathCompletion.Result(text: "/image photos/", choices: [])
+        _ = Update.apply(.pathCompleted(for: "/image ph", answer), to: &s, Self.zh)
+        #expect(s.input.text == "/image photos/")
+        _ = key(.char("x"), &s)
+        _ = Update.apply(.pathCompleted(for: "/image photos/", PathCompletion.Result(text: "/image photos/dog.png ", choices: [])),
+                         to: &s, Self.zh)
+        #expect(s.input.text == "/image photos/x", "a late answer does not overwrite what was typed")
+    }
+
     @Test func atCompletesAMemberAndTheSendCarriesTheMention() {
         var s = GroupFixture.chatState(width: 100, height: 26)
         s.focus = .input

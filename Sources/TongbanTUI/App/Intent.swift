@@ -32,6 +32,8 @@ enum Intent {
     case chatClosed
     /// A search hit was brought into the window: select it.
     case selectMessage(id: String)
+    /// Tab's path completion of `text` (listed by the runner).
+    case pathCompleted(for: String, PathCompletion.Result)
 }
 
 /// The I/O an update asks for; `EffectRunner` performs it and answers with
@@ -46,6 +48,8 @@ enum Effect: Equatable {
         case image([String]), flash([String]), multi([String]), voice([String]), file(String)
     }
 
+    /// Tab after a media command: list the directory to complete the path.
+    case completePath(String)
     case openChat(Conversation, draftOfPrevious: String?)
     case closeChat(draft: String?)
     case saveDraft(String?)

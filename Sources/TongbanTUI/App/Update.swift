@@ -90,6 +90,12 @@ enum Update {
         case .sendRefused(let text):
             s.input = InputLine(text: text)
             return []
+        case .pathCompleted(let text, let completed):
+            // Only if nothing was typed meanwhile.
+            guard s.input.text == text else { return [] }
+            s.input = InputLine(text: completed.text)
+            if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
+            return []
         }
     }
 
@@ -130,11 +136,8 @@ enum Update {
         }
         if s.mode != .normal { return handleMode(key, &s, L) }
         if s.focus == .input, let effects = mentionKey(key, &s) { return effects }
-        if key == .tab, s.focus == .input, let completed = PathCompletion.complete(s.input.text) {
-            s.input = InputLine(text: completed.text)
-            if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
-            return []
-        }
+        // Listing a directory is I/O: the runner does it and answers with `.pathCompleted`.
+        if key == .tab, s.focus == .input, PathCompletion.applies(to: s.input.text) { return [.completePath(s.input.text)] }
         let scope: Binding.Scope = s.focus == .list ? .list : s.focus == .messages ? .messages : .input
         guard let action = s.keyMap.action(for: key, in: scope) else {
             if s.focus == .input { typeKey(key, &s) }

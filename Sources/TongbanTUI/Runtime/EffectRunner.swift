@@ -112,6 +112,8 @@ final class EffectRunner {
             if let c = await list.openSignal(item) { await open(c, draftOfPrevious: chat.map { _ in inputText() }) }
         case .showFlash(let m, let w, let h): await showFlash(m, width: w, height: h)
         case .showPicture(let m, let index, let w, let h): await showPicture(m, index: index, width: w, height: h)
+        case .completePath(let text):
+            if let completed = PathCompletion.complete(text) { await dispatch(.pathCompleted(for: text, completed)) }
         case .play(let m): await play(m)
         case .openPicture(let m, let index): await openPicture(m, index: index)
         case .openExternally(let m): await openExternally(m)

@@ -52,12 +52,12 @@ extension ConversationViewModel {
         } catch { fail(error) }
     }
 
+    /// The message shows at once (one window read; the store observation
+    /// reads again when the queue settles it). Queuing woke the queue already.
     func afterSend() {
         scrolled(toBottom: true)
         reload()
         changed()
-        let repo = session.sendQueue
-        Task { await repo.wake() }
     }
 
     public func retry(messageId: String) async {
@@ -111,8 +111,6 @@ extension ConversationViewModel {
         changed()
         do {
             try await session.sendQueue.enqueue(.flashViewed(targetClientMsgID: messageId), to: id)
-            let repo = session.sendQueue
-            Task { await repo.wake() }
         } catch { fail(error) }
     }
 

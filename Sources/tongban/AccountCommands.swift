@@ -14,9 +14,7 @@ func readPassword(fromStdin: Bool) throws -> String {
 /// After a login or a new account: the server's list and log into the store.
 func firstSync(_ creds: Session.Credentials, paths: StorePaths) async throws {
     let session = try Session(credentials: creds, paths: paths)
-    if let summaries = try await online(session, { try await session.api.conversations() }) {
-        try session.store.saveSummaries(summaries)
-    }
+    _ = try await online(session) { try await session.refreshConversations() }
     _ = try await syncNow(session)
 }
 

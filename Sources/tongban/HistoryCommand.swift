@@ -76,8 +76,9 @@ struct History: AsyncParsableCommand {
     func fillNewest(_ session: Session, _ conv: String) async throws {
         let missing = try session.store.missingRanges(conversationId: conv)
         guard let top = missing.last else { return }
-        let page = try await session.api.history(conversationId: conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100)))
-        let low = page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1
-        try session.store.saveHistory(conversationId: conv, messages: page.messages, coveringFrom: low, to: top.upperBound)
+        // The full-screen client's history action, the same range rule.
+        try await session.fetchHistory(conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100))) { page in
+            (from: page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1, to: top.upperBound)
+        }
     }
 }

@@ -9,11 +9,11 @@ import Synchronization
 /// A server running in this process (tests, the client's embedded demo).
 public final class RunningServer: Sendable {
     public let port: Int
-    public let service: ChatService
+    public let service: ServerServices
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
-    init(port: Int, service: ChatService, group: ServiceGroup, task: Task<Void, any Error>) {
+    init(port: Int, service: ServerServices, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port; self.service = service; self.group = group; self.task = task
     }
 
@@ -31,8 +31,8 @@ public final class RunningServer: Sendable {
 public enum ChatServerApp {
     /// The services over the data folder, with the demo seeded if asked and
     /// the sync log pruned.
-    static func buildService(config: ServerConfig) async throws -> ChatService {
-        let service = try ChatService(config: config)
+    static func buildService(config: ServerConfig) async throws -> ServerServices {
+        let service = try ServerServices(config: config)
         do {
             if config.demo { try DemoSeeder(service: service).seedIfNeeded() }
             try service.pruneSyncLog()
@@ -46,7 +46,7 @@ public enum ChatServerApp {
 
     /// Every endpoint of PROTOCOL.md: one controller per area, all but the
     /// open ones behind the token check.
-    static func buildRouter(service: ChatService, config: ServerConfig) -> Router<ChatRequestContext> {
+    static func buildRouter(service: ServerServices, config: ServerConfig) -> Router<ChatRequestContext> {
         let read = RequestReader(config: config)
         let auth = AuthController(auth: service.auth, read: read)
         let media = MediaController(media: service.media, read: read)
@@ -66,7 +66,7 @@ public enum ChatServerApp {
     }
 
     /// The HTTP + WebSocket application over `service`.
-    static func buildApplication(service: ChatService, config: ServerConfig,
+    static func buildApplication(service: ServerServices, config: ServerConfig,
                                  onRunning: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: buildRouter(service: service, config: config),

@@ -7,7 +7,7 @@ import NIOCore
 /// `GET /chat/ws`: authenticates the upgrade, sends `hello`, forwards the
 /// hub's `sync`/`presence` frames and answers `ping`.
 enum WebSocketSession {
-    static func shouldUpgrade(head: HTTPRequest, service: ChatService)
+    static func shouldUpgrade(head: HTTPRequest, service: ServerServices)
         async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let path = head.path else { return .dontUpgrade }
         let parts = path.split(separator: "?", maxSplits: 1)
@@ -25,7 +25,7 @@ enum WebSocketSession {
         }
     }
 
-    static func run(uid: Int, service: ChatService, inbound: WebSocketInboundStream,
+    static func run(uid: Int, service: ServerServices, inbound: WebSocketInboundStream,
                     outbound: WebSocketOutboundWriter) async throws {
         let (frames, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = service.hub.connect(uid: uid, continuation: continuation)

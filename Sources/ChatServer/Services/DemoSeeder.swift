@@ -6,7 +6,7 @@ import Foundation
 /// that answer what `me` sends.
 struct DemoSeeder {
     static let password = "tongban-demo"
-    let service: ChatService
+    let service: ServerServices
 
     func seedIfNeeded() throws {
         if try uid(ofAccount: "me") == nil { try seed() }
@@ -160,7 +160,7 @@ struct DemoSeeder {
 
     /// One demo peer's answer to `m` (whose wire form is `message`).
     private static func answer(_ m: ChatMessage, of message: WireMessage, by peer: Int, after delay: Duration,
-                               service: ChatService) {
+                               service: ServerServices) {
         Task {
             try? await Task.sleep(for: delay)
             var reply: String

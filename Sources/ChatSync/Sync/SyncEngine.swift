@@ -117,6 +117,13 @@ public final class SyncEngine: Sendable {
         try await pullGate.run { try await self.pullOnce() }
     }
 
+    /// One pull, page by page from the stored cursor: each page's events are
+    /// applied and the cursor saved in one store transaction (so a crash
+    /// between pages re-pulls, never skips), and each page that changed
+    /// something is announced at once (`.applied`), so a long catch-up shows
+    /// as it lands. An expired cursor reloads the conversation list and
+    /// starts over at 0; a full disk stops here and leaves the events on the
+    /// server. Profiles and members of what changed are fetched at the end.
     func pullOnce() async throws -> AppliedChanges {
         pullsStarted.withLock { $0 = ($0.count + 1, .now) }
         var total = AppliedChanges()

@@ -115,6 +115,10 @@ enum Update {
 
     // MARK: - Keys
 
+    /// One key: a resize redraws; an open mode (a prompt, an overlay, a
+    /// picture) takes every key first; then `@` and path completion in the
+    /// input; then the key map of the focused pane (`Binding.table`, rebound
+    /// by keys.json) names an action; an unbound key in the input is typed.
     static func handle(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         s.status = nil
         // Raw mode: Ctrl-C arrives as a key, and means quit everywhere.

@@ -56,6 +56,10 @@ final class EffectRunner {
                                      me: vm.myImUid)
     }
 
+    /// Performs what one update asked for, in order. Each effect is I/O on
+    /// the view models, the session or the terminal; what it learns comes
+    /// back through `dispatch` as an intent for `Update.apply`, never by
+    /// writing the state here.
     func run(_ effects: [Effect]) async {
         for effect in effects {
             await run(effect)

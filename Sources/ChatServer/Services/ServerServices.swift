@@ -4,7 +4,7 @@ import Foundation
 /// Each service owns one area's rules and talks to the database only
 /// through `ChatStorage`; every change runs in one transaction, and sockets
 /// hear of it only after the commit (`CommitNotifier`).
-public final class ChatService: Sendable {
+public final class ServerServices: Sendable {
     let config: ServerConfig
     let storage: any ChatStorage
     let hub: PushHub

@@ -2,8 +2,8 @@ import ChatCore
 import Foundation
 import GRDB
 
-/// How the send queue stands, for `tongban outbox`, `tongban ls` and the
-/// status line.
+/// How the send queue stands, for `tongban sync` and `tongban outbox
+/// discard` to report.
 public struct OutboxState: Sendable, Hashable {
     /// Messages the queue will send, in order (not failed, not held).
     public var queued: Int

@@ -33,7 +33,7 @@ struct Send: AsyncParsableCommand {
             throw CLIError(e.description)
         }
         let repo = session.sendQueue
-        let drained = await repo.drain()
+        _ = await repo.drain()
         switch try await repo.fate(of: record.clientMsgID) {
         case .sent(let seq):
             out(L.string("cli.sent", ["seq": String(seq)]))
@@ -49,29 +49,31 @@ struct Send: AsyncParsableCommand {
                 try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": L.string("cli.heldReason")]))
             }
         case .queued(let reason):
-            let attempted = drained.clientMsgIDAttempted == record.clientMsgID
             if queue {
                 out(L.string("cli.queued", ["reason": reason]))
-            } else if attempted, drained.mayHaveArrived {
-                // The server may have it: taking it back could lose a
-                // delivered message's local copy. It stays queued and the
-                // next command resends it with the same id (deduped).
-                errOut(L.string("cli.unknown", ["reason": reason]))
-                throw ExitCode(75)
             } else {
                 try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": reason + L.string("cli.notQueued")]))
             }
         }
     }
 
-    /// Takes the message back and reports the failure, unless another
-    /// process delivered it meanwhile.
+    /// Takes the message back and reports the failure. Unless another
+    /// process delivered it meanwhile (then: sent), or an attempt, from any
+    /// process, may have reached the server: then it stays queued, to be
+    /// resent with the same id (deduped), and the outcome is unknown (75).
     func settleAsFailed(_ repo: SendQueue, _ record: MessageRecord, _ message: String) async throws {
-        if case .sent(let seq) = try await repo.takeBack(clientMsgID: record.clientMsgID) {
+        switch try await repo.takeBack(clientMsgID: record.clientMsgID) {
+        case .sent(let seq):
             out(L.string("cli.sent", ["seq": String(seq)]))
-            return
+        case .gone:
+            throw CLIError(message)
+        case .failed(let reason), .queued(let reason):
+            errOut(L.string("cli.unknown", ["reason": reason]))
+            throw ExitCode(75)
+        case .held:
+            errOut(L.string("cli.unknown", ["reason": L.string("cli.heldReason")]))
+            throw ExitCode(75)
         }
-        throw CLIError(message)
     }
 
     func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {

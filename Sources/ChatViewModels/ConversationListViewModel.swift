@@ -142,8 +142,8 @@ public final class ConversationListViewModel {
             if let i = list.firstIndex(where: { $0.id == id }) {
                 list[i].isPinned = isPinned
                 // First among the pinned, as the store will have it.
-                list[i].pinnedAt = isPinned ? max(Int(Date().timeIntervalSince1970 * 1000),
-                                                  (list.map(\.pinnedAt).max() ?? 0) + 1) : 0
+                list[i].pinnedAt = isPinned ? Conversation.pinTime(now: Int(Date().timeIntervalSince1970 * 1000),
+                                                                   latestPin: list.map(\.pinnedAt).max() ?? 0) : 0
             }
         }) {
             try await session.pin(id, isPinned)

@@ -35,15 +35,9 @@ struct OutboxList: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await common.session()
-        var blocked = Set<String>()
         var lines: [OutboxLine] = []
-        for row in try session.store.allOutbox() {
-            let state: String
-            if row.failed {
-                state = "failed"; blocked.insert(row.conversationId)
-            } else {
-                state = blocked.contains(row.conversationId) ? "held" : "queued"
-            }
+        for entry in try session.store.outboxEntries() {
+            let row = entry.row, state = entry.state.rawValue
             let name = try session.store.conversation(id: row.conversationId)?.nickname ?? row.conversationId
             let summary = try session.store.message(clientMsgID: row.clientMsgID).map {
                 let m = $0.chatMessage(myImUid: session.credentials.imUid)
@@ -67,7 +61,7 @@ struct OutboxList: AsyncParsableCommand {
 
 /// The one outbox row `prefix` names (a clientMsgID or its start).
 func outboxRow(_ session: Session, _ prefix: String) throws -> OutboxRecord {
-    let matches = try session.store.allOutbox().filter { $0.clientMsgID.hasPrefix(prefix) }
+    let matches = try session.store.outboxEntries().map(\.row).filter { $0.clientMsgID.hasPrefix(prefix) }
     guard matches.count == 1, let row = matches.first else {
         throw CLIError(L.string(matches.isEmpty ? "cli.outbox.noSuch" : "cli.outbox.ambiguous", ["id": prefix]))
     }
@@ -108,7 +102,7 @@ struct OutboxDiscard: AsyncParsableCommand {
         let session = try await common.session()
         let row = try outboxRow(session, id)
         if force && !row.failed {
-            guard try await session.sendQueue.forceDiscard(clientMsgID: row.clientMsgID) else {
+            guard try await session.sendQueue.discard(clientMsgID: row.clientMsgID, force: true) else {
                 throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))
             }
             out(L.string(row.mayHaveArrived ? "cli.outbox.forcedMaybe" : "cli.outbox.discarded"))

@@ -94,6 +94,11 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
     /// same way): pinned first, the most recently pinned first among them
     /// (seed 003 `stickTime`), then the newest message first. Ties fall back
     /// to the id so the order is stable between refreshes.
+    /// When a row pinned now counts as pinned, given the latest pin so far:
+    /// now, or just after that pin if the clock says otherwise (two pins in
+    /// one millisecond, a clock set back), so the latest pinned is first.
+    public static func pinTime(now: Int, latestPin: Int) -> Int { max(now, latestPin + 1) }
+
     public static func listOrder(_ a: Conversation, _ b: Conversation) -> Bool {
         if a.isPinned != b.isPinned { return a.isPinned }
         if a.isPinned && a.pinnedAt != b.pinnedAt { return a.pinnedAt > b.pinnedAt }

@@ -132,11 +132,9 @@ extension ChatStore {
 
     // MARK: - Internals shared with event application
 
-    /// When a row pinned now counts as pinned: now, or just after the
-    /// latest pin if the clock says otherwise (two pins in one millisecond,
-    /// a clock set back), so the latest pinned is always first.
+    /// `Conversation.pinTime` against the latest pin stored.
     static func pinTime(_ db: Database) throws -> Int {
-        max(nowMs(), (try Int.fetchOne(db, sql: "SELECT MAX(pinnedAt) FROM conversation") ?? 0) + 1)
+        Conversation.pinTime(now: nowMs(), latestPin: try Int.fetchOne(db, sql: "SELECT MAX(pinnedAt) FROM conversation") ?? 0)
     }
 
     func ensureConversation(id: String, nickname: String, avatar: String, db: Database) throws -> ConversationRecord {

@@ -20,6 +20,13 @@ public struct OutboxState: Sendable, Hashable {
     }
 }
 
+/// One outbox row and where it stands.
+public struct OutboxEntry: Sendable, Hashable {
+    public enum State: String, Sendable { case queued, held, failed }
+    public var row: OutboxRecord
+    public var state: State
+}
+
 /// The outbox: every message written locally and not yet acknowledged by
 /// the server. The rules (docs/send-queue.md):
 /// - a row leaves only when the server acknowledges it, or when the user
@@ -42,29 +49,25 @@ extension ChatStore {
         }
     }
 
-    /// Every row, failed and held ones included, oldest first.
-    public func allOutbox() throws -> [OutboxRecord] {
-        try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+    /// Every row, failed and held ones included, oldest first, each with
+    /// where it stands (a row behind a failed one of its conversation is held).
+    public func outboxEntries() throws -> [OutboxEntry] {
+        let rows = try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+        var blocked = Set<String>()
+        return rows.map { row in
+            if row.failed {
+                blocked.insert(row.conversationId)
+                return OutboxEntry(row: row, state: .failed)
+            }
+            return OutboxEntry(row: row, state: blocked.contains(row.conversationId) ? .held : .queued)
+        }
     }
 
     public func outboxState() throws -> OutboxState {
-        try dbPool.read { db in
-            let rows = try OutboxRecord.order(Column("id")).fetchAll(db)
-            var state = OutboxState(queued: 0, held: 0, failed: 0, lastError: nil)
-            var blocked = Set<String>()
-            for row in rows {
-                if row.failed {
-                    state.failed += 1
-                    blocked.insert(row.conversationId)
-                } else if blocked.contains(row.conversationId) {
-                    state.held += 1
-                } else {
-                    state.queued += 1
-                    if state.queued == 1 { state.lastError = row.lastError }
-                }
-            }
-            return state
-        }
+        let entries = try outboxEntries()
+        let queued = entries.filter { $0.state == .queued }
+        return OutboxState(queued: queued.count, held: entries.filter { $0.state == .held }.count,
+                           failed: entries.filter { $0.state == .failed }.count, lastError: queued.first?.row.lastError)
     }
 
     /// Whether an attempt at `clientMsgID` may have reached the server.

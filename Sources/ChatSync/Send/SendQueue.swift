@@ -141,22 +141,15 @@ public actor SendQueue {
     }
 
     /// Drops a failed message that never reached the server, and lets what
-    /// its conversation queued after it go. False when it is not a failed
-    /// unsent message of ours.
+    /// its conversation queued after it go. With `force`, also a queued one
+    /// the user gives up on (`tongban outbox discard --force`, e.g. one the
+    /// server keeps answering with a 5xx), which may have been delivered
+    /// already; the caller says so. False when it is not such a message.
     @discardableResult
-    public func discard(clientMsgID: String) async throws -> Bool {
-        let done = try await lock.withLock { try store.discardFailed(clientMsgID: clientMsgID) } ?? false
-        if done { wakeup?.yield() }
-        return done
-    }
-
-    /// Drops a queued message the user gives up on (`tongban outbox discard
-    /// --force`), e.g. one the server keeps answering with a 5xx: the queue
-    /// behind it goes on. It may have been delivered already; the caller
-    /// says so. False when it is not an unsent message of ours.
-    @discardableResult
-    public func forceDiscard(clientMsgID: String) async throws -> Bool {
-        let done = try await lock.withLock { try store.discardUnsent(clientMsgID: clientMsgID) } ?? false
+    public func discard(clientMsgID: String, force: Bool = false) async throws -> Bool {
+        let done = try await lock.withLock {
+            try force ? store.discardUnsent(clientMsgID: clientMsgID) : store.discardFailed(clientMsgID: clientMsgID)
+        } ?? false
         if done { wakeup?.yield() }
         return done
     }
@@ -270,14 +263,6 @@ public actor SendQueue {
         public var reason: String? {
             if case .waiting(let reason, _, _) = self { return reason }
             return nil
-        }
-        public var clientMsgIDAttempted: String? {
-            if case .waiting(_, let id, _) = self { return id }
-            return nil
-        }
-        public var mayHaveArrived: Bool {
-            if case .waiting(_, _, let may) = self { return may }
-            return false
         }
     }
 

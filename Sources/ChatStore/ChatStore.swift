@@ -29,7 +29,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable {
 /// The local message store of one logged-in user (seed 001: one database per
 /// user). Thread-safe; every method is one transaction.
 public final class ChatStore: Sendable {
-    public let dbPool: DatabasePool
+    /// The database; outside this module only tests reach it (`@testable`).
+    let dbPool: DatabasePool
     public let myUid: Int
     public let myImUid: String
     public let path: String
@@ -89,6 +90,19 @@ public final class ChatStore: Sendable {
     /// Names of the applied migrations, oldest first.
     public func appliedMigrations() throws -> [String] {
         try dbPool.read { db in try StoreMigrations.migrator.appliedMigrations(db) }
+    }
+
+    /// The schema's CREATE statements (tables, then indexes, then
+    /// triggers; not the search index's own tables): the store bench builds
+    /// its plain-sqlite3 reference from them.
+    public func schemaStatements() throws -> [String] {
+        try dbPool.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                AND (type = 'trigger' OR name NOT LIKE 'message\\_fts\\_%' ESCAPE '\\') AND type IN ('table','index','trigger')
+                ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END
+                """)
+        }
     }
 
     static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }

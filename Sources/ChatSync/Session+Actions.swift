@@ -75,6 +75,33 @@ extension Session {
         try store.setFlashViewed(clientMsgID: clientMsgID)
     }
 
+    /// The server hears how far I read in `id` (the store already knows).
+    public func sendReadMark(_ id: String, upTo seq: Int) async throws {
+        _ = try await api.markRead(conversationId: id, seq: seq)
+    }
+
+    // MARK: - People
+
+    /// Users whose account or name matches `query`, from the server.
+    public func searchUsers(_ query: String) async throws -> [UserBasicInfo] {
+        try await api.searchUsers(query)
+    }
+
+    /// My new display name, on the server and in the saved login.
+    public func rename(to name: String) async throws -> UserBasicInfo {
+        let info = try await api.rename(to: name)
+        try store.saveProfiles([info])
+        var saved = credentials
+        saved.username = info.username
+        try Session.save(saved, paths: paths)
+        return info
+    }
+
+    /// Replies to my signals.
+    public func signalInbox() async throws -> [SignalInboxItem] {
+        try await api.signalInbox()
+    }
+
     // MARK: - History
 
     /// The server's page of `id` before `beforeSeq` (nil: the newest),

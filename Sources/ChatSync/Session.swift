@@ -28,11 +28,17 @@ public final class Session: Sendable {
 
     public let credentials: Credentials
     public let paths: StorePaths
-    public let api: any ChatAPI
-    public let store: ChatStore
+    /// The server and the store are ChatSync's alone: everything above it
+    /// reads through `reader` and writes through the actions
+    /// (Session+Actions.swift), the sync engine and the send queue.
+    let api: any ChatAPI
+    let store: ChatStore
     public let sync: SyncEngine
     public let sendQueue: SendQueue
     public let media: MediaCacheService
+
+    /// The store, read-only.
+    public var reader: any StoreReader { store }
 
     /// Talks to `credentials.server` over HTTP with the saved token.
     public convenience init(credentials: Credentials, paths: StorePaths, timing: SyncEngine.Timing = .init()) throws {

@@ -55,7 +55,7 @@ public final class ConversationListViewModel {
     func changed() { onChange?() }
 
     public func loadFromStore() {
-        if let list = try? session.store.conversationList(localizer: localizer) { show(list) }
+        if let list = try? session.reader.conversationList(localizer: localizer, useCache: true) { show(list) }
     }
 
     /// The store's list with the changes still waiting for the server over it.
@@ -96,7 +96,7 @@ public final class ConversationListViewModel {
     /// Follows the store's list until `stopListening` (or the end of this view model).
     func startListening() {
         guard following == nil else { return }
-        let changes = session.store.conversationListChanges(localizer: localizer)
+        let changes = session.reader.conversationListChanges(localizer: localizer)
         following = Task { @MainActor [weak self] in
             do {
                 for try await list in changes {
@@ -228,7 +228,7 @@ public final class ConversationListViewModel {
     }
 
     public func searchUsers(_ query: String) async -> [UserBasicInfo] {
-        do { return try await session.api.searchUsers(query) } catch {
+        do { return try await session.searchUsers(query) } catch {
             errorMessage = describe(error)
             changed()
             return []
@@ -241,7 +241,7 @@ public final class ConversationListViewModel {
             let id = try await session.startConversation(with: user)
             loadFromStore()
             changed()
-            return try session.store.conversation(id: id, localizer: localizer)
+            return try session.reader.conversation(id: id, localizer: localizer)
         } catch {
             errorMessage = describe(error)
             changed()
@@ -252,7 +252,7 @@ public final class ConversationListViewModel {
     /// Replies to my signals; empty (with the reason as an error) when the
     /// server cannot be asked.
     public func signalInbox() async -> [SignalInboxItem] {
-        do { return try await session.api.signalInbox() } catch {
+        do { return try await session.signalInbox() } catch {
             errorMessage = describe(error)
             changed()
             return []
@@ -264,7 +264,7 @@ public final class ConversationListViewModel {
     public func openSignal(_ item: SignalInboxItem) async -> Conversation? {
         guard let c = await startConversation(with: item.from) else { return nil }
         try? session.noteSignalContext(c.id, of: item)
-        return (try? session.store.conversation(id: c.id, localizer: localizer)) ?? c
+        return (try? session.reader.conversation(id: c.id, localizer: localizer)) ?? c
     }
 
     /// The connection is back: the send queue goes on.

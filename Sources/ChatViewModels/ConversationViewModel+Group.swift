@@ -11,9 +11,9 @@ extension ConversationViewModel {
     /// Names, members and the group's info as cached (works offline).
     func loadGroup() {
         guard let gid = conversation.groupId else { return }
-        senderNames = (try? session.store.senderNames(groupId: gid)) ?? senderNames
-        members = (try? session.store.members(groupId: gid)) ?? members
-        group = (try? session.store.group(id: gid)) ?? group
+        senderNames = (try? session.reader.senderNames(groupId: gid)) ?? senderNames
+        members = (try? session.reader.members(groupId: gid)) ?? members
+        group = (try? session.reader.group(id: gid)) ?? group
         groupStale = false
     }
 

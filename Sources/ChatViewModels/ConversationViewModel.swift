@@ -140,7 +140,7 @@ public final class ConversationViewModel {
     /// actions.
     func observeWindow() {
         windowTask?.cancel()
-        let changes = session.store.chatChanges()
+        let changes = session.reader.chatChanges()
         windowTask = Task { @MainActor [weak self] in
             for await _ in changes {
                 guard let self, !Task.isCancelled else { return }
@@ -170,7 +170,7 @@ public final class ConversationViewModel {
 
     /// Rebuilds `messages` from the store, keeping how far back we loaded.
     public func reload() {
-        guard let page = try? session.store.window(window, conversationId: id) else { return }
+        guard let page = try? session.reader.window(window, conversationId: id) else { return }
         show(page)
     }
 
@@ -182,7 +182,7 @@ public final class ConversationViewModel {
         // back even after the server said it has nothing older (paging back
         // asks the store first, and turns this off again at the oldest).
         if page.messages.count >= window.count { hasMoreHistory = true }
-        if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
+        if let c = try? session.reader.conversation(id: id, localizer: localizer) { conversation = c }
         if conversation.isGroup && groupStale { loadGroup() }
         var mapped = page.messages.map { record -> ChatMessage in
             var m = record.chatMessage(myImUid: myImUid)
@@ -213,8 +213,8 @@ public final class ConversationViewModel {
     /// Fills holes among the newest messages from the server.
     func fillFromServer() async {
         do {
-            let missing = try session.store.missingRanges(conversationId: id)
-            let local = try session.store.newestPage(conversationId: id, limit: Self.pageSize).messages.count
+            let missing = try session.reader.missingRanges(conversationId: id)
+            let local = try session.reader.newestPage(conversationId: id, limit: Self.pageSize).messages.count
             guard let top = missing.last else {
                 if local < Self.pageSize { hasMoreHistory = try await fetchOlder(before: try lowestSeq()) }
                 return
@@ -230,7 +230,7 @@ public final class ConversationViewModel {
     }
 
     func lowestSeq() throws -> Int {
-        let low = try session.store.lowestLocalSeq(conversationId: id)
+        let low = try session.reader.lowestLocalSeq(conversationId: id)
         return low == 0 ? Int.max : low
     }
 
@@ -247,9 +247,9 @@ public final class ConversationViewModel {
     /// on, so scrolling back never jumps from seq 101 to seq 10.
     func fillHoleBelowWindow() async throws {
         guard let low = page.lowestSeq,
-              let hole = try session.store.missingRanges(conversationId: id).last(where: { $0.upperBound < low }) else { return }
+              let hole = try session.reader.missingRanges(conversationId: id).last(where: { $0.upperBound < low }) else { return }
         // Stored messages between the hole and the window come first.
-        let nextStored = try session.store.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
+        let nextStored = try session.reader.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
         if let nextStored, nextStored > hole.upperBound { return }
         let (lower, upper) = (hole.lowerBound, hole.upperBound)
         try await session.fetchHistory(id, beforeSeq: upper + 1, limit: Self.pageSize) { p in
@@ -274,7 +274,7 @@ public final class ConversationViewModel {
         if visibleCount - before >= Self.pageSize { return }
         do {
             let oldest = try lowestSeq()
-            let missingBelow = try session.store.missingRanges(conversationId: id).contains { $0.upperBound < oldest }
+            let missingBelow = try session.reader.missingRanges(conversationId: id).contains { $0.upperBound < oldest }
             if oldest == Int.max || oldest > 1 || missingBelow {
                 hasMoreHistory = try await fetchOlder(before: oldest)
             } else {
@@ -304,8 +304,8 @@ public final class ConversationViewModel {
 
     /// Jumps to a search hit: loads enough history to include `seq`.
     public func reveal(seq: Int) {
-        guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
-              let count = try? session.store.visibleCount(conversationId: id, from: seq, to: newest) else { return }
+        guard let newest = (try? session.reader.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
+              let count = try? session.reader.visibleCount(conversationId: id, from: seq, to: newest) else { return }
         growWindow(to: count + Self.pageSize / 2)
         changed()
         refreshMediaInBackground()
@@ -318,7 +318,7 @@ public final class ConversationViewModel {
             // The header's "online" follows the peer's sockets while the chat is open.
             guard !conversation.isGroup, ConversationIDHelper.uid(fromImUid: user) == conversation.targetUid,
                   conversation.isOnline != online,
-                  let c = try? session.store.conversation(id: id, localizer: localizer) else { return }
+                  let c = try? session.reader.conversation(id: id, localizer: localizer) else { return }
             conversation = c
             changed()
             return
@@ -327,7 +327,7 @@ public final class ConversationViewModel {
               changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
         // The messages follow by themselves (observeWindow); the header and
         // the group's names and members are read here.
-        if let c = try? session.store.conversation(id: id, localizer: localizer) { conversation = c }
+        if let c = try? session.reader.conversation(id: id, localizer: localizer) { conversation = c }
         if let gid = conversation.groupId, changes.groupIds.contains(gid) { loadGroup() }
         if (changes.incoming[id] ?? 0) > 0 && isAtBottom { markRead() }
         changed()
@@ -358,12 +358,12 @@ public final class ConversationViewModel {
 
     /// The stored messages matching `query` in this chat, newest first.
     public func search(_ query: String, limit: Int = 50) -> [MessageRecord] {
-        (try? session.store.search(query, conversationId: id, limit: limit)) ?? []
+        (try? session.reader.search(query, conversationId: id, limit: limit)) ?? []
     }
 
     /// Marks everything shown read, locally and on the server.
     public func markRead() {
-        guard let newest = (try? session.store.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
+        guard let newest = (try? session.reader.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
               newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
         guard (try? session.markReadLocally(id, upTo: newest)) != nil else { return }
         conversation.readSeq = max(conversation.readSeq, newest)
@@ -381,11 +381,11 @@ public final class ConversationViewModel {
         readWanted = max(readWanted, seq)
         guard !readSending else { return }
         readSending = true
-        let api = session.api, id = self.id
+        let session = self.session, id = self.id
         Task { @MainActor in
             while true {
                 let seq = readWanted
-                _ = try? await api.markRead(conversationId: id, seq: seq)
+                try? await session.sendReadMark(id, upTo: seq)
                 if readWanted <= seq { break }
             }
             readSending = false

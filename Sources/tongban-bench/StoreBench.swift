@@ -52,13 +52,7 @@ struct StoreBench {
 
         // Physical reference: the same schema, the same rows, plain sqlite3, one transaction.
         let refPath = dir.appendingPathComponent("ref.sqlite").path
-        let schema = try store.dbPool.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
-                AND (type = 'trigger' OR name NOT LIKE 'message\\_fts\\_%' ESCAPE '\\') AND type IN ('table','index','trigger')
-                ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END
-                """)
-        }
+        let schema = try store.schemaStatements()
         let sqlPath = dir.appendingPathComponent("ref.sql").path
         _ = FileManager.default.createFile(atPath: sqlPath, contents: nil)
         let fh = try FileHandle(forWritingTo: URL(fileURLWithPath: sqlPath))

@@ -47,10 +47,7 @@ struct Rename: AsyncParsableCommand {
     func run() async throws {
         let session = try await common.session()
         do {
-            let info = try await session.api.rename(to: name)
-            var creds = session.credentials
-            creds.username = info.username
-            try Session.save(creds, paths: common.paths)
+            let info = try await session.rename(to: name)
             out(L.string("cli.renamed", ["name": info.username]))
         } catch let e as APIError {
             throw CLIError(e.description)

@@ -129,9 +129,9 @@ struct GroupCommand: AsyncParsableCommand {
 /// first, then a lookup of a joinable group by unique name).
 func groupId(_ session: Session, _ name: String) async throws -> Int {
     if let gid = ConversationIDHelper.groupId(name) { return gid }
-    if let known = try session.store.group(named: name) { return known.groupId }
+    if let known = try session.reader.group(named: name) { return known.groupId }
     _ = try await syncNow(session)
-    if let known = try session.store.group(named: name) { return known.groupId }
+    if let known = try session.reader.group(named: name) { return known.groupId }
     throw CLIError(L.string("cli.group.unknown", ["name": name]))
 }
 

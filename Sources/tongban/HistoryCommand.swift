@@ -42,7 +42,7 @@ struct History: AsyncParsableCommand {
             _ = try await syncNow(session)
             _ = try await online(session) { try await fillNewest(session, conv) }
         }
-        let page = try session.store.newestPage(conversationId: conv, limit: max(1, min(limit, 1000)))
+        let page = try session.reader.newestPage(conversationId: conv, limit: max(1, min(limit, 1000)))
         let me = session.credentials.imUid
         let lines = page.messages.map { r -> HistoryLine in
             let m = r.chatMessage(myImUid: me)
@@ -59,8 +59,8 @@ struct History: AsyncParsableCommand {
             return
         }
         if lines.isEmpty { out(L.string("cli.empty")) }
-        let name = try session.store.conversation(id: conv)?.nickname ?? with
-        let senders = try ConversationIDHelper.groupId(conv).map { try session.store.senderNames(groupId: $0) } ?? [:]
+        let name = try session.reader.conversation(id: conv, localizer: L)?.nickname ?? with
+        let senders = try ConversationIDHelper.groupId(conv).map { try session.reader.senderNames(groupId: $0) } ?? [:]
         for l in lines {
             if l.type == ChatMessageType.groupNotice.rawValue {
                 out("[\(TimeLabel.text(l.createTime, L))] — \(TerminalSanitizer.oneLine(l.content)) —")
@@ -74,7 +74,7 @@ struct History: AsyncParsableCommand {
 
     /// Fetches the newest page from the server when the local copy has holes there.
     func fillNewest(_ session: Session, _ conv: String) async throws {
-        let missing = try session.store.missingRanges(conversationId: conv)
+        let missing = try session.reader.missingRanges(conversationId: conv)
         guard let top = missing.last else { return }
         // The full-screen client's history action, the same range rule.
         try await session.fetchHistory(conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100))) { page in

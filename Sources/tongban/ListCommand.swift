@@ -36,7 +36,7 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         let session = try await common.session()
         if !offline { _ = try await syncNow(session) }
-        let list = try session.store.conversationList(localizer: L)
+        let list = try session.reader.conversationList(localizer: L, useCache: true)
         if json {
             let rows = list.map { ConversationRow(id: $0.id, targetUid: $0.targetUid, nickname: $0.nickname, avatar: $0.avatar,
                                                   isOnline: $0.isOnline, isPinned: $0.isPinned, draftText: $0.draftText,

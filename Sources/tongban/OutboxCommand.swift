@@ -36,10 +36,10 @@ struct OutboxList: AsyncParsableCommand {
     func run() async throws {
         let session = try await common.session()
         var lines: [OutboxLine] = []
-        for entry in try session.store.outboxEntries() {
+        for entry in try session.reader.outboxEntries() {
             let row = entry.row, state = entry.state.rawValue
-            let name = try session.store.conversation(id: row.conversationId)?.nickname ?? row.conversationId
-            let summary = try session.store.message(clientMsgID: row.clientMsgID).map {
+            let name = try session.reader.conversation(id: row.conversationId, localizer: L)?.nickname ?? row.conversationId
+            let summary = try session.reader.message(clientMsgID: row.clientMsgID).map {
                 let m = $0.chatMessage(myImUid: session.credentials.imUid)
                 return m.text ?? MessageKinds.summary(of: m, localizer: L)
             } ?? row.pushDesc
@@ -61,7 +61,7 @@ struct OutboxList: AsyncParsableCommand {
 
 /// The one outbox row `prefix` names (a clientMsgID or its start).
 func outboxRow(_ session: Session, _ prefix: String) throws -> OutboxRecord {
-    let matches = try session.store.outboxEntries().map(\.row).filter { $0.clientMsgID.hasPrefix(prefix) }
+    let matches = try session.reader.outboxEntries().map(\.row).filter { $0.clientMsgID.hasPrefix(prefix) }
     guard matches.count == 1, let row = matches.first else {
         throw CLIError(L.string(matches.isEmpty ? "cli.outbox.noSuch" : "cli.outbox.ambiguous", ["id": prefix]))
     }
@@ -113,7 +113,7 @@ struct OutboxDiscard: AsyncParsableCommand {
             out(L.string("cli.outbox.discarded"))
         }
         _ = await session.sendQueue.drain()
-        let left = try session.store.outboxState()
+        let left = try session.reader.outboxState()
         if left.queued > 0, let why = left.lastError { out(L.string("cli.queued", ["reason": why])) }
     }
 }

@@ -18,7 +18,7 @@ struct Save: AsyncParsableCommand {
         let session = try await common.session()
         _ = try await syncNow(session)
         let conv = try await conversationId(session, with: with)
-        let newest = try session.store.newestPage(conversationId: conv, limit: 200).messages
+        let newest = try session.reader.newestPage(conversationId: conv, limit: 200).messages
             .map { $0.chatMessage(myImUid: session.credentials.imUid) }
             .compactMap(MessageKinds.attachment(in:)).last
         guard let file = newest else { throw CLIError(L.string("cli.noFile")) }

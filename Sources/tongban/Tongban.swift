@@ -71,7 +71,7 @@ struct Common: ParsableArguments {
         let session = try Session(credentials: creds, paths: paths)
         // Not while another process (the full-screen client) is sending:
         // that one sends it, and `ls` must not wait for its upload.
-        if !(try session.store.outbox().isEmpty) { _ = await session.sendQueue.drain(ifIdle: true) }
+        if !(try session.reader.outbox().isEmpty) { _ = await session.sendQueue.drain(ifIdle: true) }
         return session
     }
 }

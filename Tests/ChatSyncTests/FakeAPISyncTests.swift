@@ -1,5 +1,5 @@
 import ChatCore
-import ChatStore
+@testable import ChatStore
 import ChatTesting
 import Foundation
 import Synchronization

@@ -1,6 +1,6 @@
 import ChatCore
 import ChatServer
-import ChatStore
+@testable import ChatStore
 import Foundation
 import Testing
 @testable import ChatSync

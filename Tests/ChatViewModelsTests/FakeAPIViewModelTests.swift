@@ -1,6 +1,6 @@
 import ChatCore
-import ChatStore
-import ChatSync
+@testable import ChatStore
+@testable import ChatSync
 import ChatTesting
 import Foundation
 import Testing

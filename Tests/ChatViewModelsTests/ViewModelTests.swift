@@ -1,7 +1,7 @@
 import ChatCore
 import ChatServer
-import ChatStore
-import ChatSync
+@testable import ChatStore
+@testable import ChatSync
 import Foundation
 import Logging
 import Testing

@@ -1,8 +1,8 @@
 import ChatCore
 import ChatMedia
 import ChatServer
-import ChatStore
-import ChatSync
+@testable import ChatStore
+@testable import ChatSync
 import Foundation
 import Logging
 import TerminalUI

@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // Value types, wire types, mapper, message kinds, localisation. Foundation only.
@@ -48,11 +49,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Test support: FakeChatAPI, an in-memory server behind ChatSync's ChatAPI.
+        // Test support: FakeChatAPI, the real server in this process (LocalServer) behind ChatSync's ChatAPI.
         // Only test targets depend on it.
         .target(
             name: "ChatTesting",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync", .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatServer", .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict
         ),
         // The seed's two view models, over the store and the sync layer.
@@ -95,6 +96,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // LocalServer's requests carry a channel that is not a socket.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

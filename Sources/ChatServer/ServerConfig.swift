@@ -28,6 +28,9 @@ public struct ServerConfig: Sendable {
     public var rateLimitPerSecond: Int = 0
     /// PBKDF2-SHA256 rounds for new passwords (OWASP 2023: 210,000; never below 100,000).
     public var passwordRounds: Int = 210_000
+    /// The floor under `passwordRounds`: 100,000 for every real server;
+    /// only the in-process test server (`LocalServer`) lowers it.
+    var minimumPasswordRounds: Int = 100_000
     /// Seeds demo accounts and runs the demo peers that answer `me`.
     public var demo: Bool = false
     /// Delay of a demo peer's answer.

@@ -5,16 +5,15 @@ import Foundation
 import NIOSSL
 import Synchronization
 
-/// An in-memory server of PROTOCOL.md (one-to-one and group chats), seen as one
-/// logged-in user: a `ChatAPI` a `Session` can run on with no server, no
-/// socket and no network.
+/// The real server (`ChatServer`'s `LocalServer`, over a throwaway SQLite
+/// database, reached without sockets), seen as one logged-in user: a
+/// `ChatAPI` a `Session` can run on with no server process, no socket and no
+/// network. Every request goes through `APIClient` and the server's own
+/// router, so the client's tests run the one copy of PROTOCOL.md's rules.
 ///
 /// The user it is made for is "me"; `addPeer` registers others, and
 /// `peerSends` (or `peer(_:)`, a view of the same server as that user)
-/// acts for them. Conversations, seqs, idempotent sends, history pages,
-/// revoke, pin, mute, read and unread counts, delete and clear, groups with
-/// their notices and mentions, each user's sync log, media and signals
-/// follow PROTOCOL.md as the real server does.
+/// acts for them.
 ///
 /// There is no push socket (`pushURL` is nil). A test pulls with
 /// `session.sync.pull()`, or has the fake ask for pulls as the socket's
@@ -55,37 +54,38 @@ public final class FakeChatAPI: ChatAPI {
         var counts: [Endpoint: Int] = [:]
         var failures: [Failure] = []
         var holds: [Endpoint: FakeGate] = [:]
-        var loggedOut = false
     }
 
     let world: FakeWorld
     private let local = Mutex(Local())
+    /// This user's client, whose requests reach the world's server in memory.
+    let client: APIClient
 
     /// The user this view is logged in as.
     public let uid: Int
     public let account: String
     public var baseURL: String { world.baseURL }
     public var imUid: String { ConversationIDHelper.imUid(uid) }
-    public var token: String { "fake-token-\(uid)" }
+    public let token: String
 
     /// A new, empty server with one user, `account` (3-32 of `[a-z0-9_]`), logged in.
     public convenience init(account: String = "myself", username: String? = nil, baseURL: String = FakeChatAPI.defaultBaseURL) throws {
-        let world = FakeWorld(baseURL: baseURL)
-        let user = try world.mutate { s in
-            try s.register(account: account, password: "password-\(account)", username: username)
-        }
-        self.init(world: world, uid: user.uid, account: account)
+        let world = try FakeWorld(baseURL: baseURL)
+        let auth = try world.register(account: account, username: username)
+        self.init(world: world, uid: auth.uid, account: account, token: auth.token)
     }
 
-    init(world: FakeWorld, uid: Int, account: String) {
+    init(world: FakeWorld, uid: Int, account: String, token: String) {
         self.world = world
         self.uid = uid
         self.account = account
+        self.token = token
+        client = APIClient(baseURL: world.baseURL, token: token, transport: FakeTransport(world: world))
     }
 
     /// This user's login, as `Session` keeps it.
     public var credentials: Session.Credentials {
-        let name = world.read { $0.users[uid]?.username } ?? account
+        let name = (try? world.server.user(uid).username) ?? account
         return Session.Credentials(server: baseURL, account: account, uid: uid, imUid: imUid, username: name, token: token)
     }
 
@@ -106,21 +106,22 @@ public final class FakeChatAPI: ChatAPI {
     /// Registers another user on this server.
     @discardableResult
     public func addPeer(_ account: String, username: String? = nil) throws -> UserBasicInfo {
-        try world.mutate { s in try s.register(account: account, password: "password-\(account)", username: username).info }
+        let auth = try world.register(account: account, username: username)
+        return try world.server.user(auth.uid)
     }
 
-    /// The same server as seen by user `uid`, with its own call counts,
-    /// failures and holds.
+    /// The same server as seen by user `uid` (one `addPeer` made), with its
+    /// own call counts, failures and holds.
     public func peer(_ uid: Int) -> FakeChatAPI {
-        let account = world.read { $0.users[uid]?.account } ?? "user\(uid)"
-        return FakeChatAPI(world: world, uid: uid, account: account)
+        let account = (try? world.server.user(uid).account) ?? nil
+        return FakeChatAPI(world: world, uid: uid, account: account ?? "user\(uid)", token: world.token(of: uid) ?? "")
     }
 
     /// The one-to-one conversation of this user with `peer`.
     public func conversationId(with peer: Int) -> String { ConversationIDHelper.make(myUid: uid, targetUid: peer) }
 
     /// `peer` sends this user a text: it takes the conversation's next seq
-    /// and lands in both sync logs, as a send through the server would.
+    /// and lands in both sync logs, as a send through the server does.
     @discardableResult
     public func peerSends(from peer: Int, text: String, clientMsgID: String = UUID().uuidString) throws -> WireMessage {
         try peerSends(from: peer, contentType: ContentType.text, content: text, clientMsgID: clientMsgID)
@@ -130,48 +131,35 @@ public final class FakeChatAPI: ChatAPI {
     @discardableResult
     public func peerSends(from peer: Int, contentType: Int, content: String,
                           clientMsgID: String = UUID().uuidString) throws -> WireMessage {
-        let conv = conversationId(with: peer)
-        return try world.mutate { s in
-            let r = try s.send(caller: peer, SendMessageRequest(recvID: conv, content: content, contentType: contentType,
-                                                                clientMsgId: clientMsgID))
-            return s.conversations[conv]!.messages[r.seq - 1].wire
-        }
+        try world.server.send(as: peer, SendMessageRequest(recvID: conversationId(with: peer), content: content,
+                                                           contentType: contentType, clientMsgId: clientMsgID))
     }
 
     /// `peer` sends a text into a group's conversation.
     @discardableResult
     public func peerSends(from peer: Int, text: String, inGroup conversationId: String,
                           clientMsgID: String = UUID().uuidString) throws -> WireMessage {
-        try world.mutate { s in
-            let r = try s.send(caller: peer, SendMessageRequest(recvID: conversationId, content: text,
-                                                                contentType: ContentType.text, clientMsgId: clientMsgID))
-            return s.conversations[conversationId]!.messages[r.seq - 1].wire
-        }
+        try world.server.send(as: peer, SendMessageRequest(recvID: conversationId, content: text,
+                                                           contentType: ContentType.text, clientMsgId: clientMsgID))
     }
 
     /// Whether the peer shows as online in summaries.
-    public func setOnline(_ uid: Int, _ online: Bool) {
-        world.mutate { s in
-            if online { s.online.insert(uid) } else { s.online.remove(uid) }
-        }
-    }
+    public func setOnline(_ uid: Int, _ online: Bool) { world.server.setOnline(uid, online) }
 
     // MARK: - The server's view
 
     /// Every message of a conversation as the server keeps it, by seq.
     public func messages(in conversationId: String) -> [WireMessage] {
-        world.read { $0.conversations[conversationId]?.messages.map(\.wire) ?? [] }
+        (try? world.server.messages(in: conversationId)) ?? []
     }
 
     /// This user's summary of a conversation, as `/chat/conversations` gives it.
     public func summary(of conversationId: String) -> ConversationSummary? {
-        world.read { s in try? s.summary(conversationId, for: uid) }
+        try? world.server.summary(of: conversationId, for: uid)
     }
 
     /// The newest cursor of this user's sync log.
-    public var syncCursor: Int {
-        world.read { $0.logs[uid]?.last?.cursor ?? 0 }
-    }
+    public var syncCursor: Int { (try? world.server.syncCursor(of: uid)) ?? 0 }
 
     // MARK: - Failures, holds and counts
 
@@ -210,29 +198,26 @@ public final class FakeChatAPI: ChatAPI {
     // MARK: - Time and the log
 
     /// The server's clock, Unix milliseconds.
-    public var nowMs: Int { world.read { $0.nowMs } }
+    public var nowMs: Int { world.server.nowMs }
 
     /// Moves the server's clock on (past the revoke window, say).
     public func advanceClock(by duration: Duration) {
         let (seconds, attos) = duration.components
-        let ms = Int(seconds) * 1000 + Int(attos / 1_000_000_000_000_000)
-        world.mutate { $0.clockOffsetMs += ms }
+        world.server.advanceClock(byMilliseconds: Int(seconds) * 1000 + Int(attos / 1_000_000_000_000_000))
     }
 
-    /// How long after sending a message may be revoked (default 120 s).
-    public var revokeWindowSeconds: Int {
-        get { world.read { $0.revokeWindowSeconds } }
-        set { world.mutate { $0.revokeWindowSeconds = newValue } }
-    }
+    /// How long after sending a message may be revoked (the server's default, 120 s).
+    public var revokeWindowSeconds: Int { world.server.revokeWindowSeconds }
 
     /// Drops every event logged so far, as the server's retention does: a
     /// client asking from an older cursor gets 410 `cursor_expired`.
-    public func expireSyncLog() { world.mutate { $0.expireLog() } }
+    public func expireSyncLog() { try? world.server.expireSyncLog() }
 
     /// `handler` hears this user's newest cursor whenever their log grows:
-    /// what the push socket's `sync` notice says.
+    /// what the push socket's `sync` notice says. Like a socket, it makes
+    /// the user online.
     public func onSyncNotice(_ handler: @escaping @Sendable (Int) -> Void) {
-        world.listen(uid: uid, handler)
+        world.server.onSyncNotice(uid: uid, handler)
     }
 
     /// Every growth of this user's log asks `engine` for a pull, as a push
@@ -243,8 +228,7 @@ public final class FakeChatAPI: ChatAPI {
 
     // MARK: - One call
 
-    func call<T: Sendable>(_ endpoint: Endpoint, needsLogin: Bool = true,
-                           _ body: (inout FakeServerState, Int) throws -> T) async throws -> T {
+    func call<T: Sendable>(_ endpoint: Endpoint, _ body: (APIClient) async throws -> T) async throws -> T {
         let gate = local.withLock { l -> FakeGate? in
             l.counts[endpoint, default: 0] += 1
             return l.holds[endpoint]
@@ -253,17 +237,15 @@ public final class FakeChatAPI: ChatAPI {
         await Task.yield()
         if let gate { await gate.pass() }
         if isDown { throw Self.unreachable }
-        let (failure, loggedOut) = local.withLock { l -> (Failure?, Bool) in
-            guard let i = l.failures.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return (nil, l.loggedOut) }
+        let failure = local.withLock { l -> Failure? in
+            guard let i = l.failures.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
             let f = l.failures[i]
             l.failures[i].remaining -= 1
             if l.failures[i].remaining <= 0 { l.failures.remove(at: i) }
-            return (f, l.loggedOut)
+            return f
         }
         if let failure, !failure.afterApplying { throw failure.error }
-        if needsLogin && loggedOut { throw FakeServerState.refuse(.unauthorized, "the token is no longer valid") }
-        let uid = self.uid
-        let result = try world.mutate { try body(&$0, uid) }
+        let result = try await body(client)
         if let failure, failure.afterApplying { throw failure.error }
         return result
     }
@@ -271,129 +253,118 @@ public final class FakeChatAPI: ChatAPI {
     // MARK: - ChatAPI: accounts and profiles
 
     public func register(account: String, password: String, username: String?) async throws -> AuthResponse {
-        try await call(.register, needsLogin: false) { s, _ in
-            let u = try s.register(account: account, password: password, username: username)
-            return AuthResponse(uid: u.uid, imUid: ConversationIDHelper.imUid(u.uid), token: "fake-token-\(u.uid)", username: u.username)
-        }
+        try await call(.register) { try await $0.register(account: account, password: password, username: username) }
     }
 
     public func login(account: String, password: String) async throws -> AuthResponse {
-        try await call(.login, needsLogin: false) { s, _ in
-            let u = try s.login(account: account, password: password)
-            return AuthResponse(uid: u.uid, imUid: ConversationIDHelper.imUid(u.uid), token: "fake-token-\(u.uid)", username: u.username)
-        }
+        try await call(.login) { try await $0.login(account: account, password: password) }
     }
 
-    /// The token stops working: later calls through this view get 401.
-    public func logout() async throws {
-        try await call(.logout) { _, _ in }
-        local.withLock { $0.loggedOut = true }
-    }
+    /// The token stops working on the server: later calls through this view get 401.
+    public func logout() async throws { try await call(.logout) { try await $0.logout() } }
 
-    public func me() async throws -> UserBasicInfo {
-        try await call(.me) { s, me in try s.user(me).info }
-    }
+    public func me() async throws -> UserBasicInfo { try await call(.me) { try await $0.me() } }
 
     public func searchUsers(_ q: String) async throws -> [UserBasicInfo] {
-        try await call(.searchUsers) { s, me in try s.search(q, caller: me) }
+        try await call(.searchUsers) { try await $0.searchUsers(q) }
     }
 
     public func rename(to username: String) async throws -> UserBasicInfo {
-        try await call(.rename) { s, me in try s.rename(caller: me, to: username) }
+        try await call(.rename) { try await $0.rename(to: username) }
     }
 
     public func profiles(_ uids: [Int]) async throws -> [UserBasicInfo] {
-        try await call(.profiles) { s, _ in try s.profiles(uids) }
+        try await call(.profiles) { try await $0.profiles(uids) }
     }
 
     // MARK: - ChatAPI: messages
 
     public func send(_ request: SendMessageRequest) async throws -> SendMessageResponse {
-        try await call(.send) { s, me in try s.send(caller: me, request) }
+        try await call(.send) { try await $0.send(request) }
     }
 
     public func revoke(conversationId: String, clientMsgID: String) async throws -> Int {
-        try await call(.revoke) { s, me in try s.revoke(caller: me, conversationId, clientMsgID: clientMsgID) }
+        try await call(.revoke) { try await $0.revoke(conversationId: conversationId, clientMsgID: clientMsgID) }
     }
 
     public func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse {
-        try await call(.history) { s, me in
-            try s.history(caller: me, conversationId, beforeSeq: beforeSeq, afterSeq: afterSeq, limit: limit)
+        try await call(.history) {
+            try await $0.history(conversationId: conversationId, beforeSeq: beforeSeq, afterSeq: afterSeq, limit: limit)
         }
     }
 
     // MARK: - ChatAPI: conversations
 
     public func conversations() async throws -> [ConversationSummary] {
-        try await call(.conversations) { s, me in try s.list(caller: me) }
+        try await call(.conversations) { try await $0.conversations() }
     }
 
     public func startConversation(userId: Int) async throws -> ConversationSummary {
-        try await call(.startConversation) { s, me in try s.start(caller: me, userId: userId) }
+        try await call(.startConversation) { try await $0.startConversation(userId: userId) }
     }
 
     public func pin(conversationId: String, isPinned: Bool) async throws -> ConversationSummary {
-        try await call(.pin) { s, me in try s.updateMember(caller: me, conversationId) { m, _ in m.isPinned = isPinned } }
+        try await call(.pin) { try await $0.pin(conversationId: conversationId, isPinned: isPinned) }
     }
 
     public func markRead(conversationId: String, seq: Int) async throws -> ConversationSummary {
-        try await call(.markRead) { s, me in try s.markRead(caller: me, conversationId, seq: seq) }
+        try await call(.markRead) { try await $0.markRead(conversationId: conversationId, seq: seq) }
     }
 
     public func deleteConversation(_ id: String) async throws {
-        try await call(.deleteConversation) { s, me in try s.clear(caller: me, id, hide: true) }
+        try await call(.deleteConversation) { try await $0.deleteConversation(id) }
     }
 
     public func clearConversation(_ id: String) async throws {
-        try await call(.clearConversation) { s, me in try s.clear(caller: me, id, hide: false) }
+        try await call(.clearConversation) { try await $0.clearConversation(id) }
     }
 
     public func mute(conversationId: String, isMuted: Bool) async throws -> ConversationSummary {
-        try await call(.mute) { s, me in try s.mute(caller: me, conversationId, isMuted: isMuted) }
+        try await call(.mute) { try await $0.mute(conversationId: conversationId, isMuted: isMuted) }
     }
 
     // MARK: - ChatAPI: groups
 
     public func createGroup(_ request: CreateGroupRequest) async throws -> GroupInfo {
-        try await call(.createGroup) { s, me in try s.createGroup(caller: me, request) }
+        try await call(.createGroup) { try await $0.createGroup(request) }
     }
 
     public func groupInfo(groupId: Int) async throws -> GroupInfo {
-        try await call(.groupInfo) { s, me in try s.groupInfo(caller: me, gid: groupId) }
+        try await call(.groupInfo) { try await $0.groupInfo(groupId: groupId) }
     }
 
     public func lookupGroup(uniqueName: String) async throws -> GroupInfo {
-        try await call(.lookupGroup) { s, _ in try s.lookup(uniqueName: uniqueName) }
+        try await call(.lookupGroup) { try await $0.lookupGroup(uniqueName: uniqueName) }
     }
 
     public func joinGroup(uniqueName: String) async throws -> ConversationSummary {
-        try await call(.joinGroup) { s, me in try s.join(caller: me, uniqueName: uniqueName) }
+        try await call(.joinGroup) { try await $0.joinGroup(uniqueName: uniqueName) }
     }
 
     public func invite(groupId: Int, userIds: [Int]) async throws -> GroupInfo {
-        try await call(.invite) { s, me in try s.invite(caller: me, gid: groupId, userIds: userIds) }
+        try await call(.invite) { try await $0.invite(groupId: groupId, userIds: userIds) }
     }
 
     public func leaveGroup(groupId: Int) async throws {
-        try await call(.leaveGroup) { s, me in try s.leave(caller: me, gid: groupId) }
+        try await call(.leaveGroup) { try await $0.leaveGroup(groupId: groupId) }
     }
 
     public func kick(groupId: Int, userId: Int) async throws {
-        try await call(.kick) { s, me in try s.kick(caller: me, gid: groupId, userId: userId) }
+        try await call(.kick) { try await $0.kick(groupId: groupId, userId: userId) }
     }
 
     public func updateGroup(_ request: UpdateGroupRequest) async throws -> GroupInfo {
-        try await call(.updateGroup) { s, me in try s.updateGroup(caller: me, request) }
+        try await call(.updateGroup) { try await $0.updateGroup(request) }
     }
 
     public func groupMembersPage(groupId: Int, after: Int, limit: Int) async throws -> GroupMembersResponse {
-        try await call(.groupMembers) { s, me in try s.members(caller: me, gid: groupId, after: after, limit: limit) }
+        try await call(.groupMembers) { try await $0.groupMembersPage(groupId: groupId, after: after, limit: limit) }
     }
 
     // MARK: - ChatAPI: sync
 
     public func sync(since: Int, limit: Int) async throws -> SyncResponse {
-        try await call(.sync) { s, me in try s.syncPage(caller: me, since: since, limit: limit) }
+        try await call(.sync) { try await $0.sync(since: since, limit: limit) }
     }
 
     /// No socket: the sync engine polls, or a test asks it to pull.
@@ -404,41 +375,36 @@ public final class FakeChatAPI: ChatAPI {
 
     public func upload(_ data: Data, contentType: String, kind: String,
                        progress: (@Sendable (Double) -> Void)?) async throws -> UploadResponse {
-        try await call(.upload) { s, me in
-            let r = try s.upload(caller: me, data: data, contentType: contentType, kind: kind)
-            progress?(1)
-            return r
-        }
+        try await call(.upload) { try await $0.upload(data, contentType: contentType, kind: kind, progress: progress) }
     }
 
     public func sign(_ keys: [String]) async throws -> SignResponse {
-        try await call(.sign) { s, me in try s.sign(caller: me, keys: keys) }
+        try await call(.sign) { try await $0.sign(keys) }
     }
 
     public func ownMediaURL(from url: String, objectKey: String) -> String? {
-        guard !objectKey.isEmpty, let r = url.range(of: "/media/object/" + objectKey + "?") else { return nil }
-        return baseURL + url[r.lowerBound...]
+        client.ownMediaURL(from: url, objectKey: objectKey)
     }
 
     public func download(_ url: String, limit: Int) async throws -> Data {
-        try await call(.download, needsLogin: false) { s, _ in try s.download(url, limit: limit) }
+        try await call(.download) { try await $0.download(url, limit: limit) }
     }
 
     // MARK: - ChatAPI: signals
 
     public func createSignal(_ content: String) async throws -> Int {
-        try await call(.createSignal) { s, me in try s.createSignal(caller: me, content) }
+        try await call(.createSignal) { try await $0.createSignal(content) }
     }
 
     public func replySignal(signalId: Int, content: String) async throws -> String {
-        try await call(.replySignal) { s, me in try s.replySignal(caller: me, signalId: signalId, content: content) }
+        try await call(.replySignal) { try await $0.replySignal(signalId: signalId, content: content) }
     }
 
     public func signalInbox() async throws -> [SignalInboxItem] {
-        try await call(.signalInbox) { s, me in s.inbox(caller: me) }
+        try await call(.signalInbox) { try await $0.signalInbox() }
     }
 
     public func openIM(receiveId: String) async throws {
-        try await call(.openIM) { s, me in try s.openIM(caller: me, receiveId: receiveId) }
+        try await call(.openIM) { try await $0.openIM(receiveId: receiveId) }
     }
 }

@@ -1,46 +1,58 @@
+import ChatCore
+import ChatServer
 import ChatSync
+import Foundation
+import NIOCore
 import Synchronization
 
-/// The server every view of one fake shares: its data under a lock, whether
-/// it is down, and who listens for their log's growth.
+/// The server every view of one fake shares: the real server in this
+/// process (`LocalServer`), whether it is down, and each user's token.
 final class FakeWorld: Sendable {
     let baseURL: String
-    private let state: Mutex<FakeServerState>
+    let server: LocalServer
     let down = Mutex(false)
-    private let listeners = Mutex<[Int: [@Sendable (Int) -> Void]]>([:])
+    private let tokens = Mutex<[Int: String]>([:])
+    private let directory: URL
 
-    init(baseURL: String) {
+    init(baseURL: String) throws {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
-        state = Mutex(FakeServerState(baseURL: base))
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-local-server-\(UUID().uuidString)")
+        server = try LocalServer(directory: directory)
     }
 
-    func read<T: Sendable>(_ body: (FakeServerState) -> T) -> T {
-        state.withLock { body($0) }
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Registers a user on the server and keeps their token.
+    func register(account: String, username: String?) throws -> AuthResponse {
+        let auth = try server.register(account: account, password: "password-\(account)", username: username)
+        tokens.withLock { $0[auth.uid] = auth.token }
+        return auth
     }
 
-    /// Changes the server, then tells the users whose logs grew (outside the
-    /// lock: a listener may call the fake again).
-    @discardableResult
-    func mutate<T: Sendable>(_ body: (inout FakeServerState) throws -> T) rethrows -> T {
-        let (result, grown) = try state.withLock { s -> (T, [Int: Int]) in
-            let result = try body(&s)
-            var grown: [Int: Int] = [:]
-            for uid in s.grownLogs { grown[uid] = s.logs[uid]?.last?.cursor ?? 0 }
-            s.grownLogs = []
-            return (result, grown)
-        }
-        guard !grown.isEmpty else { return result }
-        let handlers = listeners.withLock { $0 }
-        for (uid, cursor) in grown {
-            for h in handlers[uid] ?? [] { h(cursor) }
-        }
-        return result
-    }
+    func token(of uid: Int) -> String? { tokens.withLock { $0[uid] } }
 
-    func listen(uid: Int, _ handler: @escaping @Sendable (Int) -> Void) {
-        listeners.withLock { $0[uid, default: []].append(handler) }
+    /// The host part of the base URL, as a request names it.
+    var authority: String {
+        let rest = baseURL.split(separator: "://", maxSplits: 1).last.map(String.init) ?? baseURL
+        return rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? rest
+    }
+}
+
+/// Carries an `APIClient`'s requests to the world's server, in memory.
+struct FakeTransport: HTTPTransport {
+    let world: FakeWorld
+
+    func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
+                  sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse {
+        guard request.url.hasPrefix(world.baseURL + "/") else { throw FakeChatAPI.unreachable }
+        let pathAndQuery = String(request.url.dropFirst(world.baseURL.count))
+        if let body = request.body, let sent { sent(body.count) }
+        let reply = await world.server.respond(method: request.method, authority: world.authority, pathAndQuery: pathAndQuery,
+                                               headers: request.headers, body: request.body)
+        guard reply.body.count <= limit else { throw APIError.badResponse("the answer is larger than \(limit) bytes") }
+        return HTTPTransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
     }
 }
 

@@ -44,7 +44,7 @@ final class AuthService: Sendable {
         let username = (r.username?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 } ?? r.account
         guard username.count <= 64 else { throw APIFailure.invalid("username must be at most 64 characters") }
         let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        let rounds = max(config.passwordRounds, 100_000)
+        let rounds = max(config.passwordRounds, config.minimumPasswordRounds)
         let hash = try Credentials.hashPassword(r.password, salt: salt, rounds: rounds)
         let token = Credentials.newToken()
         let clock = config.clock
@@ -74,7 +74,7 @@ final class AuthService: Sendable {
         }
         guard let user = try storage.read({ tx in try tx.accounts.account(named: r.account) }) else {
             // Same cost as a real check, so timing does not reveal accounts.
-            _ = try? Credentials.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, 100_000))
+            _ = try? Credentials.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, config.minimumPasswordRounds))
             throw failed()
         }
         let hash = try Credentials.hashPassword(r.password, salt: user.pwSalt, rounds: user.pwRounds)

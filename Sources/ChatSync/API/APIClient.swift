@@ -12,7 +12,9 @@ import Synchronization
 public final class APIClient: ChatAPI {
     public let baseURL: String
     private let tokenBox: Mutex<String?>
-    let http: HTTPClient
+    /// Carries the requests: HTTP (`HTTPClientTransport`), or in tests a
+    /// server in the same process.
+    let transport: any HTTPTransport
     public let timeout: TimeAmount
 
     /// The connections of every APIClient not given its own: a refused
@@ -37,14 +39,21 @@ public final class APIClient: ChatAPI {
 
     /// `caFile`: a CA to trust for `https://` besides the system's store
     /// (default: `ClientTLS.caFile`); `http`: connections of its own.
-    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), caFile: String? = ClientTLS.caFile,
+    public convenience init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), caFile: String? = ClientTLS.caFile,
                 http: HTTPClient? = nil) {
+        self.init(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile,
+                  transport: HTTPClientTransport(http: http ?? ClientTLS.httpClient(caFile: caFile)))
+    }
+
+    /// A client whose requests `transport` carries.
+    public init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), caFile: String? = nil,
+                transport: any HTTPTransport) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.tokenBox = Mutex(token)
         self.caFile = caFile
-        self.http = http ?? ClientTLS.httpClient(caFile: caFile)
+        self.transport = transport
         self.timeout = timeout
     }
 
@@ -64,37 +73,34 @@ public final class APIClient: ChatAPI {
     /// taken so far (the body then goes out in chunks).
     func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
               timeout: TimeAmount? = nil, sent: (@Sendable (Int) -> Void)? = nil) async throws -> (Int, Data) {
-        var req = HTTPClientRequest(url: baseURL + path)
-        req.method = method
-        if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        var request = HTTPTransportRequest(method: method.rawValue, url: baseURL + path)
+        if let token { request.headers["Authorization"] = "Bearer \(token)" }
         if let body {
-            req.headers.add(name: "Content-Type", value: contentType)
-            if let sent {
-                req.body = .stream(ChunkedBody(data: body, sent: sent), length: .known(Int64(body.count)))
-            } else {
-                req.body = .bytes(ByteBuffer(bytes: body))
-            }
+            request.headers["Content-Type"] = contentType
+            request.body = body
         }
+        let reply: HTTPTransportResponse
         do {
-            let resp = try await http.execute(req, timeout: timeout ?? self.timeout)
-            let bytes = try await resp.body.collect(upTo: Self.maxResponse)
-            let data = Data(bytes.readableBytesView)
-            let status = Int(resp.status.code)
-            guard (200..<300).contains(status) else {
-                let retry = resp.headers.first(name: "Retry-After").flatMap(Int.init)
-                if let body = try? JSONDecoder().decode(APIErrorBody.self, from: data) {
-                    throw APIError.server(status: status, code: APIErrorCode(rawValue: body.error.code), rawCode: body.error.code,
-                                          message: body.error.message, retryAfter: retry)
-                }
-                throw APIError.server(status: status, code: nil, rawCode: "http_\(status)",
-                                      message: "HTTP \(status)", retryAfter: retry)
-            }
-            return (status, data)
+            reply = try await transport.exchange(request, timeout: timeout ?? self.timeout, limit: Self.maxResponse, sent: sent)
         } catch let e as APIError {
             throw e
         } catch {
             throw Self.classify(error)
         }
+        guard (200..<300).contains(reply.status) else { throw Self.refusal(reply) }
+        return (reply.status, reply.body)
+    }
+
+    /// A server's answer that is not a success, as an error with its code.
+    static func refusal(_ reply: HTTPTransportResponse, fallback: String? = nil) -> APIError {
+        let status = reply.status
+        let retry = reply.retryAfter
+        if let body = try? JSONDecoder().decode(APIErrorBody.self, from: reply.body) {
+            return APIError.server(status: status, code: APIErrorCode(rawValue: body.error.code), rawCode: body.error.code,
+                                   message: body.error.message, retryAfter: retry)
+        }
+        return APIError.server(status: status, code: nil, rawCode: "http_\(status)", message: fallback ?? "HTTP \(status)",
+                               retryAfter: retry)
     }
 
     /// A transport failure as the send queue needs it: could the server have
@@ -302,24 +308,17 @@ public final class APIClient: ChatAPI {
         guard url.hasPrefix(baseURL + "/media/object/") else {
             throw APIError.badResponse("refusing to download media from outside \(baseURL)")
         }
-        var req = HTTPClientRequest(url: url)
-        req.method = .GET
+        let reply: HTTPTransportResponse
         do {
-            let resp = try await http.execute(req, timeout: .seconds(60))
-            let bytes = try await resp.body.collect(upTo: limit)
-            guard resp.status == .ok else {
-                let data = Data(bytes.readableBytesView)
-                let body = try? JSONDecoder().decode(APIErrorBody.self, from: data)
-                throw APIError.server(status: Int(resp.status.code), code: body.flatMap { APIErrorCode(rawValue: $0.error.code) },
-                                      rawCode: body?.error.code ?? "http_\(resp.status.code)",
-                                      message: body?.error.message ?? "download failed", retryAfter: nil)
-            }
-            return Data(bytes.readableBytesView)
+            reply = try await transport.exchange(HTTPTransportRequest(method: "GET", url: url), timeout: .seconds(60),
+                                                 limit: limit, sent: nil)
         } catch let e as APIError {
             throw e
         } catch {
             throw Self.classify(error)
         }
+        guard reply.status == 200 else { throw Self.refusal(reply, fallback: "download failed") }
+        return reply.body
     }
 
     // MARK: - Signals
@@ -349,31 +348,4 @@ final class PercentGate: Sendable {
             return true
         }
     }
-}
-
-/// A request body handed to the HTTP client a chunk at a time: the client
-/// asks for the next chunk when the connection can take it, so the bytes
-/// handed out so far are the upload's progress.
-struct ChunkedBody: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    static let chunkSize = 32 * 1024
-    let data: Data
-    let sent: @Sendable (Int) -> Void
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let body: ChunkedBody
-        var offset = 0
-
-        mutating func next() async -> ByteBuffer? {
-            let data = body.data
-            guard offset < data.count else { return nil }
-            let end = Swift.min(offset + ChunkedBody.chunkSize, data.count)
-            let chunk = ByteBuffer(bytes: data[(data.startIndex + offset)..<(data.startIndex + end)])
-            offset = end
-            body.sent(offset)
-            return chunk
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
 }

@@ -1,0 +1,98 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One request as `APIClient` sends it.
+public struct HTTPTransportRequest: Sendable {
+    public var method: String
+    /// Absolute: the base URL, the path and the query.
+    public var url: String
+    public var headers: [String: String] = [:]
+    public var body: Data?
+
+    public init(method: String, url: String, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method; self.url = url; self.headers = headers; self.body = body
+    }
+}
+
+/// A server's answer, whatever its status.
+public struct HTTPTransportResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status; self.headers = headers; self.body = body
+    }
+
+    /// `Retry-After` in seconds, when the server gave one.
+    var retryAfter: Int? {
+        headers.first { $0.key.lowercased() == "retry-after" }.flatMap { Int($0.value) }
+    }
+}
+
+/// What carries `APIClient`'s requests: HTTP over the network, or (in
+/// tests) the real server's router in the same process, so the client's
+/// tests run every rule of the one server instead of a copy of them.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request`; throws only when no answer came (what
+    /// `APIClient.classify` sorts into "never reached" or "may have
+    /// arrived"). `sent`, when given, hears how many bytes of the body have
+    /// gone out so far; an answer longer than `limit` bytes is an error.
+    func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
+                  sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse
+}
+
+/// Requests over HTTP(S) with AsyncHTTPClient.
+public struct HTTPClientTransport: HTTPTransport {
+    let http: HTTPClient
+
+    public init(http: HTTPClient) { self.http = http }
+
+    public func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
+                         sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse {
+        var req = HTTPClientRequest(url: request.url)
+        req.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { req.headers.add(name: name, value: value) }
+        if let body = request.body {
+            if let sent {
+                req.body = .stream(ChunkedBody(data: body, sent: sent), length: .known(Int64(body.count)))
+            } else {
+                req.body = .bytes(ByteBuffer(bytes: body))
+            }
+        }
+        let resp = try await http.execute(req, timeout: timeout)
+        let bytes = try await resp.body.collect(upTo: limit)
+        var headers: [String: String] = [:]
+        for (name, value) in resp.headers { headers[name] = value }
+        return HTTPTransportResponse(status: Int(resp.status.code), headers: headers, body: Data(bytes.readableBytesView))
+    }
+}
+
+/// A request body handed to the HTTP client a chunk at a time: the client
+/// asks for the next chunk when the connection can take it, so the bytes
+/// handed out so far are the upload's progress.
+struct ChunkedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    static let chunkSize = 32 * 1024
+    let data: Data
+    let sent: @Sendable (Int) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let body: ChunkedBody
+        var offset = 0
+
+        mutating func next() async -> ByteBuffer? {
+            let data = body.data
+            guard offset < data.count else { return nil }
+            let end = Swift.min(offset + ChunkedBody.chunkSize, data.count)
+            let chunk = ByteBuffer(bytes: data[(data.startIndex + offset)..<(data.startIndex + end)])
+            offset = end
+            body.sent(offset)
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
+}

@@ -3,394 +3,161 @@ import ChatStore
 import ChatSync
 import Foundation
 
-/// Seed §六: one chat. `messages` is newest first (index 0 is the newest),
-/// with time markers, as in the seed.
+/// Seed §六's ConversationViewModel for a host without its own loop (tests,
+/// a script): it runs `ChatState.update` and `ChatEffects` for one chat and
+/// keeps nothing the state does not have. The full-screen client runs the
+/// same update inside its own `AppState` instead.
 @MainActor
 public final class ConversationViewModel {
-    public static let pageSize = 40
+    public static let pageSize = ChatState.pageSize
 
-    public private(set) var conversation: Conversation
-    public internal(set) var messages: [ChatMessage] = []
-    public private(set) var isLoading = false
-    public internal(set) var hasMoreHistory = true
-    public private(set) var newMessageBannerCount = 0
-    /// Whether the newest message is in view; set by `scrolled(toBottom:)`.
-    public private(set) var isAtBottom = true
+    public private(set) var state: ChatState
+    public let effects: ChatEffects
+    /// The last failure in plain words (the full-screen client puts it on the status line).
     public var errorMessage: String?
+    /// Called after every change.
     public var onChange: (() -> Void)?
-    // Groups (see ConversationViewModel+Group.swift).
-    /// Display names by imUid: members, then cached profiles.
-    public internal(set) var senderNames: [String: String] = [:]
-    /// Owner first, then by joining time.
-    public internal(set) var members: [GroupMember] = []
-    public internal(set) var group: GroupInfo?
-    /// Whether the group's names, members and info must be read again:
-    /// only when a sync said the group changed, not on every new message
-    /// (a flood in a large group would reread its member list per pull).
-    var groupStale = true
-
-    let session: Session
-    let localizer: Localizer
-    /// Which stored messages are shown (grows with loadMoreHistory, and
-    /// while scrolled up, with what arrives).
-    private(set) var window = ChatWindow(count: pageSize)
-    /// The window as last read, for showing progress without reading again.
-    private var page = MessagePage(messages: [], lowestSeq: nil)
-    /// While scrolled up: the newest seq that was in view when the reader
-    /// left the bottom; the banner counts what came after it.
-    private var bannerAfterSeq: Int?
-    /// Follows the store while the chat is on screen.
-    private var windowTask: Task<Void, Never>?
-    private var observer: Int?
-    private var queueWatched = false
-    private var progress: [String: Double] = [:]
-    var resolvedURLs: [String: String] = [:]
+    private var following: ChatFollowing?
+    /// Work that runs beside the caller (picture downloads, read receipts).
+    private var beside: [Task<Void, Never>] = []
 
     public init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
-        self.conversation = conversation
-        self.session = session
-        self.localizer = localizer
+        state = ChatState(conversation: conversation, me: session.credentials.imUid)
+        effects = ChatEffects(session: session, localizer: localizer)
     }
 
-    public var myImUid: String { session.credentials.imUid }
-    var id: String { conversation.id }
+    public var conversation: Conversation { state.conversation }
+    public var messages: [ChatMessage] { state.messages }
+    public var isLoading: Bool { state.isLoading }
+    public var hasMoreHistory: Bool { state.hasMoreHistory }
+    public var newMessageBannerCount: Int { state.newMessageBannerCount }
+    public var isAtBottom: Bool { state.isAtBottom }
+    public var senderNames: [String: String] { state.senderNames }
+    public var members: [GroupMember] { state.members }
+    public var group: GroupInfo? { state.group }
+    public var isOwner: Bool { state.isOwner }
+    public var myImUid: String { state.me }
 
-    func changed() { onChange?() }
+    // MARK: - The loop
 
-    // MARK: - Lifecycle
-
-    public func onAppear() async {
-        showLocal()
-        await completeAppearance()
+    /// One event: the state changes, then its effects run (their answers
+    /// come back here); returns when the chain is done, except for what
+    /// runs beside (downloads, read receipts).
+    public func send(_ event: ChatEvent) async {
+        if case .failed(let text) = event { errorMessage = text }
+        let wanted = state.update(event)
+        onChange?()
+        for effect in wanted { await perform(effect) }
     }
 
-    /// Whether the chat is on screen: between `showLocal` and `onDisappear`.
-    private(set) var isVisible = false
-
-    /// The part of appearing that needs no network: what the store has,
-    /// on screen and read. A UI calls it before answering the next key.
-    public func showLocal() {
-        isVisible = true
-        watchQueue()
-        isLoading = true
-        reload()
-        observeWindow()
-        changed()
-        markRead()
-    }
-
-    /// The rest, which asks the server: missing history, the signal quote,
-    /// then listening, the read position and the pictures. A UI runs it
-    /// beside its keys (a slow or dead server must not hold up the next
-    /// one); when the chat was left meanwhile, it stops after the history.
-    public func completeAppearance() async {
-        await fillFromServer()
-        isLoading = false
-        guard isVisible else { return }
-        reload()
-        changed()
-        if conversation.fromSignal && !conversation.isImOpened { await sendSignalQuote() }
-        guard isVisible else { return }
-        startListening()
-        markRead()
-        refreshMediaInBackground()
-        if conversation.isGroup && conversation.isMember { await refreshMembers() }
-    }
-
-    /// URL signing and picture downloads run beside the UI (seed: `Task {
-    /// prefetch }`): opening a chat never waits for the network's pictures.
-    var mediaTask: Task<Void, Never>?
-
-    func refreshMediaInBackground() {
-        mediaTask?.cancel()
-        mediaTask = Task { [weak self] in await self?.refreshMediaURLs() }
-    }
-
-    /// Saves the draft (blank removes it) and stops listening.
-    public func onDisappear(draft: String?) {
-        isVisible = false
-        mediaTask?.cancel()
-        mediaTask = nil
-        windowTask?.cancel()
-        windowTask = nil
-        try? session.setDraft(id, draft)
-        if let observer { session.sync.removeObserver(observer) }
-        observer = nil
-    }
-
-    func startListening() {
-        guard observer == nil else { return }
-        observer = session.sync.observe { [weak self] update in
-            Task { @MainActor in self?.handle(update) }
+    func perform(_ effect: ChatEffect) async {
+        let c = state.conversation
+        switch effect {
+        case .follow:
+            following?.cancel()
+            following = effects.follow(sync: true) { [weak self] in await self?.send($0) }
+        case .stopFollowing:
+            following?.cancel()
+            following = nil
+            for t in beside { t.cancel() }
+            beside = []
+            await effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
+        case .refreshMedia, .sendReadMark:
+            beside.removeAll { $0.isCancelled }
+            beside.append(Task { [weak self] in
+                guard let self else { return }
+                await self.effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
+            })
+        default:
+            await effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
         }
     }
 
-    /// Hears the send queue's upload progress, which is not in the store
-    /// (whether a message was sent or failed is: the window shows it).
-    func watchQueue() {
-        guard !queueWatched else { return }
-        queueWatched = true
-        session.sendQueue.onProgress { [weak self] msgId, value in
-            Task { @MainActor in self?.setProgress(msgId, value) }
-        }
+    /// Waits for what runs beside (tests).
+    public func settle() async {
+        while let t = beside.popLast() { await t.value }
     }
 
-    /// Reads the window again after every commit that may change it,
-    /// whoever wrote it: the sync, the send queue (sent, failed), our own
-    /// actions.
-    func observeWindow() {
-        windowTask?.cancel()
-        let changes = session.reader.chatChanges()
-        windowTask = Task { @MainActor [weak self] in
-            for await _ in changes {
-                guard let self, !Task.isCancelled else { return }
-                self.reload()
-                self.changed()
-            }
-        }
-    }
+    // MARK: - Seed §六's calls
 
-    /// Moves the window and reads it at once.
-    func setWindow(_ new: ChatWindow) {
-        guard new != window else { return }
-        window = new
-        reload()
-    }
+    public func onAppear() async { await send(.appear) }
+    public func onDisappear(draft: String?) async { await send(.disappear(draft: draft)) }
 
-    func setProgress(_ msgId: String, _ value: Double) {
-        // Reports hop here through tasks: only growth is shown, 0 starts over.
-        let value = value == 0 ? 0 : max(progress[msgId] ?? 0, value)
-        guard progress[msgId] != value else { return }
-        progress[msgId] = value
-        show(page)
-        changed()
-    }
-
-    // MARK: - Loading
-
-    /// Rebuilds `messages` from the store, keeping how far back we loaded.
+    /// Reads the window again now.
     public func reload() {
-        guard let page = try? session.reader.window(window, conversationId: id) else { return }
-        show(page)
+        guard let r = effects.read(state.window, of: state.conversation, group: state.conversation.isGroup && state.groupStale)
+        else { return }
+        _ = state.update(.windowRead(r))
+        onChange?()
     }
 
-    func show(_ page: MessagePage) {
-        self.page = page
-        // A full window may have older messages below it, stored or not:
-        // messages that arrived while the chat was open slide the window up
-        // past ones it showed, and those must stay reachable by scrolling
-        // back even after the server said it has nothing older (paging back
-        // asks the store first, and turns this off again at the oldest).
-        if page.messages.count >= window.count { hasMoreHistory = true }
-        if let c = try? session.reader.conversation(id: id, localizer: localizer) { conversation = c }
-        if conversation.isGroup && groupStale { loadGroup() }
-        var mapped = page.messages.map { record -> ChatMessage in
-            var m = record.chatMessage(myImUid: myImUid)
-            if let p = progress[m.id] { m.uploadProgress = p }
-            if let key = m.objectKey, let url = resolvedURLs[key] { m.imageUrl = url }
-            if let keys = m.multiObjectKeys {
-                // Write back through a copy, index by index (seed §三 pitfall).
-                var urls = m.multiImageUrls ?? Array(repeating: "", count: keys.count)
-                if urls.count < keys.count { urls += Array(repeating: "", count: keys.count - urls.count) }
-                for (i, k) in keys.enumerated() { if let u = resolvedURLs[k] { urls[i] = u } }
-                m.multiImageUrls = urls
-            }
-            return m
-        }
-        mapped.reverse()
-        messages = Self.insertTimeMarkers(into: mapped)
-        // The banner is counted from the same read as the messages, so the
-        // two never disagree on screen (a scrolled-up window is anchored and
-        // grows, so everything newer is in it); older messages a sync brings
-        // do not count.
-        if let after = bannerAfterSeq {
-            newMessageBannerCount = page.messages.filter {
-                ($0.seq ?? 0) > after && $0.sendID != myImUid && !$0.isControl && !ContentType.isGroupNotice($0.contentType)
-            }.count
-        }
+    public func loadMoreHistory() async { await send(.loadMore) }
+    public func scrolled(toBottom: Bool) async { await send(.scrolled(toBottom: toBottom)) }
+    public func reveal(seq: Int) async { await perform(.reveal(seq: seq)) }
+    public func markRead() async { await perform(.markRead) }
+    public func refreshMembers() async { await perform(.refreshMembers) }
+    public func refreshMediaURLs() async { await effects.refreshMedia(state.messages, emit: { [weak self] in await self?.send($0) }) }
+    func handle(_ update: SyncUpdate) async { await send(.sync(update)) }
+
+    /// False when the message could not be queued (the input should keep it).
+    @discardableResult
+    public func sendText(_ text: String) async -> Bool {
+        await effects.sendText(text, in: state.conversation, emit: emit)
     }
 
-    /// Fills holes among the newest messages from the server.
-    func fillFromServer() async {
-        do {
-            let missing = try session.reader.missingRanges(conversationId: id)
-            let local = try session.reader.newestPage(conversationId: id, limit: Self.pageSize).messages.count
-            guard let top = missing.last else {
-                if local < Self.pageSize { hasMoreHistory = try await fetchOlder(before: try lowestSeq()) }
-                return
-            }
-            let high = top.upperBound
-            let page = try await session.fetchHistory(id, beforeSeq: high + 1, limit: Self.pageSize) { p in
-                (p.hasMore ? (p.messages.first?.seq ?? high + 1) : 1, high)
-            }
-            if !page.hasMore && missing.count == 1 { hasMoreHistory = false }
-        } catch {
-            errorMessage = describe(error)
-        }
+    @discardableResult
+    public func sendMention(_ text: String, mentioned: [String], atAll: Bool) async -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return true }
+        guard let mention = state.mention(trimmed, mentioned: mentioned, atAll: atAll) else { return await sendText(trimmed) }
+        return await effects.sendMention(mention, in: state.conversation, emit: emit)
     }
 
-    func lowestSeq() throws -> Int {
-        let low = try session.reader.lowestLocalSeq(conversationId: id)
-        return low == 0 ? Int.max : low
+    public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
+        await effects.sendImage(path: path, contentType: contentType, width: width, height: height, isFlash: isFlash,
+                                in: state.conversation, emit: emit)
     }
 
-    /// Server history before `seq`; returns whether the server has more.
-    func fetchOlder(before seq: Int) async throws -> Bool {
-        let newest = seq == Int.max
-        return try await session.fetchHistory(id, beforeSeq: newest ? nil : seq, limit: Self.pageSize) { p in
-            (p.hasMore ? (p.messages.first?.seq ?? 1) : 1, newest ? (p.messages.last?.seq ?? 0) : max(seq, 1) - 1)
-        }.hasMore
+    public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
+        await effects.sendImages(paths, in: state.conversation, emit: emit)
     }
 
-    /// A hole in the history right below what is shown (after a 410
-    /// resync, say: seqs 1…10 and 101…140 kept) is fetched before paging
-    /// on, so scrolling back never jumps from seq 101 to seq 10.
-    func fillHoleBelowWindow() async throws {
-        guard let low = page.lowestSeq,
-              let hole = try session.reader.missingRanges(conversationId: id).last(where: { $0.upperBound < low }) else { return }
-        // Stored messages between the hole and the window come first.
-        let nextStored = try session.reader.page(conversationId: id, before: low, limit: 1).messages.compactMap(\.seq).max()
-        if let nextStored, nextStored > hole.upperBound { return }
-        let (lower, upper) = (hole.lowerBound, hole.upperBound)
-        try await session.fetchHistory(id, beforeSeq: upper + 1, limit: Self.pageSize) { p in
-            (p.hasMore ? (p.messages.map(\.seq).min() ?? lower) : 1, upper)
-        }
+    public func sendVoice(path: String, contentType: String, durationSec: Int) async {
+        await effects.sendVoice(path: path, contentType: contentType, durationSec: durationSec, in: state.conversation, emit: emit)
     }
 
-    /// Store first, then the server, 40 at a time. `hasMoreHistory` turns
-    /// false only when the server says there is nothing older.
-    public func loadMoreHistory() async {
-        guard hasMoreHistory, !isLoading else { return }
-        isLoading = true
-        changed()
-        defer { isLoading = false; changed(); refreshMediaInBackground() }
-        do {
-            try await fillHoleBelowWindow()
-        } catch {
-            errorMessage = describe(error)
-        }
-        let before = visibleCount
-        growWindow(to: page.messages.count + Self.pageSize)
-        if visibleCount - before >= Self.pageSize { return }
-        do {
-            let oldest = try lowestSeq()
-            let missingBelow = try session.reader.missingRanges(conversationId: id).contains { $0.upperBound < oldest }
-            if oldest == Int.max || oldest > 1 || missingBelow {
-                hasMoreHistory = try await fetchOlder(before: oldest)
-            } else {
-                hasMoreHistory = false
-            }
-        } catch {
-            errorMessage = describe(error)
-        }
-        reload()
-        anchorWindow()
+    public func sendFile(path: String) async { await effects.sendFile(path: path, in: state.conversation, emit: emit) }
+    public func retry(messageId: String) async { await effects.retry(messageId: messageId, emit: emit) }
+    public func discard(messageId: String) async { await effects.discard(messageId: messageId, emit: emit) }
+
+    public func revokeMessage(id messageId: String) async {
+        guard let m = state.messages.first(where: { $0.id == messageId }), m.isMe, !m.isRecalled else { return }
+        await send(.revoking(messageId: messageId))
+        await effects.revoke(messageId: messageId, emit: emit)
     }
 
-    var visibleCount: Int { messages.filter { $0.type != .time }.count }
-
-    /// At least `count` messages, anchored at the new oldest.
-    func growWindow(to count: Int) {
-        setWindow(ChatWindow(count: max(window.count, count), keepFrom: window.keepFrom))
-        anchorWindow()
+    public func markFlashViewed(id messageId: String) async {
+        guard state.mayView(flash: messageId) else { return }
+        await effects.flashViewed(messageId: messageId, in: state.conversation, emit: emit)
     }
 
-    /// Scrolled up, the window keeps everything from its oldest message on,
-    /// so what arrives grows it instead of sliding the reader's place away.
-    func anchorWindow() {
-        guard !isAtBottom, let low = page.lowestSeq, low < window.keepFrom ?? .max else { return }
-        setWindow(ChatWindow(count: window.count, keepFrom: low))
+    public func clearHistory() async { await effects.clearHistory(of: state.conversation, emit: emit) }
+    public func saveDraft(_ text: String?) { effects.saveDraft(text, of: state.conversation) }
+    public func search(_ query: String, limit: Int = 50) -> [MessageRecord] { effects.search(query, in: state.conversation, limit: limit) }
+
+    public func invite(_ names: [String]) async { await group(.invite(names)) }
+    public func kick(_ name: String) async { await group(.kick(name)) }
+    public func kick(uid: Int) async { await group(.kickMember(uid: uid)) }
+    public func rename(to name: String) async { await group(.rename(name)) }
+    public func setNotice(_ notice: String) async { await group(.notice(notice)) }
+    public func setJoinable(_ joinable: Bool) async { await group(.joinable(joinable)) }
+
+    func group(_ command: ChatEffects.GroupCommand) async {
+        guard state.conversation.isGroup else { return }
+        await effects.group(command, in: state.conversation, members: state.members, emit: emit)
     }
 
-    /// Jumps to a search hit: loads enough history to include `seq`.
-    public func reveal(seq: Int) {
-        guard let newest = (try? session.reader.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
-              let count = try? session.reader.visibleCount(conversationId: id, from: seq, to: newest) else { return }
-        growWindow(to: count + Self.pageSize / 2)
-        changed()
-        refreshMediaInBackground()
-    }
-
-    // MARK: - Incoming
-
-    func handle(_ update: SyncUpdate) {
-        if case .presence(let user, let online) = update {
-            // The header's "online" follows the peer's sockets while the chat is open.
-            guard !conversation.isGroup, ConversationIDHelper.uid(fromImUid: user) == conversation.targetUid,
-                  conversation.isOnline != online,
-                  let c = try? session.reader.conversation(id: id, localizer: localizer) else { return }
-            conversation = c
-            changed()
-            return
-        }
-        guard case .applied(let changes) = update,
-              changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return }
-        // The messages follow by themselves (observeWindow); the header and
-        // the group's names and members are read here.
-        if let c = try? session.reader.conversation(id: id, localizer: localizer) { conversation = c }
-        if let gid = conversation.groupId, changes.groupIds.contains(gid) { loadGroup() }
-        if (changes.incoming[id] ?? 0) > 0 && isAtBottom { markRead() }
-        changed()
-        refreshMediaInBackground()
-    }
-
-    /// The user reached the newest message (the banner goes, everything is
-    /// read) or scrolled away from it (new messages count in the banner).
-    public func scrolled(toBottom: Bool) {
-        guard isAtBottom != toBottom else { return }
-        isAtBottom = toBottom
-        bannerAfterSeq = toBottom ? nil : (page.messages.compactMap(\.seq).max() ?? 0)
-        // Back at the bottom the window keeps its size and slides again.
-        setWindow(ChatWindow(count: toBottom ? max(window.count, page.messages.count) : window.count,
-                             keepFrom: toBottom ? nil : page.lowestSeq))
-        if toBottom {
-            newMessageBannerCount = 0
-            bannerAfterSeq = nil
-            markRead()
-            changed()
-        }
-    }
-
-    /// Saves what is typed and not sent (blank removes the draft).
-    public func saveDraft(_ text: String?) {
-        try? session.setDraft(id, text)
-    }
-
-    /// The stored messages matching `query` in this chat, newest first.
-    public func search(_ query: String, limit: Int = 50) -> [MessageRecord] {
-        (try? session.reader.search(query, conversationId: id, limit: limit)) ?? []
-    }
-
-    /// Marks everything shown read, locally and on the server.
-    public func markRead() {
-        guard let newest = (try? session.reader.newestPage(conversationId: id, limit: 1))?.messages.last?.seq,
-              newest > conversation.readSeq || conversation.unreadCount > 0 else { return }
-        guard (try? session.markReadLocally(id, upTo: newest)) != nil else { return }
-        conversation.readSeq = max(conversation.readSeq, newest)
-        conversation.unreadCount = 0
-        sendRead(newest)
-    }
-
-    /// The read position the server should hear of, and whether a request
-    /// is on its way: during a flood one request at a time carries the
-    /// newest seq instead of one request per incoming page.
-    var readWanted = 0
-    var readSending = false
-
-    func sendRead(_ seq: Int) {
-        readWanted = max(readWanted, seq)
-        guard !readSending else { return }
-        readSending = true
-        let session = self.session, id = self.id
-        Task { @MainActor in
-            while true {
-                let seq = readWanted
-                try? await session.sendReadMark(id, upTo: seq)
-                if readWanted <= seq { break }
-            }
-            readSending = false
-        }
-    }
+    private var emit: ChatEffects.Emit { { [weak self] in await self?.send($0) } }
 
     // MARK: - Helpers
 
@@ -420,19 +187,5 @@ public final class ConversationViewModel {
             result.append(msg)
         }
         return result.reversed()
-    }
-
-    func fail(_ error: any Error) {
-        errorMessage = describe(error)
-        changed()
-    }
-
-    func describe(_ error: any Error) -> String {
-        if let e = error as? APIError {
-            if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
-            return e.description
-        }
-        if StoreError.isDiskFull(error) { return localizer.string("error.diskFull.send") }
-        return "\(error)"
     }
 }

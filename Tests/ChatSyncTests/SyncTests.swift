@@ -383,7 +383,9 @@ import Synchronization
         let file = tempURL("big").appendingPathExtension("png")
         try png.write(to: file)
         let seen = ProgressLog()
-        a.sendQueue.onProgress { id, value in if id == "big1" { seen.append(value) } }
+        let reports = a.sendQueue.progressUpdates()
+        let watcher = Task { for await (id, value) in reports where id == "big1" { seen.append(value) } }
+        defer { watcher.cancel() }
         try await a.sendQueue.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 320, h: 320)), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "big1")

@@ -42,13 +42,13 @@ import Testing
         let texts = { vm.messages.compactMap(\.text) }
         #expect(texts().count == 40 && texts().last == "历史 11")
 
-        vm.scrolled(toBottom: false)
+        await vm.scrolled(toBottom: false)
         for i in 1...5 { try fake.peerSends(from: peer.uid, text: "新 \(i)") }
         try await me.sync.pull()
         #expect(await settle(vm) { texts().first == "新 5" && vm.newMessageBannerCount == 5 })
         #expect(texts().count == 45 && texts().last == "历史 11", "the reader's place stayed in the window")
 
-        vm.scrolled(toBottom: true)
+        await vm.scrolled(toBottom: true)
         #expect(vm.newMessageBannerCount == 0)
         for i in 1...3 { try fake.peerSends(from: peer.uid, text: "再 \(i)") }
         try await me.sync.pull()
@@ -63,7 +63,7 @@ import Testing
         let texts = { vm.messages.compactMap(\.text) }
         #expect(texts().last == "历史 61")
 
-        vm.scrolled(toBottom: false)
+        await vm.scrolled(toBottom: false)
         await vm.loadMoreHistory()
         #expect(texts().count == 80 && texts().last == "历史 21", "forty more, from the server")
         for i in 1...3 { try fake.peerSends(from: peer.uid, text: "新 \(i)") }

@@ -51,7 +51,7 @@ import Testing
         #expect(chat.messages.compactMap(\.text).prefix(2) == ["带水", "@我 周六见"])
         #expect(chat.messages.last { $0.type != .time }?.type == .groupNotice, "the oldest is the created notice")
         #expect(await settle { fake.summary(of: id).map { $0.unreadCount == 0 && $0.mentionSeq <= $0.readSeq } == true })
-        chat.onDisappear(draft: nil)
+        await chat.onDisappear(draft: nil)
     }
 
     @Test func theOwnerKicksAndLeavesAndTheEarliestMemberTakesOver() async throws {
@@ -80,7 +80,7 @@ import Testing
                                                           clientMsgId: "late"))
         }
         #expect(try await bobView.history(conversationId: id).messages.last?.contentType == ContentType.memberKicked)
-        chat.onDisappear(draft: nil)
+        await chat.onDisappear(draft: nil)
 
         // I leave: Ann, who joined first after me, owns it; my row stays, marked.
         await list.leaveGroup(id: id, delete: false)

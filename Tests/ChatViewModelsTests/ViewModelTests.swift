@@ -138,7 +138,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(!vm.hasMoreHistory, "false only once the server says so")
 
         // New messages while scrolled up -> banner.
-        vm.scrolled(toBottom: false)
+        await vm.scrolled(toBottom: false)
         me.sync.start()
         defer { me.sync.stop() }
         _ = try await peer.api.send(SendMessageRequest(recvID: conv, content: "新的一条", contentType: 101, clientMsgId: "n1"))
@@ -151,7 +151,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         }
         #expect(vm.newMessageBannerCount == 1)
         #expect(texts().first == "新的一条")
-        vm.scrolled(toBottom: true)
+        await vm.scrolled(toBottom: true)
         #expect(vm.newMessageBannerCount == 0)
 
         // Send: trimmed, empty ignored, shown at once.
@@ -170,7 +170,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         #expect(vm.messages.first { $0.id == theirs.id }?.isRecalled == false)
         await vm.revokeMessage(id: mine.id)
         #expect(vm.messages.first { $0.id == mine.id }?.isRecalled == true)
-        vm.onDisappear(draft: "还没写完")
+        await vm.onDisappear(draft: "还没写完")
         #expect(try me.store.conversation(id: conv)?.draftText == "还没写完")
     }
 
@@ -190,10 +190,10 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         for online in [true, false] {
             // What the sync engine does with a presence frame.
             try me.store.setOnline(imUid: peer.credentials.imUid, online: online)
-            vm.handle(.presence(userId: peer.credentials.imUid, online: online))
+            await vm.handle(.presence(userId: peer.credentials.imUid, online: online))
             #expect(vm.conversation.isOnline == online)
         }
-        vm.handle(.presence(userId: "tb_999999", online: true))
+        await vm.handle(.presence(userId: "tb_999999", online: true))
         #expect(!vm.conversation.isOnline, "someone else's presence")
     }
 

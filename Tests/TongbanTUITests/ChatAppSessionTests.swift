@@ -1,4 +1,5 @@
 import ChatCore
+import ChatViewModels
 import ChatMedia
 import ChatServer
 @testable import ChatStore
@@ -45,7 +46,7 @@ extension ChatAppScreenTests {
                                  sendID: alice, recvID: session.credentials.imUid, contentType: 101, content: "又来一条 \(i)",
                                  sendTime: Int(Date().timeIntervalSince1970 * 1000)))
         }, cursor: 10_000)
-        chat.reload()
+        await app.chatEvent(.storeChanged)
         #expect(await waitFor(app, "又来一条 2"))
         #expect(app.selectedMessage?.id == picked.id, "R or Enter now would act on the message the user picked")
     }
@@ -69,12 +70,12 @@ extension ChatAppScreenTests {
                                  content: "长历史 #\(i)# " + (i % 3 == 0 ? String(repeating: "很长的一段话，", count: 20) : ""),
                                  sendTime: now - (300 - i) * 1000))
         }, cursor: 10_000)
-        chat.reload()
+        await app.chatEvent(.storeChanged)
         // Bounded: paging back while a load is out returns at once, and on
         // the main actor an unbounded loop would starve that load for ever.
-        for _ in 0..<100 where chat.hasMoreHistory { await chat.loadMoreHistory() }
-        #expect(!chat.hasMoreHistory)
-        #expect(chat.messages.count > 300)
+        for _ in 0..<100 where app.chat?.hasMoreHistory == true { await app.chatEvent(.loadMore) }
+        #expect(app.chat?.hasMoreHistory == false)
+        #expect((app.chat?.messages.count ?? 0) > 300)
         await app.handle(.escape)   // to the messages
         await app.handle(.char("G"))
         #expect(app.frame(width: 120, height: 40).find("#300#") != nil)
@@ -168,8 +169,8 @@ extension ChatAppScreenTests {
         await app.handle(.escape)
         #expect(app.focus == .messages, "the next key was handled")
         await app.appearing?.value
-        #expect(!chat.isLoading)
-        #expect(app.chat === chat)
+        #expect(app.chat?.isLoading == false)
+        #expect(app.chat?.id == chat.id, "still the same chat")
     }
 
     @Test func enterShowsAnImageFullScreenInTrueColour() async throws {

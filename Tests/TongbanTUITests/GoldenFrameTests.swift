@@ -1,4 +1,5 @@
 import ChatCore
+import ChatViewModels
 import ChatMedia
 import Foundation
 import TerminalUI
@@ -184,8 +185,8 @@ enum Fixture {
 
     static func chatState(width: Int, height: Int) -> AppState {
         var s = state(width: width, height: height)
-        s.chat = AppState.ChatSnapshot(conversation: conversations[0], messages: messages, isLoading: false, hasMoreHistory: true,
-                                       newMessageBannerCount: 0, cachedKeys: ["k-img"])
+        s.chat = ChatState(conversation: conversations[0], messages: messages, isLoading: false, hasMoreHistory: true,
+                                       newMessageBannerCount: 0, cachedKeys: ["k-img"], me: "")
         s.thumbnails["k-img"] = .ready(picture(width: 16, height: 11))
         s.playingId = "m-voice"
         return s

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatViewModels
 import ChatStore
 import Foundation
 import TerminalUI
@@ -263,7 +264,7 @@ enum GroupFixture {
         Fixture.conversations[1],
     ]
 
-    static var singleChat: AppState.ChatSnapshot { AppState.ChatSnapshot(conversation: Fixture.conversations[0], me: me) }
+    static var singleChat: ChatState { ChatState(conversation: Fixture.conversations[0], me: me) }
 
     static func state(width: Int, height: Int) -> AppState {
         var s = Fixture.state(width: width, height: height)
@@ -300,7 +301,7 @@ enum GroupFixture {
 
     static func chatState(width: Int, height: Int) -> AppState {
         var s = state(width: width, height: height)
-        s.chat = AppState.ChatSnapshot(
+        s.chat = ChatState(
             conversation: conversations[0], messages: messages, hasMoreHistory: false,
             senderNames: Dictionary(uniqueKeysWithValues: members.map { (ConversationIDHelper.imUid($0.uid), $0.username) }),
             members: members,

@@ -43,10 +43,10 @@ public actor SendQueue {
     private var retryTimer: Task<Void, Never>?
     /// Upload progress by clientMsgID, 0...1.
     public private(set) var progress: [String: Double] = [:]
-    /// Who hears of upload progress. Outside the actor's state so that a
-    /// view model registers without a hop: a chat that registers while it
-    /// opens hears of every upload sent from it.
-    private nonisolated let watchers = Mutex<[@Sendable (String, Double) -> Void]>([])
+    /// Who hears of upload progress, by registration. Outside the actor's
+    /// state so that a chat registers without a hop: one that registers
+    /// while it opens hears of every upload sent from it.
+    private nonisolated let watchers = Mutex<(next: Int, all: [Int: @Sendable (String, Double) -> Void])>((0, [:]))
     /// The upload attempt under way per clientMsgID: chunk reports of an
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
@@ -57,8 +57,17 @@ public actor SendQueue {
         lock = SendLock(storePath: store.path)
     }
 
-    public nonisolated func onProgress(_ handler: @escaping @Sendable (String, Double) -> Void) {
-        watchers.withLock { $0.append(handler) }
+    /// Upload progress as it is reported (message id, 0...1), until the
+    /// stream is dropped. Registered at once, without a hop onto the actor.
+    public nonisolated func progressUpdates() -> AsyncStream<(messageId: String, value: Double)> {
+        let (stream, continuation) = AsyncStream<(messageId: String, value: Double)>.makeStream()
+        let id = watchers.withLock { w -> Int in
+            w.next += 1
+            w.all[w.next] = { continuation.yield(($0, $1)) }
+            return w.next
+        }
+        continuation.onTermination = { [weak self] _ in self?.watchers.withLock { _ = $0.all.removeValue(forKey: id) } }
+        return stream
     }
 
     func report(_ id: String, _ value: Double) {
@@ -66,7 +75,7 @@ public actor SendQueue {
         // only grows, except a 0 that starts an upload over.
         let value = value == 0 ? 0 : max(progress[id] ?? 0, value)
         progress[id] = value
-        for h in watchers.withLock({ $0 }) { h(id, value) }
+        for h in watchers.withLock({ $0.all.values }) { h(id, value) }
     }
 
     func reportChunk(_ id: String, attempt: Int, _ value: Double) {

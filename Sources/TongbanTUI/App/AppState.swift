@@ -87,24 +87,6 @@ struct AppState {
         var isLoading = false
     }
 
-    /// The open chat as its view model last published it.
-    struct ChatSnapshot: Equatable {
-        var conversation: Conversation
-        /// Newest first, with time markers (seed §六).
-        var messages: [ChatMessage] = []
-        var isLoading = false
-        var hasMoreHistory = true
-        var newMessageBannerCount = 0
-        /// Object keys of this chat's pictures that are in the local cache.
-        var cachedKeys: Set<String> = []
-        /// Groups: senders' display names by imUid, the members, the info.
-        var senderNames: [String: String] = [:]
-        var members: [GroupMember] = []
-        var group: GroupInfo?
-        /// My imUid (a notice about me reads "你").
-        var me = ""
-    }
-
     /// A decoded thumbnail, or why there is none yet.
     enum Thumbnail: Equatable {
         case pending
@@ -141,7 +123,9 @@ struct AppState {
     var narrowShowsMessages = false
     var wantsQuit = false
     var list = ListSnapshot()
-    var chat: ChatSnapshot?
+    /// The open chat: its whole state, changed only by `ChatState.update`
+    /// (through `Update`), whose effects the runner performs.
+    var chat: ChatState?
     /// The voice message being played.
     var playingId: String?
     var thumbnails: [String: Thumbnail] = [:]

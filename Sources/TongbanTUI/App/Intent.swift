@@ -1,6 +1,7 @@
 import ChatCore
 import ChatMedia
 import ChatSync
+import ChatViewModels
 import Foundation
 import TerminalUI
 
@@ -12,7 +13,9 @@ enum Intent {
     /// The clock moved (the run loop's tick).
     case tick
     case listChanged(AppState.ListSnapshot)
-    case chatChanged(AppState.ChatSnapshot)
+    /// Something happened to the chat `id` (an answer of its effects, the
+    /// store changing under it); dropped when that chat is no longer open.
+    case chat(ChatEvent, id: String)
     /// An effect's outcome in plain words, for the status line.
     case status(String)
     case messageHits(query: String, [AppState.SearchHit])
@@ -27,9 +30,10 @@ enum Intent {
     case recordingStarted(URL)
     /// A text the store could not queue (a full disk): back into the input bar.
     case sendRefused(String)
-    /// A chat was opened (or reopened from a signal): its draft and focus.
-    case chatOpened(AppState.ChatSnapshot)
-    case chatClosed
+    /// Open this chat (one just started, made, joined, or opened from a signal).
+    case open(Conversation)
+    /// The open chat went away (deleted, or a group left and deleted).
+    case closeChat
     /// A search hit was brought into the window: select it.
     case selectMessage(id: String)
     /// Tab's path completion of `text` (listed by the runner).
@@ -50,8 +54,8 @@ enum Effect: Equatable {
 
     /// Tab after a media command: list the directory to complete the path.
     case completePath(String)
-    case openChat(Conversation, draftOfPrevious: String?)
-    case closeChat(draft: String?)
+    /// An effect of the chat `for` (ChatState.update asked for it).
+    case chat(ChatEffect, for: Conversation)
     case saveDraft(String?)
     case refreshList
     case pin(id: String, Bool)
@@ -66,10 +70,6 @@ enum Effect: Equatable {
     case retry(messageId: String)
     case discard(messageId: String)
     case clearHistory
-    case loadMoreHistory
-    /// The user reached (true) or left (false) the newest message: read
-    /// receipts and the new-message banner follow it.
-    case atBottom(Bool)
     case reveal(seq: Int, messageId: String)
     case sendText(String)
     case sendMedia(MediaCommand)

@@ -78,7 +78,7 @@ extension Update {
             case .deleteConversation(let id, _): return [.deleteConversation(id: id)]
             case .leaveGroup: return []
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
-            case .revoke(let id): return [.revoke(messageId: id)]
+            case .revoke(let id): return chat(.revoking(messageId: id), &s) + [.revoke(messageId: id)]
             case .discard(let id): return [.discard(messageId: id)]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
             case .clearHistory: return [.clearHistory]
@@ -131,7 +131,7 @@ extension Update {
         case .enter:
             let convs = s.visibleConversations
             s.mode = .normal
-            if s.listIndex < convs.count { return [.openChat(convs[s.listIndex], draftOfPrevious: s.chat.map { _ in s.input.text })] }
+            if s.listIndex < convs.count { return open(convs[s.listIndex], &s) }
         case .backspace: s.mode = .listSearch(String(q.dropLast())); s.listIndex = 0
         case .down: s.listIndex = min(s.listIndex + 1, max(0, s.visibleConversations.count - 1))
         case .up: s.listIndex = max(0, s.listIndex - 1)

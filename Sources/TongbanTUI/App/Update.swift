@@ -1,5 +1,6 @@
 import ChatCore
 import ChatSync
+import ChatViewModels
 import Foundation
 import TerminalUI
 
@@ -16,10 +17,12 @@ enum Update {
         case .sync(.storage(let full)):
             s.storeFull = full
             return []
-        case .sync(.applied(let changes)):
-            return notifications(changes, &s, L)
-        case .sync:
-            return []
+        case .sync(let update):
+            // The open chat hears the same updates (its header, its group,
+            // read receipts); the notifications are the app's.
+            var effects = chat(.sync(update), &s)
+            if case .applied(let changes) = update { effects = notifications(changes, &s, L) + effects }
+            return effects
         case .tick:
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
             return []
@@ -31,24 +34,13 @@ enum Update {
             if snapshot.totalUnread > before { effects += ring(&s) }
             if snapshot.totalUnread != before { effects.append(.setTitle(s.titleText)) }
             return effects
-        case .chatChanged(let snapshot):
-            guard s.chat?.conversation.id == snapshot.conversation.id else { return [] }
-            s.chat = snapshot
-            return thumbnailsWanted(&s)
-        case .chatOpened(let snapshot):
-            s.chat = snapshot
-            s.input = InputLine(text: snapshot.conversation.draftText ?? "")
-            s.selectedId = nil
-            s.scroll = 0
-            s.focus = .input
-            s.narrowShowsMessages = true
-            return thumbnailsWanted(&s)
-        case .chatClosed:
-            s.chat = nil
-            s.input = InputLine()
-            s.focus = .list
-            s.narrowShowsMessages = false
-            return []
+        case .chat(let event, let id):
+            guard s.chat?.id == id else { return [] }
+            return chat(event, &s)
+        case .open(let c):
+            return open(c, &s)
+        case .closeChat:
+            return close(&s)
         case .selectMessage(let id):
             s.selectedId = id
             return []
@@ -97,6 +89,39 @@ enum Update {
             if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
             return []
         }
+    }
+
+    /// One event of the open chat, folded by its own update; the effects it
+    /// wants are the runner's, the words of a failure the status line's.
+    static func chat(_ event: ChatEvent, _ s: inout AppState) -> [Effect] {
+        guard var chat = s.chat else { return [] }
+        let wanted = chat.update(event)
+        s.chat = chat
+        if case .failed(let text) = event { s.status = text }
+        return wanted.map { .chat($0, for: chat.conversation) } + thumbnailsWanted(&s)
+    }
+
+    /// Opens `c` in the message pane: the chat before it keeps what was
+    /// typed as its draft, the new one starts from its own draft.
+    static func open(_ c: Conversation, _ s: inout AppState) -> [Effect] {
+        let left = s.chat == nil ? [] : chat(.disappear(draft: s.input.text), &s)
+        s.chat = ChatState(conversation: c, me: s.myImUid)
+        s.input = InputLine(text: c.draftText ?? "")
+        s.selectedId = nil
+        s.scroll = 0
+        s.focus = .input
+        s.narrowShowsMessages = true
+        return left + chat(.appear, &s)
+    }
+
+    /// Closes the open chat; what was typed stays as its draft.
+    static func close(_ s: inout AppState) -> [Effect] {
+        let left = chat(.disappear(draft: s.input.text), &s)
+        s.chat = nil
+        s.input = InputLine()
+        s.focus = .list
+        s.narrowShowsMessages = false
+        return left
     }
 
     /// Thumbnails of the open chat's cached pictures that nobody asked
@@ -181,7 +206,7 @@ enum Update {
         case .listUp: s.listIndex = max(0, s.listIndex - 1)
         case .listTop: s.listIndex = 0
         case .listBottom: s.listIndex = max(0, convs.count - 1)
-        case .listOpen: if let c = current { return [.openChat(c, draftOfPrevious: s.chat.map { _ in s.input.text })] }
+        case .listOpen: if let c = current { return open(c, &s) }
         case .listPin: if let c = current { return [.pin(id: c.id, !c.isPinned)] }
         case .listMute: if let c = current { return [.mute(id: c.id, !c.isMuted)] }
         case .listDelete:
@@ -209,21 +234,21 @@ enum Update {
         switch action {
         case .messagesUp:
             s.selected = min((s.selected ?? -1) + 1, max(0, count - 1))
-            if s.selected == count - 1, chat.hasMoreHistory { return [.loadMoreHistory] }
+            if s.selected == count - 1, chat.hasMoreHistory { return Self.chat(.loadMore, &s) }
         case .messagesDown:
             if let i = s.selected { s.selected = i > 0 ? i - 1 : nil }
-            if s.selected == nil { s.scroll = 0; return [.atBottom(true)] }
+            if s.selected == nil { s.scroll = 0; return Self.chat(.scrolled(toBottom: true), &s) }
         case .messagesPageUp:
             s.scroll += 10
             let more = s.scroll >= layout.maxScroll && chat.hasMoreHistory
-            return [.atBottom(false)] + (more ? [.loadMoreHistory] : [])
+            return Self.chat(.scrolled(toBottom: false), &s) + (more ? Self.chat(.loadMore, &s) : [])
         case .messagesPageDown:
             s.scroll = max(0, s.scroll - 10)
-            if s.scroll == 0 { return [.atBottom(true)] }
+            if s.scroll == 0 { return Self.chat(.scrolled(toBottom: true), &s) }
         case .messagesBottom:
             s.scroll = 0
             s.selectedId = nil
-            return [.atBottom(true)]
+            return Self.chat(.scrolled(toBottom: true), &s)
         case .messagesRevoke:
             guard let m = s.selectedMessage else { return [] }
             guard m.isMe else { s.status = L.string("ui.notMine"); return [] }

@@ -46,6 +46,7 @@ public final class ChatApp {
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
         runner.notify = { [weak self] n in self?.notify?(n) }
         runner.inputText = { [weak self] in self?.state.input.text ?? "" }
+        runner.openChat = { [weak self] in self?.state.chat }
         session.sync.observe { [weak self] update in
             Task { @MainActor in self?.post(.sync(update)) }
         }
@@ -83,7 +84,7 @@ public final class ChatApp {
     // MARK: - What tests and the run loop read
 
     public var list: ConversationListViewModel { runner.list }
-    public var chat: ConversationViewModel? { runner.chat }
+    public var chat: ChatState? { state.chat }
     public var focus: PaneFocus { state.focus }
     public var wantsQuit: Bool { state.wantsQuit }
     var selectedMessage: ChatMessage? { state.selectedMessage }
@@ -102,6 +103,10 @@ public final class ChatApp {
     var scroll: Int { MessageListWidget.layout(state, in: ScreenLayout(state).messages, L).scroll }
     var maxScroll: Int { MessageListWidget.layout(state, in: ScreenLayout(state).messages, L).maxScroll }
     func syncUpdate(_ update: SyncUpdate) { post(.sync(update)) }
+    /// An event of the open chat, as its effects or the store would send it.
+    func chatEvent(_ event: ChatEvent) async {
+        if let id = state.chat?.id { await dispatch(.chat(event, id: id)) }
+    }
 
     // MARK: - Running
 

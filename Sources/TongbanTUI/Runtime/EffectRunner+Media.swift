@@ -7,23 +7,24 @@ import Foundation
 /// Media effects: sending, recording, playing, showing and saving.
 extension EffectRunner {
     func send(_ command: Effect.MediaCommand) async {
-        guard let chat else { return }
+        guard let c = openChat()?.conversation else { return }
+        let chat = chatEffects, emit = emit(c.id)
         do {
             switch command {
             case .voice(let paths):
                 let voice = try OutgoingMedia.voice(at: paths[0])
-                await chat.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec)
+                await chat.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec, in: c, emit: emit)
             case .multi(let paths):
                 let pictures = try paths.prefix(SendQueue.maxImagesPerMessage).map { path in
                     try OutgoingMedia.image(at: path) { try chat.newUploadFile($0, ext: $1) }
                 }
-                await chat.sendMultiImage(paths: pictures.map { ($0.path, $0.contentType) })
+                await chat.sendImages(pictures.map { ($0.path, $0.contentType) }, in: c, emit: emit)
             case .image(let paths), .flash(let paths):
                 let picture = try OutgoingMedia.image(at: paths[0]) { try chat.newUploadFile($0, ext: $1) }
                 var isFlash = false
                 if case .flash = command { isFlash = true }
                 await chat.sendImage(path: picture.path, contentType: picture.contentType, width: Double(picture.width),
-                                     height: Double(picture.height), isFlash: isFlash)
+                                     height: Double(picture.height), isFlash: isFlash, in: c, emit: emit)
             case .file(let path):
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
@@ -31,7 +32,7 @@ extension EffectRunner {
                     await dispatch(.status(L.string("ui.fileUnreadable", ["path": path])))
                     return
                 }
-                await chat.sendFile(path: path)
+                await chat.sendFile(path: path, in: c, emit: emit)
             }
         } catch {
             await dispatch(.status("\(error)"))
@@ -41,9 +42,9 @@ extension EffectRunner {
     // MARK: - Recording
 
     func startRecording() async {
-        guard let chat else { return }
+        guard openChat() != nil else { return }
         do {
-            let file = try chat.newUploadFile(ext: "wav")
+            let file = try chatEffects.newUploadFile(ext: "wav")
             do {
                 recorder = try Programs.record(into: file)
             } catch Programs.Failure.notFound {
@@ -69,7 +70,9 @@ extension EffectRunner {
                 await dispatch(.status(L.string("ui.recordTooShort")))
                 return
             }
-            await chat?.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec)
+            guard let c = openChat()?.conversation else { return }
+            await chatEffects.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec,
+                                        in: c, emit: emit(c.id))
         } catch {
             await dispatch(.status("\(error)"))
         }
@@ -80,8 +83,7 @@ extension EffectRunner {
     /// The cached file of one picture, voice or file; nil with the reason
     /// on the status line.
     func cachedFile(key: String, url: String, expireAt: Int) async -> URL? {
-        guard let chat else { return nil }
-        do { return try await chat.localFile(key: key, url: url, expireAt: expireAt) } catch {
+        do { return try await chatEffects.localFile(key: key, url: url, expireAt: expireAt) } catch {
             await dispatch(.status("\(error)"))
             return nil
         }
@@ -96,15 +98,17 @@ extension EffectRunner {
 
     /// Fetches the flash image into memory (never to disk) and shows it.
     func showFlash(_ m: ChatMessage, width: Int, height: Int) async {
-        guard let chat else { return }
+        guard let chat = openChat() else { return }
         do {
-            let bytes = try await chat.flashBytes(m)
+            let bytes = try await chatEffects.flashBytes(m)
             let image = try await pictureDecoder.decode(bytes, max(8, width), max(8, (height - 3) * 2))
             await dispatch(.flashShown(m, image))
             // Destroyed the moment it is shown (seed §flash): quitting, a
             // crash or a lost connection during the 10 seconds cannot keep
             // it viewable. The bytes on screen live only in the app's state.
-            await chat.markFlashViewed(id: m.id)
+            if chat.mayView(flash: m.id) {
+                await chatEffects.flashViewed(messageId: m.id, in: chat.conversation, emit: emit(chat.id))
+            }
         } catch {
             await dispatch(.status(describePicture(error)))
         }
@@ -138,7 +142,7 @@ extension EffectRunner {
 
     /// Decodes a cached picture into a thumbnail beside the keys.
     func decodeThumbnail(_ key: String) {
-        guard let url = chat?.cachedURL(key) else {
+        guard let url = chatEffects.cachedURL(key) else {
             post(.thumbnailDecoded(key: key, .undecodable))
             return
         }

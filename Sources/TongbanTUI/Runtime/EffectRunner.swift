@@ -6,19 +6,23 @@ import ChatViewModels
 import Foundation
 import TerminalUI
 
-/// Performs effects: all the client's I/O goes through the view models
-/// (network, store, media cache) or here (processes, decoding), and every
-/// outcome comes back to the app as an intent.
+/// Performs effects: all the client's I/O goes through here (the chat's
+/// through `ChatEffects`, the list's through its view model), and every
+/// outcome comes back to the app as an intent. The open chat's state is the
+/// app's (`AppState.chat`); the runner keeps only the handles of what runs
+/// beside the keys, so it can stop them.
 @MainActor
 final class EffectRunner {
     let session: Session
     let L: Localizer
     let list: ConversationListViewModel
-    private(set) var chat: ConversationViewModel?
+    let chatEffects: ChatEffects
     /// Answers intents (the app's `dispatch`).
     var dispatch: (Intent) async -> Void = { _ in }
     /// Answers an intent from a callback that cannot wait.
     var post: (Intent) -> Void = { _ in }
+    /// The open chat as the app holds it (read, never kept).
+    var openChat: () -> ChatState? = { nil }
     var pictureDecoder: PictureDecoder = .inProcess
     var downloadsDirectory: URL = Downloads.directory()
     /// How long a decoder that timed out or could not start is left alone.
@@ -30,6 +34,11 @@ final class EffectRunner {
     var inputText: () -> String = { "" }
     var player: Process?
     var recorder: Process?
+    /// The open chat's subscriptions (the store, upload progress).
+    private var following: ChatFollowing?
+    /// The open chat's work beside the keys: the server's part of opening
+    /// it, downloads, read receipts. Cancelled when it closes.
+    private var beside: [Task<Void, Never>] = []
     /// The server's part of opening the current chat (tests await it).
     private(set) var appearing: Task<Void, Never>?
 
@@ -37,6 +46,7 @@ final class EffectRunner {
         self.session = session
         self.L = localizer
         self.list = ConversationListViewModel(session: session, localizer: localizer)
+        self.chatEffects = ChatEffects(session: session, localizer: localizer)
         list.onChange = { [weak self] in self?.publishList() }
     }
 
@@ -45,75 +55,72 @@ final class EffectRunner {
                                                 isLoading: list.isLoading)))
     }
 
-    func snapshot(_ vm: ConversationViewModel) -> AppState.ChatSnapshot {
-        var cached = Set<String>()
-        for m in vm.messages {
-            if case .image(let p) = m.content, vm.isCached(p.objectKey) { cached.insert(p.objectKey) }
-        }
-        return AppState.ChatSnapshot(conversation: vm.conversation, messages: vm.messages, isLoading: vm.isLoading,
-                                     hasMoreHistory: vm.hasMoreHistory, newMessageBannerCount: vm.newMessageBannerCount,
-                                     cachedKeys: cached, senderNames: vm.senderNames, members: vm.members, group: vm.group,
-                                     me: vm.myImUid)
-    }
-
     /// Performs what one update asked for, in order. Each effect is I/O on
-    /// the view models, the session or the terminal; what it learns comes
-    /// back through `dispatch` as an intent for `Update.apply`, never by
-    /// writing the state here.
+    /// the session, the list's view model or the terminal; what it learns
+    /// comes back through `dispatch` as an intent for `Update.apply`, never
+    /// by writing the state here.
     func run(_ effects: [Effect]) async {
         for effect in effects {
             await run(effect)
-            // View models report failures in plain words; they go to the status line.
-            if let e = chat?.errorMessage { chat?.errorMessage = nil; await dispatch(.status(e)) }
+            // The list reports failures in plain words; they go to the status line.
             if let e = list.errorMessage { list.errorMessage = nil; await dispatch(.status(e)) }
         }
     }
 
     func run(_ effect: Effect) async {
+        let c = openChat()?.conversation
         switch effect {
-        case .openChat(let c, let draft): await open(c, draftOfPrevious: draft)
-        case .closeChat(let draft): await close(draft: draft)
-        case .saveDraft(let text): chat?.saveDraft(text)
+        case .chat(let effect, let conversation): await chat(effect, for: conversation)
+        case .saveDraft(let text): if let c { chatEffects.saveDraft(text, of: c) }
         case .refreshList: await list.refresh()
         case .pin(let id, let pinned): await list.pinConversation(id: id, isPinned: pinned)
         case .mute(let id, let muted): await list.muteConversation(id: id, isMuted: muted)
         case .leaveGroup(let id, let delete):
             await list.leaveGroup(id: id, delete: delete)
-            if delete, chat?.conversation.id == id { await close(draft: inputText()) } else { chat?.reload(); chat.map(changedChat) }
+            if delete, c?.id == id { await dispatch(.closeChat) } else if let c { await dispatch(.chat(.groupChanged, id: c.id)) }
         case .createGroup(let name, let unique, let members):
             if let id = await list.createGroup(name: name, uniqueName: unique, memberIds: members) { await open(id: id) }
         case .joinGroup(let unique):
             if let id = await list.joinGroup(uniqueName: unique) { await open(id: id) }
         case .group(let command): await group(command)
         case .sendMention(let text, let mentioned, let all):
-            if let chat, !(await chat.sendMention(text, mentioned: mentioned, atAll: all)) { await dispatch(.sendRefused(text)) }
+            guard let chat = openChat() else { return }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { return }
+            let sent: Bool
+            if let mention = chat.mention(trimmed, mentioned: mentioned, atAll: all) {
+                sent = await chatEffects.sendMention(mention, in: chat.conversation, emit: emit(chat.id))
+            } else {
+                sent = await chatEffects.sendText(trimmed, in: chat.conversation, emit: emit(chat.id))
+            }
+            if !sent { await dispatch(.sendRefused(text)) }
         case .deleteConversation(let id):
             await list.deleteConversation(id: id)
-            if chat?.conversation.id == id { await close(draft: inputText()) }
-        case .revoke(let id): await chat?.revokeMessage(id: id)
-        case .retry(let id): await chat?.retry(messageId: id)
+            if c?.id == id { await dispatch(.closeChat) }
+        case .revoke(let id): if let c { await chatEffects.revoke(messageId: id, emit: emit(c.id)) }
+        case .retry(let id): if let c { await chatEffects.retry(messageId: id, emit: emit(c.id)) }
         case .discard(let id):
             // Waits for the send lock, which an upload may hold: not in the key loop.
-            let chat = chat
-            Task { await chat?.discard(messageId: id) }
-        case .clearHistory: await chat?.clearHistory()
-        case .loadMoreHistory: await chat?.loadMoreHistory()
-        case .atBottom(let b): chat?.scrolled(toBottom: b)
+            guard let c else { return }
+            let effects = chatEffects, emit = emit(c.id)
+            Task { await effects.discard(messageId: id, emit: emit) }
+        case .clearHistory: if let c { await chatEffects.clearHistory(of: c, emit: emit(c.id)) }
         case .reveal(let seq, let id):
-            chat?.reveal(seq: seq)
+            guard let c else { return }
+            await chat(.reveal(seq: seq), for: c)
             await dispatch(.selectMessage(id: id))
         case .sendText(let text):
-            if let chat, !(await chat.sendText(text)) { await dispatch(.sendRefused(text)) }
+            if let c, !(await chatEffects.sendText(text, in: c, emit: emit(c.id))) { await dispatch(.sendRefused(text)) }
         case .sendMedia(let command): await send(command)
         case .startRecording: await startRecording()
         case .finishRecording(let file, let send): await finishRecording(file, send: send)
         case .searchMessages(let q): await dispatch(.messageHits(query: q, hits(q)))
         case .searchUsers(let q): await dispatch(.usersFound(query: q, await list.searchUsers(q)))
         case .startConversation(let user):
-            if let c = await list.startConversation(with: user) { await open(c, draftOfPrevious: chat.map { _ in inputText() }) }
+            if let c = await list.startConversation(with: user) { await dispatch(.open(c)) }
         case .loadSignals: await dispatch(.signalsLoaded(await list.signalInbox()))
         case .openSignal(let item):
-            if let c = await list.openSignal(item) { await open(c, draftOfPrevious: chat.map { _ in inputText() }) }
+            if let c = await list.openSignal(item) { await dispatch(.open(c)) }
         case .showFlash(let m, let w, let h): await showFlash(m, width: w, height: h)
         case .showPicture(let m, let index, let w, let h): await showPicture(m, index: index, width: w, height: h)
         case .completePath(let text):
@@ -139,63 +146,77 @@ final class EffectRunner {
 
     // MARK: - Chats
 
+    /// Answers of the chat `id`'s effects, as intents.
+    func emit(_ id: String) -> ChatEffects.Emit {
+        { [weak self] event in await self?.dispatch(.chat(event, id: id)) }
+    }
+
+    /// One effect of a chat's update. Following is the runner's (it keeps
+    /// the handles); the server's part of opening, downloads and read
+    /// receipts run beside the keys (a slow or dead server must not hold
+    /// up the next key); the rest is awaited.
+    func chat(_ effect: ChatEffect, for c: Conversation) async {
+        switch effect {
+        case .follow:
+            following?.cancel()
+            following = chatEffects.follow(sync: false, emit(c.id))
+        case .stopFollowing:
+            following?.cancel()
+            following = nil
+            for t in beside { t.cancel() }
+            beside = []
+            appearing = nil
+            await chatEffects.perform(effect, for: c, emit: emit(c.id))
+        case .fillFromServer, .refreshMedia, .sendReadMark, .refreshMembers, .sendSignalQuote:
+            let effects = chatEffects, emit = emit(c.id)
+            let task = Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
+            beside.removeAll { $0.isCancelled }
+            beside.append(task)
+            if case .fillFromServer = effect { appearing = task }
+        default:
+            await chatEffects.perform(effect, for: c, emit: emit(c.id))
+        }
+    }
+
     /// Opens a conversation the list knows by id (a group just made or joined).
     func open(id: String) async {
         list.loadFromStore()
         guard let c = list.conversations.first(where: { $0.id == id }) else { return }
-        await open(c, draftOfPrevious: chat.map { _ in inputText() })
+        await dispatch(.open(c))
     }
-
-    func changedChat(_ vm: ConversationViewModel) { post(.chatChanged(snapshot(vm))) }
 
     func group(_ command: Effect.GroupCommand) async {
-        guard let chat else { return }
+        guard let chat = openChat() else { return }
+        let c = chat.conversation
+        let mapped: ChatEffects.GroupCommand
         switch command {
-        case .invite(let names): await chat.invite(names)
-        case .kick(let name): await chat.kick(name)
-        case .kickMember(let uid): await chat.kick(uid: uid)
-        case .rename(let name): await chat.rename(to: name)
-        case .notice(let text): await chat.setNotice(text)
-        case .joinable(let on): await chat.setJoinable(on)
+        case .invite(let names): mapped = .invite(names)
+        case .kick(let name): mapped = .kick(name)
+        case .kickMember(let uid): mapped = .kickMember(uid: uid)
+        case .rename(let name): mapped = .rename(name)
+        case .notice(let text): mapped = .notice(text)
+        case .joinable(let on): mapped = .joinable(on)
         case .leave:
-            await list.leaveGroup(id: chat.conversation.id, delete: false)
-            chat.reload()
-            changedChat(chat)
+            await list.leaveGroup(id: c.id, delete: false)
+            await dispatch(.chat(.groupChanged, id: c.id))
+            return
         }
-    }
-
-    func open(_ c: Conversation, draftOfPrevious: String?) async {
-        chat?.onDisappear(draft: draftOfPrevious)
-        let vm = ConversationViewModel(conversation: c, session: session, localizer: L)
-        vm.onChange = { [weak self, weak vm] in
-            guard let self, let vm else { return }
-            self.post(.chatChanged(self.snapshot(vm)))
-        }
-        chat = vm
-        vm.showLocal()
-        await dispatch(.chatOpened(snapshot(vm)))
-        // The server's part runs beside the keys: with a slow or dead server
-        // the next key must not wait for it. The list follows the read
-        // marks it writes by itself (it observes the store).
-        appearing = Task { @MainActor in await vm.completeAppearance() }
-    }
-
-    func close(draft: String?) async {
-        chat?.onDisappear(draft: draft)
-        chat = nil
-        await dispatch(.chatClosed)
+        await chatEffects.group(mapped, in: c, members: chat.members, emit: emit(c.id))
     }
 
     /// The client is quitting: what was typed and not sent stays as the
     /// open chat's draft (seed: `onDisappear` saves the draft).
     func quit(draft: String) {
-        chat?.onDisappear(draft: draft)
+        if let c = openChat()?.conversation { chatEffects.saveDraft(draft, of: c) }
+        following?.cancel()
+        for t in beside { t.cancel() }
         player?.terminate()
     }
 
     func hits(_ query: String) -> [AppState.SearchHit] {
+        guard let c = openChat()?.conversation else { return [] }
         let me = session.credentials.imUid
-        return (chat?.search(query) ?? []).map {
+        return chatEffects.search(query, in: c).map {
             AppState.SearchHit(clientMsgId: $0.clientMsgID, seq: $0.seq, sendTime: $0.sendTime, isMine: $0.sendID == me,
                                text: $0.searchText)
         }

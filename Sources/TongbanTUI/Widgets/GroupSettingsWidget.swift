@@ -1,10 +1,11 @@
 import ChatCore
+import ChatViewModels
 import TerminalUI
 
 /// `,` in a group: its name, unique name, notice and members, and a menu:
 /// the owner's changes, inviting, leaving, clearing.
 enum GroupSettingsWidget {
-    static func lines(_ chat: AppState.ChatSnapshot, selected: Int, _ L: Localizer, rows: Int) -> [(String, Style)] {
+    static func lines(_ chat: ChatState, selected: Int, _ L: Localizer, rows: Int) -> [(String, Style)] {
         let c = chat.conversation
         let isOwner = chat.group != nil && chat.group?.ownerId == chat.me && c.isMember
         var out: [(String, Style)] = [(TerminalSanitizer.oneLine(c.nickname) + ConversationMarks.count(c, L), Theme.title)]

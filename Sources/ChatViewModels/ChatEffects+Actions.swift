@@ -1,0 +1,185 @@
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// What the user does in a chat: sending, revoking, retrying, clearing,
+/// flash images, the group's commands, and the media files behind bubbles.
+/// Each answers with events; the window follows the store by itself.
+extension ChatEffects {
+    // MARK: - Sending
+
+    /// False when the text could not be queued (the input should keep it).
+    public func sendText(_ text: String, in c: Conversation, emit: Emit) async -> Bool {
+        do {
+            guard try await session.sendQueue.sendText(text, to: c.id, receiveId: c.receiveId) != nil else { return true }
+            await emit(.sent)
+            return true
+        } catch {
+            await emit(.failed(describe(error)))
+            return false
+        }
+    }
+
+    /// A text with `@` mentions (`ChatState.mention` made the payload).
+    public func sendMention(_ mention: MentionPayload, in c: Conversation, emit: Emit) async -> Bool {
+        do {
+            try await session.sendQueue.enqueue(.mention(mention), to: c.id, receiveId: c.receiveId)
+            await emit(.sent)
+            return true
+        } catch {
+            await emit(.failed(describe(error)))
+            return false
+        }
+    }
+
+    /// The send queue's own media sends: the CLI uses the same ones.
+    public func sendImage(path: String, contentType: String, width: Double?, height: Double?, isFlash: Bool,
+                          in c: Conversation, emit: Emit) async {
+        await queue(emit) {
+            _ = try await session.sendQueue.enqueueImage(path: path, contentType: contentType, width: width, height: height,
+                                                         isFlash: isFlash, to: c.id, receiveId: c.receiveId)
+        }
+    }
+
+    public func sendImages(_ paths: [(path: String, contentType: String)], in c: Conversation, emit: Emit) async {
+        guard !paths.isEmpty else { return }
+        await queue(emit) { _ = try await session.sendQueue.enqueueImages(paths, to: c.id, receiveId: c.receiveId) }
+    }
+
+    public func sendVoice(path: String, contentType: String, durationSec: Int, in c: Conversation, emit: Emit) async {
+        await queue(emit) {
+            _ = try await session.sendQueue.enqueueVoice(path: path, contentType: contentType, durationSec: durationSec,
+                                                         to: c.id, receiveId: c.receiveId)
+        }
+    }
+
+    /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
+    public func sendFile(path: String, in c: Conversation, emit: Emit) async {
+        await queue(emit) { _ = try await session.sendQueue.enqueueFile(at: path, to: c.id, receiveId: c.receiveId) }
+    }
+
+    // MARK: - Failed, revoked, cleared
+
+    public func retry(messageId: String, emit: Emit) async {
+        do { try await session.sendQueue.retry(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        await emit(.storeChanged)
+    }
+
+    /// Drops a failed message (it never reached the server); what its
+    /// conversation queued after it is sent.
+    public func discard(messageId: String, emit: Emit) async {
+        do { _ = try await session.sendQueue.discard(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        await emit(.storeChanged)
+    }
+
+    /// Own messages only (the state shows it revoked first, `.revoking`);
+    /// a refusal comes back with the server's reason and the window as stored.
+    public func revoke(messageId: String, emit: Emit) async {
+        do { try await session.sendQueue.revoke(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        await emit(.storeChanged)
+    }
+
+    /// After the flash image was shown: destroyed here, then `flash_viewed`.
+    public func flashViewed(messageId: String, in c: Conversation, emit: Emit) async {
+        try? session.destroyFlash(clientMsgID: messageId)
+        do {
+            try await session.sendQueue.enqueue(.flashViewed(targetClientMsgID: messageId), to: c.id)
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+        await emit(.storeChanged)
+    }
+
+    public func clearHistory(of c: Conversation, emit: Emit) async {
+        do {
+            try await session.clearHistory(c.id)
+            await emit(.cleared)
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+    }
+
+    /// Saves what is typed and not sent (blank removes the draft).
+    public func saveDraft(_ text: String?, of c: Conversation) {
+        try? session.setDraft(c.id, text)
+    }
+
+    /// The stored messages matching `query` in this chat, newest first.
+    public func search(_ query: String, in c: Conversation, limit: Int = 50) -> [MessageRecord] {
+        (try? reader.search(query, conversationId: c.id, limit: limit)) ?? []
+    }
+
+    // MARK: - The group's commands
+
+    public enum GroupCommand: Sendable, Equatable {
+        case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool)
+    }
+
+    /// One call to the server, then what it changed (a refusal comes back
+    /// in words). `members` resolves a name to kick among the members first.
+    public func group(_ command: GroupCommand, in c: Conversation, members: [GroupMember], emit: Emit) async {
+        guard let gid = c.groupId else { return }
+        do {
+            switch command {
+            case .invite(let names):
+                var uids: [Int] = []
+                for n in names { uids.append(try await session.user(named: n).uid) }
+                try await session.invite(uids, to: gid)
+            case .kick(let name):
+                var uid = members.first { $0.isNamed(name) }?.uid
+                if uid == nil { uid = try await session.user(named: name).uid }
+                try await session.kick(uid ?? 0, from: gid)
+            case .kickMember(let uid):
+                // Picked from the list, so no name can stand for someone else.
+                try await session.kick(uid, from: gid)
+            case .rename(let name): try await session.updateGroup(UpdateGroupRequest(groupId: gid, name: name))
+            case .notice(let text): try await session.updateGroup(UpdateGroupRequest(groupId: gid, notice: text))
+            case .joinable(let on): try await session.updateGroup(UpdateGroupRequest(groupId: gid, joinable: on))
+            }
+            _ = try? await session.sync.pull()
+            try? await session.refreshGroup(gid)
+            await emit(.groupChanged)
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+    }
+
+    // MARK: - Media files
+
+    /// The cached file of an object, if it is there.
+    public func cachedURL(_ key: String) -> URL? { session.media.localURL(for: key) }
+
+    /// The cached file of one object key, fetched (re-signed when expired)
+    /// first if needed.
+    public func localFile(key: String, url: String, expireAt: Int) async throws -> URL {
+        if let cached = session.media.localURL(for: key) { return cached }
+        _ = try await session.media.prefetch(url: url, expireAt: expireAt, objectKey: key)
+        guard let file = session.media.localURL(for: key) else { throw MediaUnavailable(key: key) }
+        return file
+    }
+
+    /// The cached file of a message's (not flash) media.
+    public func localFile(_ m: ChatMessage) async throws -> URL {
+        guard let key = m.objectKey, !m.isFlash else { throw MediaUnavailable(key: m.objectKey ?? "") }
+        return try await localFile(key: key, url: m.imageUrl ?? "", expireAt: m.urlExpireAt ?? 0)
+    }
+
+    /// A flash image's bytes, into memory only.
+    public func flashBytes(_ m: ChatMessage) async throws -> Data {
+        guard let key = m.objectKey else { throw MediaUnavailable(key: "") }
+        return try await session.media.fetchUncached(objectKey: key)
+    }
+
+    /// A private file for something about to be uploaded (a recording, a
+    /// picture prepared for sending).
+    public func newUploadFile(_ data: Data = Data(), ext: String) throws -> URL {
+        try session.media.pendingUploadFile(data, ext: ext)
+    }
+}
+
+/// A media object that could not be brought into the cache.
+public struct MediaUnavailable: Error, CustomStringConvertible {
+    public let key: String
+    public var description: String { "media \(key) is not available" }
+}

@@ -42,7 +42,7 @@ public enum TUIRunner {
             }
         }
         // The first frame already shows the stored list: no network before it.
-        app.list.loadFromStore()
+        app.loadListFromStore()
         app.redraw()
         session.sync.start()
         await session.sendQueue.start()

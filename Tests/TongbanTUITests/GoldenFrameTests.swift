@@ -25,7 +25,7 @@ import Testing
 
     @Test func anEmptyListExplainsWhereChatsComeFrom() throws {
         var s = Fixture.state(width: 90, height: 20)
-        s.list = AppState.ListSnapshot()
+        s.list = ListState()
         try Golden.check("list-empty", s, Self.zh)
     }
 
@@ -115,7 +115,7 @@ enum Fixture {
         s.utcOffsetSeconds = offset
         s.connection = .online
         s.myName = "我"
-        s.list = AppState.ListSnapshot(conversations: conversations, totalUnread: 3 + 120, isLoading: false)
+        s.list = ListState(conversations: conversations)
         return s
     }
 

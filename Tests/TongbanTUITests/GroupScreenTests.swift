@@ -45,22 +45,28 @@ import Testing
         var s = GroupFixture.state(width: 100, height: 16)
         s.focus = .list
         s.listIndex = 0
-        #expect(key(.char("m"), &s) == [.mute(id: "sg_7", true)])
+        #expect(key(.char("m"), &s) == [.list(.ask(id: "sg_7", .mute(true))), .setTitle("(3) Tongban")])
+        #expect(s.list.conversations.first { $0.id == "sg_7" }?.isMuted == true, "shown muted before the server answers")
         s.listIndex = 1
-        #expect(key(.char("m"), &s) == [.mute(id: "sg_8", false)], "a muted one is unmuted")
+        #expect(key(.char("m"), &s) == [.list(.ask(id: "sg_8", .mute(false))), .setTitle("(233) Tongban")],
+                "a muted one is unmuted; its unread counts again, without a ring")
+        _ = Update.apply(.list(.settled(id: "sg_7")), to: &s, Self.zh)
+        #expect(s.list.conversations.first { $0.id == "sg_7" }?.isMuted == false,
+                "once answered, the list is the store's (here, the server refused)")
     }
 
-    @Test func deletingAGroupAsksWhetherToLeaveToo() {
+    @Test func deletingAGroupAsksWhetherToLeaveToo() throws {
         var s = GroupFixture.state(width: 100, height: 16)
         s.focus = .list
         #expect(key(.char("d"), &s).isEmpty)
         #expect(s.mode == .confirm(.leaveGroup(id: "sg_7", name: "周末爬山群")))
         #expect(key(.char("y"), &s) == [.leaveGroup(id: "sg_7", delete: true)])
         _ = key(.char("d"), &s)
-        #expect(key(.char("k"), &s) == [.deleteConversation(id: "sg_7")], "k deletes and stays a member")
+        #expect(key(.char("k"), &s) == [.list(.ask(id: "sg_7", .delete)), .setTitle("(3) Tongban")], "k deletes and stays a member")
+        #expect(!s.list.conversations.contains { $0.id == "sg_7" }, "gone from the list at once")
         _ = key(.char("d"), &s)
         #expect(key(.char("x"), &s).isEmpty && s.mode == .normal, "any other key cancels")
-        s.listIndex = 2
+        s.listIndex = try #require(s.list.conversations.firstIndex { $0.id == "sg_9" })
         _ = key(.char("d"), &s)
         #expect(s.mode == .confirm(.deleteConversation(id: "sg_9", name: "已经退出的群")), "a group I left is only deleted")
     }
@@ -233,13 +239,17 @@ import Testing
         let effects = Update.apply(.sync(.applied(changes)), to: &s, Self.zh)
         #expect(effects.first == .notify(title: "公司大群", body: "[有人@我] @我 开会"), "a mention gets through mute")
         #expect(effects.count == 3 && effects.last == .ring, "and rings, though a muted group's unread does not")
-        s.list.totalUnread = 0
-        var list = s.list
-        list.totalUnread = 3
-        #expect(!Update.apply(.listChanged(list), to: &s, Self.zh).contains(.ring), "the same moment's unread does not ring again")
+        var rows = GroupFixture.conversations.map { c -> Conversation in
+            var c = c
+            c.unreadCount = 0
+            return c
+        }
+        s.list = ListState(conversations: rows)
+        rows[0].unreadCount = 3
+        #expect(!Update.apply(.list(.stored(rows)), to: &s, Self.zh).contains(.ring), "the same moment's unread does not ring again")
         s.now += 2
-        list.totalUnread = 4
-        #expect(Update.apply(.listChanged(list), to: &s, Self.zh).contains(.ring), "a second later it does")
+        rows[0].unreadCount = 4
+        #expect(Update.apply(.list(.stored(rows)), to: &s, Self.zh).contains(.ring), "a second later it does")
     }
 
     func key(_ k: Key, _ s: inout AppState) -> [Effect] { Update.apply(.key(k), to: &s, Self.zh) }
@@ -268,7 +278,7 @@ enum GroupFixture {
 
     static func state(width: Int, height: Int) -> AppState {
         var s = Fixture.state(width: width, height: height)
-        s.list = AppState.ListSnapshot(conversations: conversations, totalUnread: 5 + 3)
+        s.list = ListState(conversations: conversations)
         s.allMentionLabel = "所有人"
         return s
     }

@@ -80,13 +80,6 @@ struct AppState {
         var text: String
     }
 
-    /// The conversation list as the list view model last published it.
-    struct ListSnapshot: Equatable {
-        var conversations: [Conversation] = []
-        var totalUnread = 0
-        var isLoading = false
-    }
-
     /// A decoded thumbnail, or why there is none yet.
     enum Thumbnail: Equatable {
         case pending
@@ -122,7 +115,8 @@ struct AppState {
     /// Whether only one pane fits (narrow terminal); which one shows.
     var narrowShowsMessages = false
     var wantsQuit = false
-    var list = ListSnapshot()
+    /// The conversation list, changed only by `ListState.update` (through `Update`).
+    var list = ListState()
     /// The open chat: its whole state, changed only by `ChatState.update`
     /// (through `Update`), whose effects the runner performs.
     var chat: ChatState?
@@ -145,7 +139,7 @@ struct AppState {
     struct Size: Equatable { var width: Int; var height: Int }
 
     var visibleConversations: [Conversation] {
-        if case .listSearch(let q) = mode { return ConversationListViewModel.filter(list.conversations, by: q) }
+        if case .listSearch(let q) = mode { return ListState.filter(list.conversations, by: q) }
         return list.conversations
     }
 

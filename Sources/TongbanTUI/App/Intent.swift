@@ -12,7 +12,8 @@ enum Intent {
     case sync(SyncUpdate)
     /// The clock moved (the run loop's tick).
     case tick
-    case listChanged(AppState.ListSnapshot)
+    /// Something happened to the conversation list (an answer of its effects, the store).
+    case list(ListEvent)
     /// Something happened to the chat `id` (an answer of its effects, the
     /// store changing under it); dropped when that chat is no longer open.
     case chat(ChatEvent, id: String)
@@ -32,8 +33,8 @@ enum Intent {
     case sendRefused(String)
     /// Open this chat (one just started, made, joined, or opened from a signal).
     case open(Conversation)
-    /// The open chat went away (deleted, or a group left and deleted).
-    case closeChat
+    /// Take a conversation off the list (a group just left, to be deleted).
+    case deleteConversation(id: String)
     /// A search hit was brought into the window: select it.
     case selectMessage(id: String)
     /// Tab's path completion of `text` (listed by the runner).
@@ -57,10 +58,8 @@ enum Effect: Equatable {
     /// An effect of the chat `for` (ChatState.update asked for it).
     case chat(ChatEffect, for: Conversation)
     case saveDraft(String?)
-    case refreshList
-    case pin(id: String, Bool)
-    case mute(id: String, Bool)
-    case deleteConversation(id: String)
+    /// An effect of the conversation list (ListState.update asked for it).
+    case list(ListEffect)
     case leaveGroup(id: String, delete: Bool)
     case createGroup(name: String, unique: String, members: [Int])
     case joinGroup(unique: String)

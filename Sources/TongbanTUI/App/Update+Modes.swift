@@ -68,14 +68,14 @@ extension Update {
         case .confirm(.leaveGroup(let id, _)):
             s.mode = .normal
             if key == .char("y") || key == .char("Y") { return [.leaveGroup(id: id, delete: true)] }
-            if key == .char("k") { return [.deleteConversation(id: id)] }
+            if key == .char("k") { return delete(id, &s) }
         case .confirm(let what):
             s.mode = .normal
             guard key == .char("y") || key == .char("Y") else { return [] }
             // The list shows what the action changed (a deleted row, a
             // revoked or cleared preview) as the store has it afterwards.
             switch what {
-            case .deleteConversation(let id, _): return [.deleteConversation(id: id)]
+            case .deleteConversation(let id, _): return delete(id, &s)
             case .leaveGroup: return []
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
             case .revoke(let id): return chat(.revoking(messageId: id), &s) + [.revoke(messageId: id)]

@@ -1,4 +1,5 @@
 import ChatCore
+import Foundation
 import ChatStore
 
 extension Update {
@@ -27,6 +28,9 @@ extension Update {
     }
 
     /// The bell, unless it rang less than a second ago.
+    /// Unix milliseconds of the time on screen.
+    static func ms(_ date: Date) -> Int { Int(date.timeIntervalSince1970 * 1000) }
+
     static func ring(_ s: inout AppState) -> [Effect] {
         if let last = s.lastRingAt, s.now.timeIntervalSince(last) < 1 { return [] }
         s.lastRingAt = s.now

@@ -26,21 +26,15 @@ enum Update {
         case .tick:
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
             return []
-        case .listChanged(let snapshot):
-            let before = s.list.totalUnread
-            s.list = snapshot
-            s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
-            var effects: [Effect] = []
-            if snapshot.totalUnread > before { effects += ring(&s) }
-            if snapshot.totalUnread != before { effects.append(.setTitle(s.titleText)) }
-            return effects
+        case .list(let event):
+            return list(event, &s)
         case .chat(let event, let id):
             guard s.chat?.id == id else { return [] }
             return chat(event, &s)
         case .open(let c):
             return open(c, &s)
-        case .closeChat:
-            return close(&s)
+        case .deleteConversation(let id):
+            return delete(id, &s)
         case .selectMessage(let id):
             s.selectedId = id
             return []
@@ -89,6 +83,26 @@ enum Update {
             if completed.choices.count > 1 { s.status = completed.choices.prefix(8).joined(separator: "  ") }
             return []
         }
+    }
+
+    /// One event of the list, folded by its own update. The unread total
+    /// retitles the terminal; a rise that the store brought rings (one
+    /// from unmuting a chat does not).
+    static func list(_ event: ListEvent, _ s: inout AppState) -> [Effect] {
+        let before = s.list.totalUnread
+        var effects = s.list.update(event).map(Effect.list)
+        if case .failed(let text) = event { s.status = text }
+        s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
+        if case .stored = event, s.list.totalUnread > before { effects += ring(&s) }
+        if s.list.totalUnread != before { effects.append(.setTitle(s.titleText)) }
+        return effects
+    }
+
+    /// Takes a conversation off the list at once (the server is asked
+    /// beside); an open chat on it closes.
+    static func delete(_ id: String, _ s: inout AppState) -> [Effect] {
+        let closing = s.chat?.id == id ? close(&s) : []
+        return closing + list(.change(id: id, .delete), &s)
     }
 
     /// One event of the open chat, folded by its own update; the effects it
@@ -207,8 +221,8 @@ enum Update {
         case .listTop: s.listIndex = 0
         case .listBottom: s.listIndex = max(0, convs.count - 1)
         case .listOpen: if let c = current { return open(c, &s) }
-        case .listPin: if let c = current { return [.pin(id: c.id, !c.isPinned)] }
-        case .listMute: if let c = current { return [.mute(id: c.id, !c.isMuted)] }
+        case .listPin: if let c = current { return list(.change(id: c.id, .pin(!c.isPinned, at: Self.ms(s.now))), &s) }
+        case .listMute: if let c = current { return list(.change(id: c.id, .mute(!c.isMuted)), &s) }
         case .listDelete:
             if let c = current {
                 s.mode = .confirm(c.isGroup && c.isMember ? .leaveGroup(id: c.id, name: c.nickname)
@@ -216,7 +230,7 @@ enum Update {
             }
         case .listNew: s.mode = .newChat("", nil, 0)
         case .listSignals: return [.loadSignals]
-        case .listRefresh: return [.refreshList]
+        case .listRefresh: return [.list(.refresh)]
         case .listSearch: s.mode = .listSearch("")
         case .listBack:
             if s.chat != nil { s.focus = .messages; s.narrowShowsMessages = true }

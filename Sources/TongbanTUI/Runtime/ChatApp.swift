@@ -83,7 +83,7 @@ public final class ChatApp {
 
     // MARK: - What tests and the run loop read
 
-    public var list: ConversationListViewModel { runner.list }
+    public var list: ListState { state.list }
     public var chat: ChatState? { state.chat }
     public var focus: PaneFocus { state.focus }
     public var wantsQuit: Bool { state.wantsQuit }
@@ -110,8 +110,13 @@ public final class ChatApp {
 
     // MARK: - Running
 
+    /// The store's list, drawn before anything else (no network).
+    public func loadListFromStore() {
+        if let list = runner.listEffects.read() { post(.list(.stored(list))) }
+    }
+
     public func start() async {
-        await list.onAppear()
+        await dispatch(.list(.appear))
         setTitle?(state.titleText)
         redraw()
     }

@@ -15,7 +15,7 @@ import TerminalUI
 final class EffectRunner {
     let session: Session
     let L: Localizer
-    let list: ConversationListViewModel
+    let listEffects: ListEffects
     let chatEffects: ChatEffects
     /// Answers intents (the app's `dispatch`).
     var dispatch: (Intent) async -> Void = { _ in }
@@ -34,6 +34,8 @@ final class EffectRunner {
     var inputText: () -> String = { "" }
     var player: Process?
     var recorder: Process?
+    /// The list's subscription to the store.
+    private var listFollowing: Task<Void, Never>?
     /// The open chat's subscriptions (the store, upload progress).
     private var following: ChatFollowing?
     /// The open chat's work beside the keys: the server's part of opening
@@ -45,14 +47,8 @@ final class EffectRunner {
     init(session: Session, localizer: Localizer) {
         self.session = session
         self.L = localizer
-        self.list = ConversationListViewModel(session: session, localizer: localizer)
+        self.listEffects = ListEffects(session: session, localizer: localizer)
         self.chatEffects = ChatEffects(session: session, localizer: localizer)
-        list.onChange = { [weak self] in self?.publishList() }
-    }
-
-    func publishList() {
-        post(.listChanged(AppState.ListSnapshot(conversations: list.conversations, totalUnread: list.totalUnread,
-                                                isLoading: list.isLoading)))
     }
 
     /// Performs what one update asked for, in order. Each effect is I/O on
@@ -60,11 +56,7 @@ final class EffectRunner {
     /// comes back through `dispatch` as an intent for `Update.apply`, never
     /// by writing the state here.
     func run(_ effects: [Effect]) async {
-        for effect in effects {
-            await run(effect)
-            // The list reports failures in plain words; they go to the status line.
-            if let e = list.errorMessage { list.errorMessage = nil; await dispatch(.status(e)) }
-        }
+        for effect in effects { await run(effect) }
     }
 
     func run(_ effect: Effect) async {
@@ -72,16 +64,22 @@ final class EffectRunner {
         switch effect {
         case .chat(let effect, let conversation): await chat(effect, for: conversation)
         case .saveDraft(let text): if let c { chatEffects.saveDraft(text, of: c) }
-        case .refreshList: await list.refresh()
-        case .pin(let id, let pinned): await list.pinConversation(id: id, isPinned: pinned)
-        case .mute(let id, let muted): await list.muteConversation(id: id, isMuted: muted)
+        case .list(let effect):
+            if case .follow = effect {
+                guard listFollowing == nil else { return }
+                listFollowing = listEffects.follow(listEmit)
+            } else {
+                await listEffects.perform(effect, emit: listEmit)
+            }
         case .leaveGroup(let id, let delete):
-            await list.leaveGroup(id: id, delete: delete)
-            if delete, c?.id == id { await dispatch(.closeChat) } else if let c { await dispatch(.chat(.groupChanged, id: c.id)) }
+            guard await listEffects.leaveGroup(id: id, emit: listEmit) else { return }
+            if delete { await dispatch(.deleteConversation(id: id)) } else if c?.id == id { await dispatch(.chat(.groupChanged, id: id)) }
         case .createGroup(let name, let unique, let members):
-            if let id = await list.createGroup(name: name, uniqueName: unique, memberIds: members) { await open(id: id) }
+            if let id = await listEffects.createGroup(name: name, uniqueName: unique, memberIds: members, emit: listEmit) {
+                await open(id: id)
+            }
         case .joinGroup(let unique):
-            if let id = await list.joinGroup(uniqueName: unique) { await open(id: id) }
+            if let id = await listEffects.joinGroup(uniqueName: unique, emit: listEmit) { await open(id: id) }
         case .group(let command): await group(command)
         case .sendMention(let text, let mentioned, let all):
             guard let chat = openChat() else { return }
@@ -94,9 +92,6 @@ final class EffectRunner {
                 sent = await chatEffects.sendText(trimmed, in: chat.conversation, emit: emit(chat.id))
             }
             if !sent { await dispatch(.sendRefused(text)) }
-        case .deleteConversation(let id):
-            await list.deleteConversation(id: id)
-            if c?.id == id { await dispatch(.closeChat) }
         case .revoke(let id): if let c { await chatEffects.revoke(messageId: id, emit: emit(c.id)) }
         case .retry(let id): if let c { await chatEffects.retry(messageId: id, emit: emit(c.id)) }
         case .discard(let id):
@@ -115,12 +110,12 @@ final class EffectRunner {
         case .startRecording: await startRecording()
         case .finishRecording(let file, let send): await finishRecording(file, send: send)
         case .searchMessages(let q): await dispatch(.messageHits(query: q, hits(q)))
-        case .searchUsers(let q): await dispatch(.usersFound(query: q, await list.searchUsers(q)))
+        case .searchUsers(let q): await dispatch(.usersFound(query: q, await listEffects.searchUsers(q, emit: listEmit)))
         case .startConversation(let user):
-            if let c = await list.startConversation(with: user) { await dispatch(.open(c)) }
-        case .loadSignals: await dispatch(.signalsLoaded(await list.signalInbox()))
+            if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
+        case .loadSignals: await dispatch(.signalsLoaded(await listEffects.signalInbox(emit: listEmit)))
         case .openSignal(let item):
-            if let c = await list.openSignal(item) { await dispatch(.open(c)) }
+            if let c = await listEffects.openSignal(item, emit: listEmit) { await dispatch(.open(c)) }
         case .showFlash(let m, let w, let h): await showFlash(m, width: w, height: h)
         case .showPicture(let m, let index, let w, let h): await showPicture(m, index: index, width: w, height: h)
         case .completePath(let text):
@@ -137,7 +132,7 @@ final class EffectRunner {
                 try? await Task.sleep(for: delay)
                 await self?.dispatch(.thumbnailRetryDue(key: key))
             }
-        case .resumeSending: await list.resumeSending()
+        case .resumeSending: await listEffects.resumeSending()
         case .ring: ring()
         case .setTitle(let title): setTitle(title)
         case .notify(let title, let body): notify(DesktopNotification(title: title, body: body))
@@ -145,6 +140,9 @@ final class EffectRunner {
     }
 
     // MARK: - Chats
+
+    /// Answers of the list's effects, as intents.
+    var listEmit: ListEffects.Emit { { [weak self] event in await self?.dispatch(.list(event)) } }
 
     /// Answers of the chat `id`'s effects, as intents.
     func emit(_ id: String) -> ChatEffects.Emit {
@@ -178,10 +176,9 @@ final class EffectRunner {
         }
     }
 
-    /// Opens a conversation the list knows by id (a group just made or joined).
+    /// Opens a conversation the store knows by id (a group just made or joined).
     func open(id: String) async {
-        list.loadFromStore()
-        guard let c = list.conversations.first(where: { $0.id == id }) else { return }
+        guard let c = listEffects.read()?.first(where: { $0.id == id }) else { return }
         await dispatch(.open(c))
     }
 
@@ -197,8 +194,7 @@ final class EffectRunner {
         case .notice(let text): mapped = .notice(text)
         case .joinable(let on): mapped = .joinable(on)
         case .leave:
-            await list.leaveGroup(id: c.id, delete: false)
-            await dispatch(.chat(.groupChanged, id: c.id))
+            if await listEffects.leaveGroup(id: c.id, emit: listEmit) { await dispatch(.chat(.groupChanged, id: c.id)) }
             return
         }
         await chatEffects.group(mapped, in: c, members: chat.members, emit: emit(c.id))
@@ -209,6 +205,7 @@ final class EffectRunner {
     func quit(draft: String) {
         if let c = openChat()?.conversation { chatEffects.saveDraft(draft, of: c) }
         following?.cancel()
+        listFollowing?.cancel()
         for t in beside { t.cancel() }
         player?.terminate()
     }

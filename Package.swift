@@ -59,7 +59,7 @@ let package = Package(
         // The seed's two view models, over the store and the sync layer.
         .target(
             name: "ChatViewModels",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync"],
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatMedia"],
             swiftSettings: strict
         ),
         // libvips (decode, resize, JPEG) for pictures; see Sources/CVips/cvips.c.
@@ -149,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChatSyncTests",
-            dependencies: ["ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
+            dependencies: ["ChatSync", "ChatViewModels", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
             swiftSettings: strict
         ),
         .testTarget(

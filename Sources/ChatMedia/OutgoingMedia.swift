@@ -2,7 +2,7 @@ import ChatCore
 import Foundation
 
 /// A picture or voice file the user picked, checked and made ready for the
-/// outbox (`SendQueue.enqueueImage`, `enqueueImages`, `enqueueVoice`).
+/// outbox (the kinds that send files, `OutgoingKinds` in ChatViewModels).
 /// One place for `tongban send` and the full-screen client, so both accept
 /// and prepare the same files.
 public enum OutgoingMedia {

@@ -33,30 +33,13 @@ extension ChatEffects {
         }
     }
 
-    /// The send queue's own media sends: the CLI uses the same ones.
-    public func sendImage(path: String, contentType: String, width: Double?, height: Double?, isFlash: Bool,
-                          in c: Conversation, emit: Emit) async {
+    /// Files sent as `kind` (`OutgoingKinds`): prepared, then queued with
+    /// their uploads. A file that cannot be sent comes back in words.
+    public func send(_ kind: OutgoingKind, paths: [String], in c: Conversation, emit: Emit) async {
         await queue(emit) {
-            _ = try await session.sendQueue.enqueueImage(path: path, contentType: contentType, width: width, height: height,
-                                                         isFlash: isFlash, to: c.id, receiveId: c.receiveId)
+            let o = try kind.outgoing(paths, writeUpload: session.media.pendingUploadFile)
+            _ = try await session.sendQueue.enqueue(o.content, to: c.id, receiveId: c.receiveId, uploads: o.uploads)
         }
-    }
-
-    public func sendImages(_ paths: [(path: String, contentType: String)], in c: Conversation, emit: Emit) async {
-        guard !paths.isEmpty else { return }
-        await queue(emit) { _ = try await session.sendQueue.enqueueImages(paths, to: c.id, receiveId: c.receiveId) }
-    }
-
-    public func sendVoice(path: String, contentType: String, durationSec: Int, in c: Conversation, emit: Emit) async {
-        await queue(emit) {
-            _ = try await session.sendQueue.enqueueVoice(path: path, contentType: contentType, durationSec: durationSec,
-                                                         to: c.id, receiveId: c.receiveId)
-        }
-    }
-
-    /// Any file, uploaded as bytes (`chat_file`) under its safe base name.
-    public func sendFile(path: String, in c: Conversation, emit: Emit) async {
-        await queue(emit) { _ = try await session.sendQueue.enqueueFile(at: path, to: c.id, receiveId: c.receiveId) }
     }
 
     // MARK: - Failed, revoked, cleared

@@ -238,6 +238,7 @@ public struct ChatEffects {
     }
 
     public func describe(_ error: any Error) -> String {
+        if let f = error as? OutgoingFailure { return f.words(localizer) }
         if let e = error as? APIError {
             if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
             return e.description

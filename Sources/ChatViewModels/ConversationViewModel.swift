@@ -113,20 +113,11 @@ public final class ConversationViewModel {
         return await effects.sendMention(mention, in: state.conversation, emit: emit)
     }
 
-    public func sendImage(path: String, contentType: String, width: Double? = nil, height: Double? = nil, isFlash: Bool = false) async {
-        await effects.sendImage(path: path, contentType: contentType, width: width, height: height, isFlash: isFlash,
-                                in: state.conversation, emit: emit)
+    /// Files sent as `kind` (`/image`, `/file`, … : `OutgoingKinds`).
+    public func send(_ kind: OutgoingKind, paths: [String]) async {
+        await effects.send(kind, paths: paths, in: state.conversation, emit: emit)
     }
 
-    public func sendMultiImage(paths: [(path: String, contentType: String)]) async {
-        await effects.sendImages(paths, in: state.conversation, emit: emit)
-    }
-
-    public func sendVoice(path: String, contentType: String, durationSec: Int) async {
-        await effects.sendVoice(path: path, contentType: contentType, durationSec: durationSec, in: state.conversation, emit: emit)
-    }
-
-    public func sendFile(path: String) async { await effects.sendFile(path: path, in: state.conversation, emit: emit) }
     public func retry(messageId: String) async { await effects.retry(messageId: messageId, emit: emit) }
     public func discard(messageId: String) async { await effects.discard(messageId: messageId, emit: emit) }
 

@@ -1,13 +1,14 @@
+import ChatViewModels
 import Foundation
 
-/// Tab completion of file paths after `/image`, `/flash`, `/multi`, `/voice`, `/file`.
+/// Tab completion of file paths after a command that sends files (`OutgoingKinds`: `/image`, `/file`, …).
 enum PathCompletion {
     struct Result: Equatable {
         var text: String
         var choices: [String]
     }
 
-    static let commands = ["/image", "/flash", "/multi", "/voice", "/file"]
+    static let commands = OutgoingKinds.all.map(\.command)
 
     /// Whether Tab completes a path in `text` (a media command and a space).
     static func applies(to text: String) -> Bool {

@@ -3,6 +3,7 @@ import ChatCore
 import ChatMedia
 import ChatStore
 import ChatSync
+import ChatViewModels
 import Foundation
 
 struct Send: AsyncParsableCommand {
@@ -79,26 +80,15 @@ struct Send: AsyncParsableCommand {
     func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {
         let repo = session.sendQueue
         let media = session.media
-        if let path = image ?? flash {
-            let picture = try OutgoingMedia.image(at: path, writeUpload: media.pendingUploadFile)
-            return try await repo.enqueueImage(path: picture.path, contentType: picture.contentType, width: Double(picture.width),
-                                               height: Double(picture.height), isFlash: image == nil, to: conv)
-        }
-        if !multi.isEmpty {
-            guard multi.count <= SendQueue.maxImagesPerMessage else {
-                throw CLIError("--multi takes at most \(SendQueue.maxImagesPerMessage) images")
+        // The files' options, each a kind of `OutgoingKinds` (the full-screen client's `/image`, `/file`, …).
+        let files: [(String, [String])] = [("image", image.map { [$0] } ?? []), ("flash", flash.map { [$0] } ?? []),
+                                           ("multi", multi), ("voice", voice.map { [$0] } ?? []), ("file", file.map { [$0] } ?? [])]
+        if let (name, paths) = files.first(where: { !$0.1.isEmpty }), let kind = OutgoingKinds.named(name) {
+            let o: Outgoing
+            do { o = try kind.outgoing(paths, writeUpload: media.pendingUploadFile) } catch let f as OutgoingFailure {
+                throw CLIError(f.words(L))
             }
-            let pictures = try multi.map { try OutgoingMedia.image(at: $0, writeUpload: media.pendingUploadFile) }
-            return try await repo.enqueueImages(pictures.map { ($0.path, $0.contentType) }, to: conv)
-        }
-        if let file {
-            guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(L.string("ui.fileUnreadable", ["path": file])) }
-            return try await repo.enqueueFile(at: file, to: conv)
-        }
-        if let voice {
-            let recording = try OutgoingMedia.voice(at: voice)
-            return try await repo.enqueueVoice(path: recording.path, contentType: recording.contentType,
-                                               durationSec: recording.durationSec, to: conv)
+            return try await repo.enqueue(o.content, to: conv, uploads: o.uploads)
         }
         let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
         if !mention.isEmpty || mentionAll {

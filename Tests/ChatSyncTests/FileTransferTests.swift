@@ -1,6 +1,7 @@
 import ChatCore
 import ChatServer
 @testable import ChatStore
+import ChatViewModels
 import Foundation
 import Testing
 @testable import ChatSync
@@ -18,7 +19,8 @@ import Testing
         try FileManager.default.createDirectory(at: source.deletingLastPathComponent(), withIntermediateDirectories: true)
         let bytes = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try bytes.write(to: source)
-        try await a.sendQueue.enqueueFile(at: source.path, to: conv)
+        let file = try OutgoingKind.file.outgoing([source.path], writeUpload: a.media.pendingUploadFile)
+        try await a.sendQueue.enqueue(file.content, to: conv, uploads: file.uploads)
         #expect(await a.sendQueue.drain() == .empty)
 
         _ = try await b.sync.pull()

@@ -127,18 +127,6 @@ public actor SendQueue {
         return try store.message(clientMsgID: clientMsgID) ?? record
     }
 
-    /// Queues any readable file (`chat_file`), named by its safe base name.
-    @discardableResult
-    public func enqueueFile(at path: String, to conversationId: String, receiveId: String? = nil) throws -> MessageRecord {
-        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        let name = SafeFileName.base((path as NSString).lastPathComponent)
-        // A placeholder no file name holds by chance: the upload's key replaces it in the payload.
-        let placeholder = UploadPlaceholder.unique()
-        return try enqueue(MessageContent(FilePayload(objectKey: placeholder, name: name, size: size)), to: conversationId,
-                           receiveId: receiveId,
-                           uploads: [.init(path: path, contentType: "application/octet-stream", kind: "chat_file", placeholder: placeholder)])
-    }
-
     /// Puts a failed message back in the queue, same clientMsgID.
     public func retry(clientMsgID: String) throws {
         guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil,

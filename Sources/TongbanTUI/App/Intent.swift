@@ -49,10 +49,6 @@ enum Effect: Equatable {
         case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool), leave
     }
 
-    enum MediaCommand: Equatable {
-        case image([String]), flash([String]), multi([String]), voice([String]), file(String)
-    }
-
     /// Tab after a media command: list the directory to complete the path.
     case completePath(String)
     /// An effect of the chat `for` (ChatState.update asked for it).
@@ -71,7 +67,8 @@ enum Effect: Equatable {
     case clearHistory
     case reveal(seq: Int, messageId: String)
     case sendText(String)
-    case sendMedia(MediaCommand)
+    /// Files sent as the kind named so (`OutgoingKinds`: `/image`, `/file`, …).
+    case sendFiles(kind: String, paths: [String])
     case startRecording
     case finishRecording(file: URL, send: Bool)
     case searchMessages(String)

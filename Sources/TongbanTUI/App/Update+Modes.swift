@@ -1,4 +1,5 @@
 import ChatCore
+import ChatViewModels
 import Foundation
 import TerminalUI
 
@@ -32,20 +33,11 @@ extension Update {
         var effects: [Effect]
         if parts == ["/rec"] {
             return [.startRecording]
-        } else if parts.first == "/file" {
-            // The rest of the line is one path: file names may hold spaces.
-            let path = (String(text.dropFirst("/file".count)).trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
-            guard !path.isEmpty else { s.status = "/file PATH"; return [] }
-            effects = [.sendMedia(.file(path))]
-        } else if let cmd = parts.first, ["/image", "/flash", "/multi", "/voice"].contains(cmd) {
-            let paths = parts.dropFirst().map { ($0 as NSString).expandingTildeInPath }
-            guard !paths.isEmpty else { s.status = "\(cmd) PATH"; return [] }
-            switch cmd {
-            case "/voice": effects = [.sendMedia(.voice(paths))]
-            case "/multi": effects = [.sendMedia(.multi(paths))]
-            case "/flash": effects = [.sendMedia(.flash(paths))]
-            default: effects = [.sendMedia(.image(paths))]
-            }
+        } else if let kind = OutgoingKinds.command(in: text) {
+            // `/image PATH`, `/file PATH WITH SPACES`, …: the kind says what it takes.
+            let paths = OutgoingKinds.paths(for: kind, in: text)
+            guard !paths.isEmpty else { s.status = kind.usage; return [] }
+            effects = [.sendFiles(kind: kind.name, paths: paths)]
         } else if let command = groupCommand(text, &s) {
             guard let command = command else { return [] }
             effects = [.group(command)]

@@ -6,39 +6,6 @@ import Foundation
 
 /// Media effects: sending, recording, playing, showing and saving.
 extension EffectRunner {
-    func send(_ command: Effect.MediaCommand) async {
-        guard let c = openChat()?.conversation else { return }
-        let chat = chatEffects, emit = emit(c.id)
-        do {
-            switch command {
-            case .voice(let paths):
-                let voice = try OutgoingMedia.voice(at: paths[0])
-                await chat.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec, in: c, emit: emit)
-            case .multi(let paths):
-                let pictures = try paths.prefix(SendQueue.maxImagesPerMessage).map { path in
-                    try OutgoingMedia.image(at: path) { try chat.newUploadFile($0, ext: $1) }
-                }
-                await chat.sendImages(pictures.map { ($0.path, $0.contentType) }, in: c, emit: emit)
-            case .image(let paths), .flash(let paths):
-                let picture = try OutgoingMedia.image(at: paths[0]) { try chat.newUploadFile($0, ext: $1) }
-                var isFlash = false
-                if case .flash = command { isFlash = true }
-                await chat.sendImage(path: picture.path, contentType: picture.contentType, width: Double(picture.width),
-                                     height: Double(picture.height), isFlash: isFlash, in: c, emit: emit)
-            case .file(let path):
-                var isDir: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
-                      FileManager.default.isReadableFile(atPath: path) else {
-                    await dispatch(.status(L.string("ui.fileUnreadable", ["path": path])))
-                    return
-                }
-                await chat.sendFile(path: path, in: c, emit: emit)
-            }
-        } catch {
-            await dispatch(.status("\(error)"))
-        }
-    }
-
     // MARK: - Recording
 
     func startRecording() async {
@@ -71,8 +38,7 @@ extension EffectRunner {
                 return
             }
             guard let c = openChat()?.conversation else { return }
-            await chatEffects.sendVoice(path: voice.path, contentType: voice.contentType, durationSec: voice.durationSec,
-                                        in: c, emit: emit(c.id))
+            await chatEffects.send(.voice, paths: [voice.path], in: c, emit: emit(c.id))
         } catch {
             await dispatch(.status("\(error)"))
         }

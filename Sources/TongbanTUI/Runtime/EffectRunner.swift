@@ -106,7 +106,10 @@ final class EffectRunner {
             await dispatch(.selectMessage(id: id))
         case .sendText(let text):
             if let c, !(await chatEffects.sendText(text, in: c, emit: emit(c.id))) { await dispatch(.sendRefused(text)) }
-        case .sendMedia(let command): await send(command)
+        case .sendFiles(let name, let paths):
+            guard let c, let kind = OutgoingKinds.named(name) else { return }
+            // Pictures are re-encoded here: a big one takes a moment, off the key loop's frame.
+            await chatEffects.send(kind, paths: paths, in: c, emit: emit(c.id))
         case .startRecording: await startRecording()
         case .finishRecording(let file, let send): await finishRecording(file, send: send)
         case .searchMessages(let q): await dispatch(.messageHits(query: q, hits(q)))

@@ -149,34 +149,4 @@ public final class ConversationViewModel {
     }
 
     private var emit: ChatEffects.Emit { { [weak self] in await self?.send($0) } }
-
-    // MARK: - Helpers
-
-    /// Seed §六: walks oldest to newest and puts a `MM-dd HH:mm` marker
-    /// before a message more than five minutes after the last marker, in
-    /// the user's time zone (`utcOffsetSeconds` fixes one, for tests).
-    nonisolated public static func insertTimeMarkers(into msgs: [ChatMessage], utcOffsetSeconds: Int? = nil) -> [ChatMessage] {
-        guard !msgs.isEmpty else { return [] }
-        // The C library's local time (LocalTime), not a DateFormatter or
-        // Calendar: building a formatter cost more than the rest of the
-        // reload, and either loads ICU's locale data.
-        var result: [ChatMessage] = []
-        var lastTimestamp = 0
-        for msg in msgs.reversed() {
-            let (gap, overflow) = msg.createTime.subtractingReportingOverflow(lastTimestamp)
-            if overflow || gap > 5 * 60 * 1000 {
-                let text: String
-                if let t = LocalTime.of(milliseconds: msg.createTime, utcOffsetSeconds: utcOffsetSeconds) {
-                    text = LocalTime.two(t.month) + "-" + LocalTime.two(t.day) + " " + t.clock
-                } else {
-                    text = "--"   // a time no calendar can show (a store edited by hand)
-                }
-                result.append(ChatMessage(id: "time_\(msg.createTime)", senderId: "", receiverId: "", conversationId: msg.conversationId,
-                                          type: .time, content: .timeMarker(text), createTime: msg.createTime, isRead: true, isMe: false))
-                lastTimestamp = msg.createTime
-            }
-            result.append(msg)
-        }
-        return result.reversed()
-    }
 }

@@ -41,18 +41,18 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         // newest first, as the view model holds them
         let input = [msg(base + 12 * minute, "e"), msg(base + 9 * minute, "d"), msg(base + 4 * minute, "c"),
                      msg(base + 2 * minute, "b"), msg(base, "a")]
-        let out = ConversationViewModel.insertTimeMarkers(into: input, utcOffsetSeconds: 8 * 3600)  // Asia/Shanghai
+        let out = ChatState.insertTimeMarkers(into: input, utcOffsetSeconds: 8 * 3600)  // Asia/Shanghai
         // a gets a marker (first); b, c within 5 min of that marker; d is 9 min after a -> marker;
         // e is 3 min after d's marker -> none.
         #expect(out.map(\.id) == ["e", "d", "time_\(base + 9 * minute)", "c", "b", "a", "time_\(base)"])
         guard case .timeMarker(let text) = out.last!.content else { Issue.record("no marker"); return }
         #expect(text == "11-22 16:26")
-        #expect(ConversationViewModel.insertTimeMarkers(into: []).isEmpty)
+        #expect(ChatState.insertTimeMarkers(into: []).isEmpty)
     }
 
     /// Times read back from a store edited by hand cannot overflow the rule.
     @Test func extremeTimesGetMarkersInsteadOfATrap() {
-        let out = ConversationViewModel.insertTimeMarkers(into: [msg(Int.min, "b"), msg(Int.max, "a")])
+        let out = ChatState.insertTimeMarkers(into: [msg(Int.min, "b"), msg(Int.max, "a")])
         #expect(out.filter { $0.type == .time }.count == 2)
         #expect(out.map(\.id).contains("b"))
     }

@@ -63,7 +63,8 @@ public final class LocalServer: Sendable {
             if let field = HTTPField.Name(name) { fields[field] = value }
         }
         if let body { fields[.contentLength] = String(body.count) }
-        let head = HTTPRequest(method: HTTPRequest.Method(method) ?? .get, scheme: "http", authority: authority,
+        guard let verb = HTTPRequest.Method(method) else { return (405, [:], Data()) }
+        let head = HTTPRequest(method: verb, scheme: "http", authority: authority,
                                path: pathAndQuery, headerFields: fields)
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer(bytes: body ?? Data())))
         let context = ChatRequestContext(source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: config.logger))

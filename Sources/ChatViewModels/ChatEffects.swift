@@ -29,8 +29,13 @@ public struct ChatEffects {
             if let r = read(window, of: c, group: group) { await emit(.windowRead(r)) }
         case .follow:
             break
-        case .stopFollowing(let draft):
+        case .stopFollowing(let draft, let readMark):
             try? session.setDraft(c.id, draft)
+            if let readMark {
+                // Not tied to the chat: it must reach the server after the chat closed.
+                let session = self.session
+                Task { try? await session.sendReadMark(c.id, upTo: readMark) }
+            }
         case .fillFromServer:
             await emit(.filled(hasMoreHistory: await fillFromServer(c.id, emit: emit)))
         case .pageBack(let from):

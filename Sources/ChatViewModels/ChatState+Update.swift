@@ -17,7 +17,7 @@ extension ChatState {
             return [.follow, read(), .markRead, .fillFromServer]
         case .disappear(let draft):
             isVisible = false
-            return [.stopFollowing(draft: draft)]
+            return [.stopFollowing(draft: draft, readMark: readWanted > readAcked ? readWanted : nil)]
         case .windowRead(let r):
             guard r.conversationId == id, r.window == window else { return [] }
             show(r)
@@ -70,6 +70,7 @@ extension ChatState {
             readInFlight = true
             return [.sendReadMark(seq: readWanted)]
         case .readSent(let seq):
+            readAcked = max(readAcked, seq)
             guard readWanted > seq else { readInFlight = false; return [] }
             return [.sendReadMark(seq: readWanted)]
         case .mediaResolved(let fresh):

@@ -33,6 +33,17 @@ public struct ChatState: Sendable {
     public let me: String
     /// Between `.appear` and `.disappear`.
     public internal(set) var isVisible = false
+    /// Which opening of the chat this is (the host counts them): answers of
+    /// an earlier opening's effects, still on their way, are not this one's.
+    public var generation = 0
+
+    /// A chat's opening: its id and generation.
+    public struct Ref: Hashable, Sendable {
+        public var id: String
+        public var generation: Int
+    }
+
+    public var ref: Ref { Ref(id: id, generation: generation) }
 
     // MARK: Bookkeeping
 
@@ -57,6 +68,8 @@ public struct ChatState: Sendable {
     /// newest seq instead of one request per incoming page.
     var readWanted = 0
     var readInFlight = false
+    /// The newest read position the server acknowledged.
+    var readAcked = 0
     /// The pictures of the next read are to be signed and fetched (after
     /// opening, paging back, a jump, a sync): the read says which they are.
     var mediaAfterRead = false
@@ -138,6 +151,12 @@ public struct WindowRead: Sendable {
     /// Read when the group was stale.
     public var group: GroupRead?
 
+    public init(conversationId: String, window: ChatWindow, page: MessagePage, conversation: Conversation?,
+                cachedKeys: Set<String>, group: GroupRead?) {
+        self.conversationId = conversationId; self.window = window; self.page = page
+        self.conversation = conversation; self.cachedKeys = cachedKeys; self.group = group
+    }
+
     public struct GroupRead: Sendable {
         public var senderNames: [String: String]
         public var members: [GroupMember]
@@ -151,8 +170,9 @@ public enum ChatEffect: Sendable, Equatable {
     case readWindow(ChatWindow, group: Bool)
     /// Follow the store, the send queue's progress and the sync.
     case follow
-    /// Stop following; keep `draft`.
-    case stopFollowing(draft: String?)
+    /// Stop following; keep `draft`; tell the server the read position
+    /// `readMark` that it has not acknowledged yet.
+    case stopFollowing(draft: String?, readMark: Int?)
     /// Fill holes among the newest messages from the server.
     case fillFromServer
     /// Page back from `window` (its page's lowest seq and size given).

@@ -18,8 +18,10 @@ public final class ConversationViewModel {
     /// Called after every change.
     public var onChange: (() -> Void)?
     private var following: ChatFollowing?
-    /// Work that runs beside the caller (picture downloads, read receipts).
-    private var beside: [Task<Void, Never>] = []
+    /// Work that runs beside the caller: picture downloads (one at a time,
+    /// stopped when the chat goes) and read receipts (never stopped).
+    private var media: Task<Void, Never>?
+    private var receipts: [Task<Void, Never>] = []
 
     public init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
         state = ChatState(conversation: conversation, me: session.credentials.imUid)
@@ -59,12 +61,19 @@ public final class ConversationViewModel {
         case .stopFollowing:
             following?.cancel()
             following = nil
-            for t in beside { t.cancel() }
-            beside = []
+            media?.cancel()
+            media = nil
             await effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
-        case .refreshMedia, .sendReadMark:
-            beside.removeAll { $0.isCancelled }
-            beside.append(Task { [weak self] in
+        case .refreshMedia:
+            media?.cancel()
+            media = Task { [weak self] in
+                guard let self else { return }
+                await self.effects.perform(effect, for: c) { [weak self] in
+                    if !Task.isCancelled { await self?.send($0) }
+                }
+            }
+        case .sendReadMark:
+            receipts.append(Task { [weak self] in
                 guard let self else { return }
                 await self.effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
             })
@@ -75,7 +84,8 @@ public final class ConversationViewModel {
 
     /// Waits for what runs beside (tests).
     public func settle() async {
-        while let t = beside.popLast() { await t.value }
+        await media?.value
+        while let t = receipts.popLast() { await t.value }
     }
 
     // MARK: - Seed §六's calls

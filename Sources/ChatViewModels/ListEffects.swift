@@ -84,7 +84,7 @@ public struct ListEffects {
             await emit(.failed(describe(error)))
             return false
         }
-        await emit(.stored(read() ?? []))
+        if let list = read() { await emit(.stored(list)) }
         return true
     }
 

@@ -83,6 +83,18 @@ import Testing
         #expect(s.conversation.unreadCount == 0 && s.conversation.readSeq == 16)
     }
 
+    @Test func leavingAChatHandsOnTheReadMarkTheServerHasNotConfirmed() {
+        var s = opened()
+        _ = s.update(.markedRead(seq: 10))
+        _ = s.update(.markedRead(seq: 12))   // waits behind the request for 10
+        #expect(s.update(.disappear(draft: "半句")) == [.stopFollowing(draft: "半句", readMark: 12)],
+                "the newest read position goes out even though the chat closed before its turn")
+        var t = opened()
+        _ = t.update(.markedRead(seq: 10))
+        _ = t.update(.readSent(seq: 10))
+        #expect(t.update(.disappear(draft: nil)) == [.stopFollowing(draft: nil, readMark: nil)], "nothing left to tell")
+    }
+
     @Test func pagingBackAsksOnceAndTakesTheWindowItFound() {
         var s = opened(seqs: 41...80)
         #expect(s.update(.loadMore).isEmpty, "not while opening still asks the server")

@@ -120,6 +120,11 @@ struct AppState {
     /// The open chat: its whole state, changed only by `ChatState.update`
     /// (through `Update`), whose effects the runner performs.
     var chat: ChatState?
+    /// How many chats were opened: each opening's generation.
+    var openings = 0
+    /// The input shows the opened chat's draft as the store has it, once
+    /// its first read arrives (the list's row may not have caught up).
+    var draftFromStore = false
     /// The voice message being played.
     var playingId: String?
     var thumbnails: [String: Thumbnail] = [:]

@@ -14,9 +14,10 @@ enum Intent {
     case tick
     /// Something happened to the conversation list (an answer of its effects, the store).
     case list(ListEvent)
-    /// Something happened to the chat `id` (an answer of its effects, the
-    /// store changing under it); dropped when that chat is no longer open.
-    case chat(ChatEvent, id: String)
+    /// Something happened to one opening of a chat (an answer of its
+    /// effects, the store changing under it); dropped when that opening is
+    /// no longer on screen.
+    case chat(ChatEvent, ChatState.Ref)
     /// An effect's outcome in plain words, for the status line.
     case status(String)
     case messageHits(query: String, [AppState.SearchHit])
@@ -51,8 +52,8 @@ enum Effect: Equatable {
 
     /// Tab after a media command: list the directory to complete the path.
     case completePath(String)
-    /// An effect of the chat `for` (ChatState.update asked for it).
-    case chat(ChatEffect, for: Conversation)
+    /// An effect of the chat `for` (ChatState.update asked for it) in its opening `ref`.
+    case chat(ChatEffect, for: Conversation, ChatState.Ref)
     case saveDraft(String?)
     /// An effect of the conversation list (ListState.update asked for it).
     case list(ListEffect)

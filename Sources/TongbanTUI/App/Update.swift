@@ -28,8 +28,8 @@ enum Update {
             return []
         case .list(let event):
             return list(event, &s)
-        case .chat(let event, let id):
-            guard s.chat?.id == id else { return [] }
+        case .chat(let event, let ref):
+            guard s.chat?.ref == ref else { return [] }
             return chat(event, &s)
         case .open(let c):
             return open(c, &s)
@@ -112,15 +112,23 @@ enum Update {
         let wanted = chat.update(event)
         s.chat = chat
         if case .failed(let text) = event { s.status = text }
-        return wanted.map { .chat($0, for: chat.conversation) } + thumbnailsWanted(&s)
+        if case .windowRead(let r) = event, s.draftFromStore, let c = r.conversation {
+            s.draftFromStore = false
+            s.input = InputLine(text: c.draftText ?? "")
+        }
+        return wanted.map { .chat($0, for: chat.conversation, chat.ref) } + thumbnailsWanted(&s)
     }
 
     /// Opens `c` in the message pane: the chat before it keeps what was
     /// typed as its draft, the new one starts from its own draft.
     static func open(_ c: Conversation, _ s: inout AppState) -> [Effect] {
         let left = s.chat == nil ? [] : chat(.disappear(draft: s.input.text), &s)
-        s.chat = ChatState(conversation: c, me: s.myImUid)
+        s.openings += 1
+        var opened = ChatState(conversation: c, me: s.myImUid)
+        opened.generation = s.openings
+        s.chat = opened
         s.input = InputLine(text: c.draftText ?? "")
+        s.draftFromStore = true
         s.selectedId = nil
         s.scroll = 0
         s.focus = .input

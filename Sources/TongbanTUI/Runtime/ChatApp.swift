@@ -105,7 +105,7 @@ public final class ChatApp {
     func syncUpdate(_ update: SyncUpdate) { post(.sync(update)) }
     /// An event of the open chat, as its effects or the store would send it.
     func chatEvent(_ event: ChatEvent) async {
-        if let id = state.chat?.id { await dispatch(.chat(event, id: id)) }
+        if let ref = state.chat?.ref { await dispatch(.chat(event, ref)) }
     }
 
     // MARK: - Running

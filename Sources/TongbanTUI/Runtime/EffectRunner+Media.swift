@@ -37,8 +37,8 @@ extension EffectRunner {
                 await dispatch(.status(L.string("ui.recordTooShort")))
                 return
             }
-            guard let c = openChat()?.conversation else { return }
-            await chatEffects.send(.voice, paths: [voice.path], in: c, emit: emit(c.id))
+            guard let open = openChat() else { return }
+            await chatEffects.send(.voice, paths: [voice.path], in: open.conversation, emit: emit(open.ref))
         } catch {
             await dispatch(.status("\(error)"))
         }
@@ -73,7 +73,7 @@ extension EffectRunner {
             // crash or a lost connection during the 10 seconds cannot keep
             // it viewable. The bytes on screen live only in the app's state.
             if chat.mayView(flash: m.id) {
-                await chatEffects.flashViewed(messageId: m.id, in: chat.conversation, emit: emit(chat.id))
+                await chatEffects.flashViewed(messageId: m.id, in: chat.conversation, emit: emit(chat.ref))
             }
         } catch {
             await dispatch(.status(describePicture(error)))

@@ -39,8 +39,11 @@ final class EffectRunner {
     /// The open chat's subscriptions (the store, upload progress).
     private var following: ChatFollowing?
     /// The open chat's work beside the keys: the server's part of opening
-    /// it, downloads, read receipts. Cancelled when it closes.
+    /// it, the member list, downloads (one run at a time). Cancelled when
+    /// it closes; read receipts and the signal quote are not (they must
+    /// reach the server whatever the user does next).
     private var beside: [Task<Void, Never>] = []
+    private var media: Task<Void, Never>?
     /// The server's part of opening the current chat (tests await it).
     private(set) var appearing: Task<Void, Never>?
 
@@ -60,9 +63,10 @@ final class EffectRunner {
     }
 
     func run(_ effect: Effect) async {
-        let c = openChat()?.conversation
+        let current = openChat()
+        let c = current?.conversation
         switch effect {
-        case .chat(let effect, let conversation): await chat(effect, for: conversation)
+        case .chat(let effect, let conversation, let ref): await chat(effect, for: conversation, ref)
         case .saveDraft(let text): if let c { chatEffects.saveDraft(text, of: c) }
         case .list(let effect):
             if case .follow = effect {
@@ -73,7 +77,11 @@ final class EffectRunner {
             }
         case .leaveGroup(let id, let delete):
             guard await listEffects.leaveGroup(id: id, emit: listEmit) else { return }
-            if delete { await dispatch(.deleteConversation(id: id)) } else if c?.id == id { await dispatch(.chat(.groupChanged, id: id)) }
+            if delete {
+                await dispatch(.deleteConversation(id: id))
+            } else if let current, current.id == id {
+                await dispatch(.chat(.groupChanged, current.ref))
+            }
         case .createGroup(let name, let unique, let members):
             if let id = await listEffects.createGroup(name: name, uniqueName: unique, memberIds: members, emit: listEmit) {
                 await open(id: id)
@@ -87,29 +95,30 @@ final class EffectRunner {
             guard !trimmed.isEmpty else { return }
             let sent: Bool
             if let mention = chat.mention(trimmed, mentioned: mentioned, atAll: all) {
-                sent = await chatEffects.sendMention(mention, in: chat.conversation, emit: emit(chat.id))
+                sent = await chatEffects.sendMention(mention, in: chat.conversation, emit: emit(chat.ref))
             } else {
-                sent = await chatEffects.sendText(trimmed, in: chat.conversation, emit: emit(chat.id))
+                sent = await chatEffects.sendText(trimmed, in: chat.conversation, emit: emit(chat.ref))
             }
             if !sent { await dispatch(.sendRefused(text)) }
-        case .revoke(let id): if let c { await chatEffects.revoke(messageId: id, emit: emit(c.id)) }
-        case .retry(let id): if let c { await chatEffects.retry(messageId: id, emit: emit(c.id)) }
+        case .revoke(let id): if let current { await chatEffects.revoke(messageId: id, emit: emit(current.ref)) }
+        case .retry(let id): if let current { await chatEffects.retry(messageId: id, emit: emit(current.ref)) }
         case .discard(let id):
             // Waits for the send lock, which an upload may hold: not in the key loop.
-            guard let c else { return }
-            let effects = chatEffects, emit = emit(c.id)
+            guard let current else { return }
+            let effects = chatEffects, emit = emit(current.ref)
             Task { await effects.discard(messageId: id, emit: emit) }
-        case .clearHistory: if let c { await chatEffects.clearHistory(of: c, emit: emit(c.id)) }
+        case .clearHistory: if let current { await chatEffects.clearHistory(of: current.conversation, emit: emit(current.ref)) }
         case .reveal(let seq, let id):
-            guard let c else { return }
-            await chat(.reveal(seq: seq), for: c)
+            guard let current else { return }
+            await chat(.reveal(seq: seq), for: current.conversation, current.ref)
             await dispatch(.selectMessage(id: id))
         case .sendText(let text):
-            if let c, !(await chatEffects.sendText(text, in: c, emit: emit(c.id))) { await dispatch(.sendRefused(text)) }
+            if let current, !(await chatEffects.sendText(text, in: current.conversation, emit: emit(current.ref))) {
+                await dispatch(.sendRefused(text))
+            }
         case .sendFiles(let name, let paths):
-            guard let c, let kind = OutgoingKinds.named(name) else { return }
-            // Pictures are re-encoded here: a big one takes a moment, off the key loop's frame.
-            await chatEffects.send(kind, paths: paths, in: c, emit: emit(c.id))
+            guard let current, let kind = OutgoingKinds.named(name) else { return }
+            await chatEffects.send(kind, paths: paths, in: current.conversation, emit: emit(current.ref))
         case .startRecording: await startRecording()
         case .finishRecording(let file, let send): await finishRecording(file, send: send)
         case .searchMessages(let q): await dispatch(.messageHits(query: q, hits(q)))
@@ -147,35 +156,50 @@ final class EffectRunner {
     /// Answers of the list's effects, as intents.
     var listEmit: ListEffects.Emit { { [weak self] event in await self?.dispatch(.list(event)) } }
 
-    /// Answers of the chat `id`'s effects, as intents.
-    func emit(_ id: String) -> ChatEffects.Emit {
-        { [weak self] event in await self?.dispatch(.chat(event, id: id)) }
+    /// Answers of one chat opening's effects, as intents; none from work
+    /// that was stopped.
+    func emit(_ ref: ChatState.Ref) -> ChatEffects.Emit {
+        { [weak self] event in
+            guard !Task.isCancelled else { return }
+            await self?.dispatch(.chat(event, ref))
+        }
     }
 
     /// One effect of a chat's update. Following is the runner's (it keeps
     /// the handles); the server's part of opening, downloads and read
     /// receipts run beside the keys (a slow or dead server must not hold
     /// up the next key); the rest is awaited.
-    func chat(_ effect: ChatEffect, for c: Conversation) async {
-        switch effect {
-        case .follow:
-            following?.cancel()
-            following = chatEffects.follow(sync: false, emit(c.id))
-        case .stopFollowing:
+    func chat(_ effect: ChatEffect, for c: Conversation, _ ref: ChatState.Ref) async {
+        let effects = chatEffects, emit = emit(ref)
+        if case .stopFollowing = effect {
             following?.cancel()
             following = nil
             for t in beside { t.cancel() }
             beside = []
+            media?.cancel()
+            media = nil
             appearing = nil
-            await chatEffects.perform(effect, for: c, emit: emit(c.id))
-        case .fillFromServer, .refreshMedia, .sendReadMark, .refreshMembers, .sendSignalQuote:
-            let effects = chatEffects, emit = emit(c.id)
+            await effects.perform(effect, for: c, emit: emit)
+            return
+        }
+        // Asked for by a chat that has closed since (a sync's effects run later).
+        guard openChat()?.ref == ref else { return }
+        switch effect {
+        case .follow:
+            following?.cancel()
+            following = effects.follow(sync: false, emit)
+        case .fillFromServer, .refreshMembers:
             let task = Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
             beside.removeAll { $0.isCancelled }
             beside.append(task)
             if case .fillFromServer = effect { appearing = task }
+        case .refreshMedia:
+            media?.cancel()
+            media = Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
+        case .sendReadMark, .sendSignalQuote:
+            Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
         default:
-            await chatEffects.perform(effect, for: c, emit: emit(c.id))
+            await effects.perform(effect, for: c, emit: emit)
         }
     }
 
@@ -197,10 +221,10 @@ final class EffectRunner {
         case .notice(let text): mapped = .notice(text)
         case .joinable(let on): mapped = .joinable(on)
         case .leave:
-            if await listEffects.leaveGroup(id: c.id, emit: listEmit) { await dispatch(.chat(.groupChanged, id: c.id)) }
+            if await listEffects.leaveGroup(id: c.id, emit: listEmit) { await dispatch(.chat(.groupChanged, chat.ref)) }
             return
         }
-        await chatEffects.group(mapped, in: c, members: chat.members, emit: emit(c.id))
+        await chatEffects.group(mapped, in: c, members: chat.members, emit: emit(chat.ref))
     }
 
     /// The client is quitting: what was typed and not sent stays as the
@@ -209,6 +233,7 @@ final class EffectRunner {
         if let c = openChat()?.conversation { chatEffects.saveDraft(draft, of: c) }
         following?.cancel()
         listFollowing?.cancel()
+        media?.cancel()
         for t in beside { t.cancel() }
         player?.terminate()
     }

@@ -21,10 +21,10 @@ public protocol StoreReader: Sendable {
     func newestPage(conversationId: String, limit: Int) throws -> MessagePage
     func page(conversationId: String, before seq: Int, limit: Int) throws -> MessagePage
     func visibleCount(conversationId: String, from: Int, to: Int) throws -> Int
-    func message(clientMsgID: String) throws -> MessageRecord?
+    func message(clientMsgID: String) throws -> StoredMessage?
     func lowestLocalSeq(conversationId: String) throws -> Int
     func missingRanges(conversationId: String) throws -> [ClosedRange<Int>]
-    func search(_ query: String, conversationId: String?, limit: Int) throws -> [MessageRecord]
+    func search(_ query: String, conversationId: String?, limit: Int) throws -> [StoredMessage]
     func syncCursor() throws -> Int
 
     // People and groups
@@ -36,7 +36,7 @@ public protocol StoreReader: Sendable {
     func senderNames(groupId: Int) throws -> [String: String]
 
     // The send queue's outbox
-    func outbox() throws -> [OutboxRecord]
+    func outbox() throws -> [OutboxItem]
     func outboxEntries() throws -> [OutboxEntry]
     func outboxState() throws -> OutboxState
 }

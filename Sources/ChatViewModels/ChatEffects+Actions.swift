@@ -89,7 +89,7 @@ extension ChatEffects {
     }
 
     /// The stored messages matching `query` in this chat, newest first.
-    public func search(_ query: String, in c: Conversation, limit: Int = 50) -> [MessageRecord] {
+    public func search(_ query: String, in c: Conversation, limit: Int = 50) -> [StoredMessage] {
         (try? reader.search(query, conversationId: c.id, limit: limit)) ?? []
     }
 

@@ -144,7 +144,7 @@ public final class ConversationViewModel {
 
     public func clearHistory() async { await effects.clearHistory(of: state.conversation, emit: emit) }
     public func saveDraft(_ text: String?) { effects.saveDraft(text, of: state.conversation) }
-    public func search(_ query: String, limit: Int = 50) -> [MessageRecord] { effects.search(query, in: state.conversation, limit: limit) }
+    public func search(_ query: String, limit: Int = 50) -> [StoredMessage] { effects.search(query, in: state.conversation, limit: limit) }
 
     public func invite(_ names: [String]) async { await group(.invite(names)) }
     public func kick(_ name: String) async { await group(.kick(name)) }

@@ -48,7 +48,9 @@ struct ServerBench: Sendable {
         }
         var rows = [
             BenchRow(figure: "sends/s (\(pairs * 2) users × \(messages))", ours: ours.sendsPerSecond, reference: irc?.sendsPerSecond,
-                     referenceName: "ngircd", goal: "≥ ngircd", met: irc.map { ours.sendsPerSecond >= $0.sendsPerSecond }),
+                     // An IRC relay stores and acknowledges nothing: the ceiling, not a goal. Throughput
+                     // goals are per core against durable chat servers (the PostgreSQL section).
+                     referenceName: "ngircd", goal: "", met: nil),
             BenchRow(figure: "p50 send→peer notified (ms)", ours: ours.p50ms, reference: irc?.p50ms, referenceName: "ngircd",
                      goal: "", met: nil),
             BenchRow(figure: "p99 send→peer notified (ms)", ours: ours.p99ms, reference: irc?.p99ms, referenceName: "ngircd",

@@ -60,7 +60,7 @@ struct OutboxList: AsyncParsableCommand {
 }
 
 /// The one outbox row `prefix` names (a clientMsgID or its start).
-func outboxRow(_ session: Session, _ prefix: String) throws -> OutboxRecord {
+func outboxRow(_ session: Session, _ prefix: String) throws -> OutboxItem {
     let matches = try session.reader.outboxEntries().map(\.row).filter { $0.clientMsgID.hasPrefix(prefix) }
     guard matches.count == 1, let row = matches.first else {
         throw CLIError(L.string(matches.isEmpty ? "cli.outbox.noSuch" : "cli.outbox.ambiguous", ["id": prefix]))

@@ -25,7 +25,7 @@ struct Send: AsyncParsableCommand {
     func run() async throws {
         let session = try await common.session()
         let conv = try await conversationId(session, with: to)
-        let record: MessageRecord
+        let record: StoredMessage
         do {
             record = try await enqueue(session, conv)
         } catch let e as MediaProbe.Failure {
@@ -62,7 +62,7 @@ struct Send: AsyncParsableCommand {
     /// process delivered it meanwhile (then: sent), or an attempt, from any
     /// process, may have reached the server: then it stays queued, to be
     /// resent with the same id (deduped), and the outcome is unknown (75).
-    func settleAsFailed(_ repo: SendQueue, _ record: MessageRecord, _ message: String) async throws {
+    func settleAsFailed(_ repo: SendQueue, _ record: StoredMessage, _ message: String) async throws {
         switch try await repo.takeBack(clientMsgID: record.clientMsgID) {
         case .sent(let seq):
             out(L.string("cli.sent", ["seq": String(seq)]))
@@ -77,7 +77,7 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    func enqueue(_ session: Session, _ conv: String) async throws -> MessageRecord {
+    func enqueue(_ session: Session, _ conv: String) async throws -> StoredMessage {
         let repo = session.sendQueue
         let media = session.media
         // The files' options, each a kind of `OutgoingKinds` (the full-screen client's `/image`, `/file`, …).

@@ -54,7 +54,7 @@ import Testing
         #expect(try preview() == "二")
         var local = MessageRecord(wire: msg(0, "待发", from: "tb_1", client: "mine-1"))
         local.seq = nil
-        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
+        try store.insertOutgoing(local.stored, outbox: OutboxItem(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
                                                            content: "待发", pushDesc: "待发", createdAt: 0))
         // A message arriving while ours is still being sent does not hide it.
         try store.apply(events: [.message(msg(3, "三"))], cursor: 3)

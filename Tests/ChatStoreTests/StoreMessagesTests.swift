@@ -9,7 +9,7 @@ import Testing
         let store = try makeStore()
         var local = MessageRecord(wire: msg(0, "你好", from: "tb_1", client: "mine-1"))
         local.seq = nil
-        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
+        try store.insertOutgoing(local.stored, outbox: OutboxItem(clientMsgID: "mine-1", conversationId: conv, contentType: 101,
                                                            content: "你好", pushDesc: "你好", createdAt: 0))
         #expect(try store.outbox().count == 1)
         let pending = try store.newestPage(conversationId: conv).messages
@@ -42,7 +42,7 @@ import Testing
         try store.apply(events: [.message(msg(1, "一")), .message(msg(2, "二"))], cursor: 2)
         var local = MessageRecord(wire: msg(0, "没发出去", from: "tb_1", client: "bad"))
         local.seq = nil
-        try store.insertOutgoing(local, outbox: OutboxRecord(clientMsgID: "bad", conversationId: conv, contentType: 101,
+        try store.insertOutgoing(local.stored, outbox: OutboxItem(clientMsgID: "bad", conversationId: conv, contentType: 101,
                                                            content: "没发出去", pushDesc: "", createdAt: 0))
         try store.markFailed(clientMsgID: "bad", reason: "too long")
         #expect(try store.conversationList(localizer: zh).first?.lastMessagePreview == "没发出去")
@@ -53,7 +53,7 @@ import Testing
         // A message being sent is always the newest.
         var next = MessageRecord(wire: msg(0, "正在发", from: "tb_1", client: "now"))
         next.seq = nil
-        try store.insertOutgoing(next, outbox: OutboxRecord(clientMsgID: "now", conversationId: conv, contentType: 101,
+        try store.insertOutgoing(next.stored, outbox: OutboxItem(clientMsgID: "now", conversationId: conv, contentType: 101,
                                                           content: "正在发", pushDesc: "", createdAt: 0))
         #expect(try order() == ["一", "二", "没发出去", "三", "四", "正在发"])
         // Out of a small window it waits for the user to scroll back to it.
@@ -64,15 +64,15 @@ import Testing
         let store = try makeStore()
         var local = MessageRecord(wire: msg(0, "x", from: "tb_1", client: "f1"))
         local.seq = nil
-        let ob = OutboxRecord(clientMsgID: "f1", conversationId: conv, contentType: 101, content: "x", pushDesc: "x", createdAt: 0)
-        try store.insertOutgoing(local, outbox: ob)
+        let ob = OutboxItem(clientMsgID: "f1", conversationId: conv, contentType: 101, content: "x", pushDesc: "x", createdAt: 0)
+        try store.insertOutgoing(local.stored, outbox: ob)
         try store.markFailed(clientMsgID: "f1", reason: "text too long")
         let failed = try #require(try store.message(clientMsgID: "f1"))
         #expect(failed.status == "failed")
         #expect(failed.errorReason == "text too long")
         #expect(try store.outbox().isEmpty)
         // The retry gets the kept row back, uploads and all, not the bare one given.
-        try store.requeue(clientMsgID: "f1", outbox: OutboxRecord(clientMsgID: "f1", conversationId: conv, contentType: 101,
+        try store.requeue(clientMsgID: "f1", outbox: OutboxItem(clientMsgID: "f1", conversationId: conv, contentType: 101,
                                                                  content: "bare", pushDesc: "", createdAt: 0))
         #expect(try store.outbox().map(\.clientMsgID) == ["f1"])
         #expect(try store.outbox().first?.pushDesc == "x")

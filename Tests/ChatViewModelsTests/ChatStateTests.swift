@@ -12,8 +12,8 @@ import Testing
     static let peer = "tb_2"
     static let conv = Conversation(id: "si_1_2", targetUid: 2, nickname: "Bob")
 
-    static func record(_ seq: Int, from: String = peer, _ text: String = "hi") -> MessageRecord {
-        MessageRecord(wire: WireMessage(serverMsgID: "s\(seq)", clientMsgID: "c\(seq)", conversationId: conv.id, seq: seq,
+    static func record(_ seq: Int, from: String = peer, _ text: String = "hi") -> StoredMessage {
+        StoredMessage(wire: WireMessage(serverMsgID: "s\(seq)", clientMsgID: "c\(seq)", conversationId: conv.id, seq: seq,
                                         sendID: from, recvID: from == me ? peer : me, contentType: ContentType.text,
                                         content: text, sendTime: 1_700_000_000_000 + seq * 1000))
     }

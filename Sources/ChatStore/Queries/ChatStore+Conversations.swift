@@ -27,7 +27,7 @@ extension ChatStore {
         try conversationRecord(id: id)?.conversation(myImUid: myImUid, localizer: localizer)
     }
 
-    public func conversationRecord(id: String) throws -> ConversationRecord? {
+    func conversationRecord(id: String) throws -> ConversationRecord? {
         try dbPool.read { db in try ConversationRecord.fetchOne(db, id: id) }
     }
 
@@ -47,7 +47,7 @@ extension ChatStore {
 
     /// Makes sure a conversation row exists (e.g. when starting a chat).
     @discardableResult
-    public func ensureConversation(id: String, nickname: String = "", avatar: String = "") throws -> ConversationRecord {
+    func ensureConversation(id: String, nickname: String = "", avatar: String = "") throws -> ConversationRecord {
         try dbPool.write { db in try self.ensureConversation(id: id, nickname: nickname, avatar: avatar, db: db) }
     }
 
@@ -126,7 +126,7 @@ extension ChatStore {
     /// Puts back a conversation row exactly as it was (an optimistic delete
     /// the server refused). Cleared messages are not restored locally; they
     /// come back from the server's history.
-    public func restoreConversation(_ record: ConversationRecord) throws {
+    func restoreConversation(_ record: ConversationRecord) throws {
         try dbPool.write { db in try record.save(db) }
     }
 

@@ -4,10 +4,10 @@ import GRDB
 
 /// One page of messages, oldest first, plus whether older ones exist locally.
 public struct MessagePage: Sendable, Hashable {
-    public var messages: [MessageRecord]
+    public var messages: [StoredMessage]
     /// The lowest seq on the page (nil for an empty page or only unsent rows).
     public var lowestSeq: Int?
-    public init(messages: [MessageRecord], lowestSeq: Int?) {
+    public init(messages: [StoredMessage], lowestSeq: Int?) {
         self.messages = messages; self.lowestSeq = lowestSeq
     }
 }
@@ -93,7 +93,7 @@ extension ChatStore {
                 WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND seq < ? AND isControl = 0
                 ORDER BY seq DESC LIMIT ?
                 """), arguments: [conversationId, cleared, seq, limit])
-            return MessagePage(messages: rows.reversed(), lowestSeq: rows.last?.seq)
+            return MessagePage(messages: rows.reversed().map(\.stored), lowestSeq: rows.last?.seq)
         }
     }
 
@@ -106,9 +106,9 @@ extension ChatStore {
         }
     }
 
-    public func message(clientMsgID: String) throws -> MessageRecord? {
+    public func message(clientMsgID: String) throws -> StoredMessage? {
         try dbPool.read { db in
-            try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID])
+            try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID])?.stored
         }
     }
 
@@ -124,9 +124,9 @@ extension ChatStore {
 
     /// Writes an optimistic outgoing message and its outbox row in one
     /// transaction, before any network is touched (seed §四).
-    public func insertOutgoing(_ message: MessageRecord, outbox: OutboxRecord) throws {
+    public func insertOutgoing(_ message: StoredMessage, outbox: OutboxItem) throws {
         try dbPool.write { db in
-            var m = message
+            var m = MessageRecord(message)
             m.seq = nil
             m.status = MessageStatus.sending.rawValue
             // Written behind a failed send of its chat: it waits, and says so.
@@ -135,7 +135,7 @@ extension ChatStore {
                 m.errorReason = MessageStatus.heldReason
             }
             try m.insert(db, onConflict: .ignore)
-            var o = outbox
+            var o = OutboxRecord(outbox)
             try o.insert(db, onConflict: .ignore)
             var conv = try self.ensureConversation(id: m.conversationId, nickname: "", avatar: "", db: db)
             conv.hidden = false
@@ -175,7 +175,7 @@ extension ChatStore {
 
     /// Local revoke (optimistic, seed §六): returns the row as it was, for rollback.
     @discardableResult
-    public func setRevoked(clientMsgID: String, revoked: Bool, restoring snapshot: MessageRecord? = nil) throws -> MessageRecord? {
+    public func setRevoked(clientMsgID: String, revoked: Bool, restoring snapshot: StoredMessage? = nil) throws -> StoredMessage? {
         try dbPool.write { db in
             guard var m = try MessageRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE clientMsgID = ?"), arguments: [clientMsgID]) else { return nil }
             let before = m
@@ -184,11 +184,12 @@ extension ChatStore {
                 m.content = ""
                 m.searchText = ""
             } else if let snapshot {
-                m = snapshot
+                m = MessageRecord(snapshot)
+                m.id = before.id
             }
             try m.update(db)
             try self.refreshLast(conversationId: m.conversationId, db: db)
-            return before
+            return before.stored
         }
     }
 

@@ -23,7 +23,7 @@ public struct OutboxState: Sendable, Hashable {
 /// One outbox row and where it stands.
 public struct OutboxEntry: Sendable, Hashable {
     public enum State: String, Sendable { case queued, held, failed }
-    public var row: OutboxRecord
+    public var row: OutboxItem
     public var state: State
 }
 
@@ -39,20 +39,20 @@ public struct OutboxEntry: Sendable, Hashable {
 extension ChatStore {
     /// What the send queue may send now, oldest first: not failed, and not
     /// behind a failed send of the same conversation.
-    public func outbox() throws -> [OutboxRecord] {
+    public func outbox() throws -> [OutboxItem] {
         try dbPool.read { db in
             try OutboxRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM outbox o WHERE o.failed = 0 AND NOT EXISTS (
                     SELECT 1 FROM outbox f WHERE f.conversationId = o.conversationId AND f.failed = 1 AND f.id < o.id)
                 ORDER BY o.id
-                """))
+                """)).map(\.item)
         }
     }
 
     /// Every row, failed and held ones included, oldest first, each with
     /// where it stands (a row behind a failed one of its conversation is held).
     public func outboxEntries() throws -> [OutboxEntry] {
-        let rows = try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }
+        let rows = try dbPool.read { db in try OutboxRecord.order(Column("id")).fetchAll(db) }.map(\.item)
         var blocked = Set<String>()
         return rows.map { row in
             if row.failed {
@@ -120,7 +120,7 @@ extension ChatStore {
     /// Puts a failed message back into the queue with its same clientMsgID:
     /// its kept outbox row if there is one, else `outbox` (a message that
     /// failed before rows were kept). What it held is queued again.
-    public func requeue(clientMsgID: String, outbox: OutboxRecord) throws {
+    public func requeue(clientMsgID: String, outbox: OutboxItem) throws {
         try dbPool.write { db in
             try db.execute(sql: "UPDATE message SET status = ?, errorReason = NULL WHERE clientMsgID = ? AND seq IS NULL",
                            arguments: [MessageStatus.sending.rawValue, clientMsgID])
@@ -128,7 +128,7 @@ extension ChatStore {
             try db.execute(sql: "UPDATE outbox SET failed = 0, attempts = 0, lastError = NULL WHERE clientMsgID = ?",
                            arguments: [clientMsgID])
             if db.changesCount == 0 {
-                var o = outbox
+                var o = OutboxRecord(outbox)
                 try o.insert(db, onConflict: .ignore)
             }
         }

@@ -8,7 +8,7 @@ extension ChatStore {
     /// Three characters or more use the trigram index, plus a scan of the
     /// messages the index has not taken in yet (`SearchIndexer`); shorter
     /// queries scan with an escaped LIKE.
-    public func search(_ query: String, conversationId: String? = nil, limit: Int = 50) throws -> [MessageRecord] {
+    public func search(_ query: String, conversationId: String? = nil, limit: Int = 50) throws -> [StoredMessage] {
         let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !q.isEmpty else { return [] }
         let like = "%" + q.replacingOccurrences(of: "\\", with: "\\\\")
@@ -47,7 +47,7 @@ extension ChatStore {
             }
             sql += " ORDER BY m.sendTime DESC, m.id DESC LIMIT ?"
             args += [limit]
-            return try MessageRecord.fetchAll(db, sql: sql, arguments: args)
+            return try MessageRecord.fetchAll(db, sql: sql, arguments: args).map(\.stored)
         }
     }
 

@@ -56,7 +56,7 @@ extension ChatStore {
         let pending = try MessageRecord.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq IS NULL ORDER BY id ASC
             """), arguments: [conversationId])
-        return MessagePage(messages: try placePending(pending, among: acked.reversed(), windowIsAll: acked.count < window.count, db: db),
-                           lowestSeq: acked.last?.seq)
+        let placed = try placePending(pending, among: acked.reversed(), windowIsAll: acked.count < window.count, db: db)
+        return MessagePage(messages: placed.map(\.stored), lowestSeq: acked.last?.seq)
     }
 }

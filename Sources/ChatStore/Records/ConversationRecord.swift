@@ -5,48 +5,48 @@ import Synchronization
 /// One row of `conversation`: every field of ``Conversation`` plus the last
 /// message (for the preview, computed at read time in the reader's language),
 /// visibility and the local clear point.
-public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "conversation"
+struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "conversation"
 
-    public var id: String
-    public var targetUid: Int
-    public var nickname: String
-    public var avatar: String
-    public var isOnline: Bool
-    public var fromSignal: Bool
-    public var signalId: Int?
-    public var receiveId: String?
-    public var signalReply: String?
-    public var signalContent: String?
-    public var isImOpened: Bool
-    public var isPinned: Bool
-    public var pinnedAt: Int
-    public var draftText: String?
-    public var unreadCount: Int
-    public var lastMessageTime: Int
-    public var maxSeq: Int
-    public var readSeq: Int
+    var id: String
+    var targetUid: Int
+    var nickname: String
+    var avatar: String
+    var isOnline: Bool
+    var fromSignal: Bool
+    var signalId: Int?
+    var receiveId: String?
+    var signalReply: String?
+    var signalContent: String?
+    var isImOpened: Bool
+    var isPinned: Bool
+    var pinnedAt: Int
+    var draftText: String?
+    var unreadCount: Int
+    var lastMessageTime: Int
+    var maxSeq: Int
+    var readSeq: Int
     /// Deleted by this user: not listed until a newer message arrives.
-    public var hidden: Bool
+    var hidden: Bool
     /// Messages with seq <= clearedSeq were cleared and are never shown again.
-    public var clearedSeq: Int
+    var clearedSeq: Int
     // The last message, for the preview.
-    public var lastClientMsgID: String?
-    public var lastSendID: String?
-    public var lastContentType: Int?
-    public var lastContent: String?
-    public var lastRevoked: Bool
-    public var lastSeq: Int?
-    public var isMuted: Bool
+    var lastClientMsgID: String?
+    var lastSendID: String?
+    var lastContentType: Int?
+    var lastContent: String?
+    var lastRevoked: Bool
+    var lastSeq: Int?
+    var isMuted: Bool
     /// The newest seq that mentioned me (PROTOCOL.md v2).
-    public var mentionSeq: Int
+    var mentionSeq: Int
     /// Groups only.
-    public var groupId: Int?
-    public var memberCount: Int
+    var groupId: Int?
+    var memberCount: Int
     /// Groups: false once I left or was removed.
-    public var isMember: Bool
+    var isMember: Bool
 
-    public init(id: String, targetUid: Int, nickname: String = "", avatar: String = "") {
+    init(id: String, targetUid: Int, nickname: String = "", avatar: String = "") {
         self.id = id
         self.targetUid = targetUid
         self.nickname = nickname
@@ -75,7 +75,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     /// The columns in the order `init(row:)` reads them by position when a
     /// query selects exactly `selection` (the list query); other queries
     /// fall back to lookup by name.
-    public static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, isMember"
+    static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, isMember"
 
     /// One conversation by id through a cached statement: the query
     /// interface (`fetchOne(db, key:)`) compiles its SQL on every call, and
@@ -84,7 +84,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
         try fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM conversation WHERE id = ?"), arguments: [id])
     }
 
-    public init(row: Row) {
+    init(row: Row) {
         if row.count == Self.columnCount, row.columnNames.first == "id", row.columnNames.last == "isMember" {
             id = row[0]
             targetUid = row[1]
@@ -170,7 +170,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
     }
 
     /// The preview line in `localizer`'s language.
-    public func preview(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> String {
+    func preview(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> String {
         guard let type = lastContentType, let content = lastContent, let sender = lastSendID else { return "" }
         // A message's summary changes only when it is revoked (its text never
         // changes; uploads only fill in object keys), so the id is the key.
@@ -190,7 +190,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
         return TerminalSanitizer.sanitize(MessageKinds.summary(of: msg, localizer: localizer))
     }
 
-    public func conversation(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> Conversation {
+    func conversation(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> Conversation {
         Conversation(
             id: id, targetUid: targetUid, nickname: nickname, avatar: avatar, isOnline: isOnline,
             fromSignal: fromSignal, signalId: signalId, receiveId: receiveId, signalReply: signalReply,
@@ -204,7 +204,7 @@ public struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, 
 
 /// Previews already computed, so redrawing a list of a thousand
 /// conversations does not decode a thousand payloads again.
-public final class PreviewMemo: Sendable {
+final class PreviewMemo: Sendable {
     struct Key: Hashable, Sendable {
         var conversationId: String
         var clientMsgID: String
@@ -212,7 +212,7 @@ public final class PreviewMemo: Sendable {
         var sender: Bool
         var language: Language
     }
-    public init() {}
+    init() {}
     private let table = Mutex<[Key: String]>([:])
 
     func get(_ key: Key) -> String? { table.withLock { $0[key] } }

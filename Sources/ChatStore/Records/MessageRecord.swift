@@ -1,34 +1,33 @@
 import ChatCore
 import GRDB
 
-/// One row of `message`: the wire fields plus local delivery state.
-/// `seq` is NULL until the server has acknowledged the message.
-public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "message"
+/// One row of `message` (`StoredMessage` is what leaves the store).
+struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "message"
 
-    public var id: Int64?
-    public var clientMsgID: String
-    public var serverMsgID: String?
-    public var conversationId: String
-    public var seq: Int?
-    public var sendID: String
-    public var recvID: String
-    public var contentType: Int
-    public var content: String
-    public var sendTime: Int
-    public var revoked: Bool
-    public var flashViewed: Bool
+    var id: Int64?
+    var clientMsgID: String
+    var serverMsgID: String?
+    var conversationId: String
+    var seq: Int?
+    var sendID: String
+    var recvID: String
+    var contentType: Int
+    var content: String
+    var sendTime: Int
+    var revoked: Bool
+    var flashViewed: Bool
     /// Revoke notices and flash-viewed receipts: kept for seq continuity,
     /// never shown as bubbles.
-    public var isControl: Bool
-    public var status: String
-    public var errorReason: String?
+    var isControl: Bool
+    var status: String
+    var errorReason: String?
     /// What the full-text index sees (text, signal-quote reply), "" otherwise.
-    public var searchText: String
+    var searchText: String
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    public init(row: Row) {
+    init(row: Row) {
         id = row["id"]
         clientMsgID = row["clientMsgID"]
         serverMsgID = row["serverMsgID"]
@@ -60,47 +59,27 @@ public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, Mutab
         return db.changesCount > 0
     }
 
-    public init(wire: WireMessage, status: MessageStatus = .success, errorReason: String? = nil) {
-        clientMsgID = wire.clientMsgID
-        serverMsgID = wire.serverMsgID.isEmpty ? nil : wire.serverMsgID
-        conversationId = wire.conversationId
-        seq = wire.seq > 0 ? wire.seq : nil
-        sendID = wire.sendID
-        recvID = wire.recvID
-        contentType = wire.contentType
-        content = wire.revoked ? "" : wire.content
-        sendTime = wire.sendTime
-        revoked = wire.revoked
-        flashViewed = wire.flashViewed
-        self.status = status.rawValue
-        self.errorReason = errorReason
-        let (type, decoded) = IMMessageMapper.decode(contentType: wire.contentType, content: content, revoked: wire.revoked)
-        isControl = type == .revoked || type == .flashViewed
-        searchText = MessageRecord.searchText(for: decoded, revoked: wire.revoked)
+    init(wire: WireMessage, status: MessageStatus = .success, errorReason: String? = nil) {
+        self.init(StoredMessage(wire: wire, status: status, errorReason: errorReason))
     }
 
+    init(_ m: StoredMessage) {
+        clientMsgID = m.clientMsgID; serverMsgID = m.serverMsgID; conversationId = m.conversationId; seq = m.seq
+        sendID = m.sendID; recvID = m.recvID; contentType = m.contentType; content = m.content; sendTime = m.sendTime
+        revoked = m.revoked; flashViewed = m.flashViewed; isControl = m.isControl; status = m.status
+        errorReason = m.errorReason; searchText = m.searchText
+    }
+
+    var stored: StoredMessage {
+        StoredMessage(clientMsgID: clientMsgID, serverMsgID: serverMsgID, conversationId: conversationId, seq: seq, sendID: sendID,
+                      recvID: recvID, contentType: contentType, content: content, sendTime: sendTime, revoked: revoked,
+                      flashViewed: flashViewed, isControl: isControl, status: status, errorReason: errorReason,
+                      searchText: searchText)
+    }
+
+    var wire: WireMessage { stored.wire }
+    func chatMessage(myImUid: String) -> ChatMessage { stored.chatMessage(myImUid: myImUid) }
     static func searchText(for content: MessageContent, revoked: Bool) -> String {
-        if revoked { return "" }
-        switch content {
-        case .text(let t): return t
-        case .signalQuote(let p): return p.replyContent
-        case .unknown(let p): return p.msgDesc ?? ""
-        default: return ""
-        }
-    }
-
-    public var wire: WireMessage {
-        WireMessage(serverMsgID: serverMsgID ?? "", clientMsgID: clientMsgID, conversationId: conversationId,
-                    seq: seq ?? 0, sendID: sendID, recvID: recvID, contentType: contentType, content: content,
-                    sendTime: sendTime, revoked: revoked, flashViewed: flashViewed)
-    }
-
-    /// The message as the screen shows it.
-    public func chatMessage(myImUid: String) -> ChatMessage {
-        var m = IMMessageMapper.map(wire, currentUID: myImUid)
-        m.status = MessageStatus(rawValue: status) ?? .success
-        m.errorReason = errorReason
-        if m.isMe || (seq ?? 0) == 0 { m.isRead = true }
-        return m
+        StoredMessage.searchText(for: content, revoked: revoked)
     }
 }

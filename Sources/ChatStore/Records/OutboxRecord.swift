@@ -1,46 +1,44 @@
 import GRDB
 
-/// A send not yet acknowledged by the server. Rows are sent in `id` order,
-/// always with the same clientMsgID, so a resend after a crash is deduped by
-/// the server.
-public struct OutboxRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "outbox"
+/// One row of `outbox` (`OutboxItem` is what leaves the store).
+struct OutboxRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "outbox"
 
-    public var id: Int64?
-    public var clientMsgID: String
-    public var conversationId: String
-    public var contentType: Int
+    var id: Int64?
+    var clientMsgID: String
+    var conversationId: String
+    var contentType: Int
     /// The wire content; for media not yet uploaded, the payload to fill in.
-    public var content: String
-    public var receiveId: String?
-    public var pushDesc: String
+    var content: String
+    var receiveId: String?
+    var pushDesc: String
     /// Local files still to upload (JSON array of paths), for media sends.
-    public var pendingUploads: String?
+    var pendingUploads: String?
     /// `chat_image` or `chat_audio` for media sends.
-    public var mediaKind: String?
-    public var attempts: Int
-    public var lastError: String?
-    public var createdAt: Int
+    var mediaKind: String?
+    var attempts: Int
+    var lastError: String?
+    var createdAt: Int
     /// Refused by the server; held for the user's retry or discard, and
     /// holding what its conversation queued after it.
-    public var failed: Bool = false
+    var failed: Bool = false
     /// An attempt's request may have reached the server (never taken back).
-    public var mayHaveArrived: Bool = false
+    var mayHaveArrived: Bool = false
 
-    public init(clientMsgID: String, conversationId: String, contentType: Int, content: String,
-                receiveId: String? = nil, pushDesc: String, pendingUploads: String? = nil,
-                mediaKind: String? = nil, createdAt: Int) {
-        self.clientMsgID = clientMsgID
-        self.conversationId = conversationId
-        self.contentType = contentType
-        self.content = content
-        self.receiveId = receiveId
-        self.pushDesc = pushDesc
-        self.pendingUploads = pendingUploads
-        self.mediaKind = mediaKind
-        self.attempts = 0
-        self.createdAt = createdAt
+    init(_ item: OutboxItem) {
+        clientMsgID = item.clientMsgID; conversationId = item.conversationId; contentType = item.contentType
+        content = item.content; receiveId = item.receiveId; pushDesc = item.pushDesc; pendingUploads = item.pendingUploads
+        mediaKind = item.mediaKind; attempts = item.attempts; lastError = item.lastError; createdAt = item.createdAt
+        failed = item.failed; mayHaveArrived = item.mayHaveArrived
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    var item: OutboxItem {
+        var item = OutboxItem(clientMsgID: clientMsgID, conversationId: conversationId, contentType: contentType, content: content,
+                              receiveId: receiveId, pushDesc: pushDesc, pendingUploads: pendingUploads, mediaKind: mediaKind,
+                              createdAt: createdAt)
+        item.attempts = attempts; item.lastError = lastError; item.failed = failed; item.mayHaveArrived = mayHaveArrived
+        return item
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

@@ -88,7 +88,7 @@ public actor SendQueue {
     /// Sends trimmed text; empty text is ignored (returns nil).
     @discardableResult
     public func sendText(_ text: String, to conversationId: String, receiveId: String? = nil,
-                         clientMsgID: String = UUID().uuidString) throws -> MessageRecord? {
+                         clientMsgID: String = UUID().uuidString) throws -> StoredMessage? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         return try enqueue(.text(trimmed), to: conversationId, receiveId: receiveId, clientMsgID: clientMsgID)
@@ -98,7 +98,7 @@ public actor SendQueue {
     /// quote...). `uploads` are uploaded first, in order.
     @discardableResult
     public func enqueue(_ content: MessageContent, to conversationId: String, receiveId: String? = nil,
-                        uploads: [PendingUpload] = [], clientMsgID: String = UUID().uuidString) throws -> MessageRecord {
+                        uploads: [PendingUpload] = [], clientMsgID: String = UUID().uuidString) throws -> StoredMessage {
         guard let (type, body) = IMMessageMapper.wireContent(for: content) else {
             throw APIError.badResponse("this kind of message cannot be sent")
         }
@@ -114,11 +114,11 @@ public actor SendQueue {
         let wire = WireMessage(serverMsgID: "", clientMsgID: clientMsgID, conversationId: conversationId, seq: 0,
                                sendID: store.myImUid, recvID: recvID, contentType: type,
                                content: body, sendTime: Int(Date().timeIntervalSince1970 * 1000))
-        let record = MessageRecord(wire: wire, status: .sending)
+        let record = StoredMessage(wire: wire, status: .sending)
         let summary = MessageKinds.summary(of: IMMessageMapper.map(wire, currentUID: store.myImUid),
                                            localizer: Localizer(language: .zhHans))
         let pending = uploads.isEmpty ? nil : String(decoding: try JSONEncoder().encode(uploads), as: UTF8.self)
-        let outbox = OutboxRecord(clientMsgID: clientMsgID, conversationId: conversationId, contentType: type, content: body,
+        let outbox = OutboxItem(clientMsgID: clientMsgID, conversationId: conversationId, contentType: type, content: body,
                                   receiveId: receiveId, pushDesc: summary, pendingUploads: pending,
                                   mediaKind: uploads.first?.kind, createdAt: wire.sendTime)
         try store.insertOutgoing(record, outbox: outbox)
@@ -131,7 +131,7 @@ public actor SendQueue {
     public func retry(clientMsgID: String) throws {
         guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil,
               m.status == MessageStatus.failed.rawValue else { return }
-        let outbox = OutboxRecord(clientMsgID: m.clientMsgID, conversationId: m.conversationId, contentType: m.contentType,
+        let outbox = OutboxItem(clientMsgID: m.clientMsgID, conversationId: m.conversationId, contentType: m.contentType,
                                   content: m.content, pushDesc: "", createdAt: m.sendTime)
         try store.requeue(clientMsgID: clientMsgID, outbox: outbox)
         wakeup?.yield()
@@ -271,7 +271,7 @@ public actor SendQueue {
     /// sending (a CLI command that only reads must not wait for an upload).
     public func drain(ifIdle: Bool = false) async -> DrainResult {
         while !Task.isCancelled {
-            let attempt = try? await lock.withLock(wait: !ifIdle) { () async -> (OutboxRecord, Outcome)? in
+            let attempt = try? await lock.withLock(wait: !ifIdle) { () async -> (OutboxItem, Outcome)? in
                 // Read under the lock: another process may have sent it meanwhile.
                 guard let next = (try? store.outbox())?.first else { return nil }
                 return (next, await sendOne(next))
@@ -289,7 +289,7 @@ public actor SendQueue {
 
     enum Outcome { case done, transient(String, mayHaveArrived: Bool) }
 
-    func sendOne(_ row: OutboxRecord) async -> Outcome {
+    func sendOne(_ row: OutboxItem) async -> Outcome {
         var content = row.content
         do {
             if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {

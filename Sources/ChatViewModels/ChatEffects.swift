@@ -77,7 +77,8 @@ public struct ChatEffects {
     public func read(_ window: ChatWindow, of c: Conversation, group: Bool) -> WindowRead? {
         guard let page = try? reader.window(window, conversationId: c.id) else { return nil }
         var cached = Set<String>()
-        for r in page.messages {
+        // Pictures are custom payloads: only those are decoded here (the update maps the page once).
+        for r in page.messages where r.contentType == ContentType.custom && !r.revoked {
             if case .image(let p) = r.chatMessage(myImUid: session.credentials.imUid).content,
                session.media.localURL(for: p.objectKey) != nil { cached.insert(p.objectKey) }
         }

@@ -124,6 +124,7 @@ let package = Package(
             name: "tongban-bench",
             dependencies: [
                 "ChatCore", "ChatStore", "ChatSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -25,12 +25,14 @@ struct TongbanServer: AsyncParsableCommand {
     @Option(name: .customLong("max-media"), help: "Largest accepted upload, in bytes.") var maxMedia = 20 * 1024 * 1024
     @Option(name: .customLong("url-ttl"), help: "Lifetime of signed media URLs, in seconds.") var urlTTL = 3600
     @Option(name: .customLong("rate-limit"), help: "Requests per second per user (0 = unlimited).") var rateLimit = 0
+    @Option(name: .customLong("max-group-members"), help: "Members a group may hold (PROTOCOL.md: a server option).")
+    var maxGroupMembers = ServerConfig().maxGroupMembers
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Flag(help: "Seed demo accounts me/alice/bob/carol (password tongban-demo) and run demo peers.") var demo = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard revokeWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0 else {
+        guard revokeWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2 else {
             throw ValidationError("limits must be positive")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -71,6 +73,7 @@ struct TongbanServer: AsyncParsableCommand {
         config.maxMediaBytes = maxMedia
         config.signedURLSeconds = urlTTL
         config.rateLimitPerSecond = rateLimit
+        config.maxGroupMembers = maxGroupMembers
         config.demo = demo
         config.logger = logger
         try await ChatServerApp.run(config: config)

@@ -119,8 +119,8 @@ public actor SendQueue {
                                            localizer: Localizer(language: .zhHans))
         let pending = uploads.isEmpty ? nil : String(decoding: try JSONEncoder().encode(uploads), as: UTF8.self)
         let outbox = OutboxItem(clientMsgID: clientMsgID, conversationId: conversationId, contentType: type, content: body,
-                                  receiveId: receiveId, pushDesc: summary, pendingUploads: pending,
-                                  mediaKind: uploads.first?.kind, createdAt: wire.sendTime)
+                                receiveId: receiveId, pushDesc: summary, pendingUploads: pending,
+                                mediaKind: uploads.first?.kind, createdAt: wire.sendTime)
         try store.insertOutgoing(record, outbox: outbox)
         if !uploads.isEmpty { report(clientMsgID, 0) }
         wakeup?.yield()
@@ -132,7 +132,7 @@ public actor SendQueue {
         guard let m = try store.message(clientMsgID: clientMsgID), m.seq == nil,
               m.status == MessageStatus.failed.rawValue else { return }
         let outbox = OutboxItem(clientMsgID: m.clientMsgID, conversationId: m.conversationId, contentType: m.contentType,
-                                  content: m.content, pushDesc: "", createdAt: m.sendTime)
+                                content: m.content, pushDesc: "", createdAt: m.sendTime)
         try store.requeue(clientMsgID: clientMsgID, outbox: outbox)
         wakeup?.yield()
     }

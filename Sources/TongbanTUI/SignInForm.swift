@@ -81,15 +81,26 @@ public struct SignInForm {
         io.write(l.string("signin.choice"))
         guard let choice = io.readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
         let mode: Mode = choice == "2" ? .register : .login
-        io.write(l.string("signin.account"))
-        guard let account = io.readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
+        // Seed 001 §5: an empty field is refused here, before any request.
+        var account = ""
+        while account.isEmpty {
+            io.write(l.string("signin.account"))
+            guard let typed = io.readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
+            account = typed
+            if account.isEmpty { io.write(l.string("signin.accountEmpty") + "\n") }
+        }
         var name: String?
         if mode == .register {
             io.write(l.string("signin.name"))
             guard let n = io.readLine() else { return nil }
             name = n
         }
-        guard let password = io.readSecret(l.string("signin.password")) else { return nil }
+        var password = ""
+        while password.isEmpty {
+            guard let typed = io.readSecret(l.string("signin.password")) else { return nil }
+            password = typed
+            if password.isEmpty { io.write(l.string("signin.passwordEmpty") + "\n") }
+        }
         if mode == .register {
             guard let again = io.readSecret(l.string("signin.passwordAgain")) else { return nil }
             if again != password {

@@ -83,6 +83,24 @@ final class ScriptedTerminal: Sendable {
         #expect(again?.uid == creds?.uid)
     }
 
+    /// Seed 001 §5: an empty account or password is refused by the form
+    /// itself, with the seed's words, and asked again; nothing reaches the
+    /// server (a stopped one: any request would fail differently).
+    @Test func emptyFieldsAreRefusedBeforeAnyRequest() async throws {
+        let server = try await Self.server()
+        let url = server.baseURL
+        await server.stop()
+        let term = ScriptedTerminal(lines: ["1", "", "  ", "someone"], secrets: ["", "password-1"])
+        let l = Localizer(language: .zhHans)
+        let creds = await SignInForm(server: url, paths: Self.paths(), localizer: l, io: term.io, attempts: 1).run()
+        #expect(creds == nil)
+        let shown = term.shown
+        #expect(shown.components(separatedBy: "账号不能为空").count - 1 == 2, "an empty and a blank account")
+        #expect(shown.components(separatedBy: "密码不能为空").count - 1 == 1)
+        #expect(term.secretPrompts == 2, "the password is asked again")
+        #expect(shown.contains("无法连接"), "only the filled form went out")
+    }
+
     @Test func unreachableServerAndEndOfInput() async throws {
         let server = try await Self.server()
         let url = server.baseURL

@@ -21,8 +21,16 @@ extension ChatEffects {
         }
     }
 
-    /// A text with `@` mentions (`ChatState.mention` made the payload).
-    public func sendMention(_ mention: MentionPayload, in c: Conversation, emit: Emit) async -> Bool {
+    /// A text with `@` mentions: only the names still in it count
+    /// (`ChatState.mention`); with none left it goes as a plain text. False
+    /// when it could not be queued.
+    public func sendMention(_ text: String, mentioned: [String], atAll: Bool, in chat: ChatState, emit: Emit) async -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return true }
+        let c = chat.conversation
+        guard let mention = chat.mention(trimmed, mentioned: mentioned, atAll: atAll) else {
+            return await sendText(trimmed, in: c, emit: emit)
+        }
         do {
             try await session.sendQueue.enqueue(.mention(mention), to: c.id, receiveId: c.receiveId)
             await emit(.sent)

@@ -95,8 +95,8 @@ public final class ConversationViewModel {
 
     /// Reads the window again now.
     public func reload() {
-        guard let r = effects.read(state.window, of: state.conversation, group: state.conversation.isGroup && state.groupStale)
-        else { return }
+        guard case .readWindow(let window, let group) = state.read(),
+              let r = effects.read(window, of: state.conversation, group: group) else { return }
         _ = state.update(.windowRead(r))
         onChange?()
     }
@@ -106,7 +106,7 @@ public final class ConversationViewModel {
     public func reveal(seq: Int) async { await perform(.reveal(seq: seq)) }
     public func markRead() async { await perform(.markRead) }
     public func refreshMembers() async { await perform(.refreshMembers) }
-    public func refreshMediaURLs() async { await effects.refreshMedia(state.messages, emit: { [weak self] in await self?.send($0) }) }
+    public func refreshMediaURLs() async { await effects.perform(state.refreshMedia(), for: state.conversation, emit: emit) }
     func handle(_ update: SyncUpdate) async { await send(.sync(update)) }
 
     /// False when the message could not be queued (the input should keep it).
@@ -117,10 +117,7 @@ public final class ConversationViewModel {
 
     @discardableResult
     public func sendMention(_ text: String, mentioned: [String], atAll: Bool) async -> Bool {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return true }
-        guard let mention = state.mention(trimmed, mentioned: mentioned, atAll: atAll) else { return await sendText(trimmed) }
-        return await effects.sendMention(mention, in: state.conversation, emit: emit)
+        await effects.sendMention(text, mentioned: mentioned, atAll: atAll, in: state, emit: emit)
     }
 
     /// Files sent as `kind` (`/image`, `/file`, … : `OutgoingKinds`).

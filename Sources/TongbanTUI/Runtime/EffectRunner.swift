@@ -90,16 +90,10 @@ final class EffectRunner {
             if let id = await listEffects.joinGroup(uniqueName: unique, emit: listEmit) { await open(id: id) }
         case .group(let command): await group(command)
         case .sendMention(let text, let mentioned, let all):
-            guard let chat = openChat() else { return }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { return }
-            let sent: Bool
-            if let mention = chat.mention(trimmed, mentioned: mentioned, atAll: all) {
-                sent = await chatEffects.sendMention(mention, in: chat.conversation, emit: emit(chat.ref))
-            } else {
-                sent = await chatEffects.sendText(trimmed, in: chat.conversation, emit: emit(chat.ref))
+            guard let current else { return }
+            if !(await chatEffects.sendMention(text, mentioned: mentioned, atAll: all, in: current, emit: emit(current.ref))) {
+                await dispatch(.sendRefused(text))
             }
-            if !sent { await dispatch(.sendRefused(text)) }
         case .revoke(let id): if let current { await chatEffects.revoke(messageId: id, emit: emit(current.ref)) }
         case .retry(let id): if let current { await chatEffects.retry(messageId: id, emit: emit(current.ref)) }
         case .discard(let id):

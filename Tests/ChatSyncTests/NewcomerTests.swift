@@ -2,6 +2,7 @@ import ChatCore
 import ChatServer
 @testable import ChatStore
 import Foundation
+import ChatTesting
 import Testing
 @testable import ChatSync
 
@@ -51,7 +52,8 @@ import Testing
     }
 
     @Test func registerRefusesClearly() async throws {
-        let server = try await startServer(dir: tempURL("srv"))
+        let port = try ReservedPort()
+        let server = try await startServer(dir: tempURL("srv"), port: port.port)
         let root = tempURL("reg")
         let paths = StorePaths(dataDirectory: root.appendingPathComponent("d"), cacheDirectory: root.appendingPathComponent("c"),
                                configDirectory: root.appendingPathComponent("k"))

@@ -3,6 +3,7 @@ import ChatServer
 @testable import ChatStore
 import Foundation
 import Logging
+import ChatTesting
 import Testing
 @testable import ChatSync
 
@@ -193,7 +194,8 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
     /// to have reached the server, which `tongban send` relies on to say
     /// "not sent" instead of "outcome unknown".
     @Test func aStoppedServerIsReportedUnreachableQuickly() async throws {
-        let server = try await startServer(dir: tempURL("srv"))
+        let port = try ReservedPort()
+        let server = try await startServer(dir: tempURL("srv"), port: port.port)
         let s = try await makeSession(server.baseURL, "stopper")
         _ = try await s.api.conversations()
         await server.stop()

@@ -7,6 +7,7 @@ import ChatServer
 import Foundation
 import Logging
 import TerminalUI
+import ChatTesting
 import Testing
 @testable import TongbanTUI
 
@@ -159,7 +160,8 @@ extension ChatAppScreenTests {
     /// server gone, Escape right after Enter used to wait ~2 s for the HTTP
     /// client to give up.
     @Test func aDeadServerDoesNotHoldUpTheNextKey() async throws {
-        let (server, session) = try await demoSession()
+        let port = try ReservedPort()
+        let (server, session) = try await demoSession(port: port)
         let app = await app(session)
         await server.stop()
         await app.handle(.enter)  // Alice: her older history is asked of a server that is gone

@@ -3,6 +3,7 @@ import ChatMedia
 import ChatServer
 import ChatStore
 import ChatSync
+import ChatTesting
 import Foundation
 import Logging
 import TerminalUI
@@ -13,10 +14,11 @@ import Testing
 
 func tmpDir(_ n: String) -> URL { FileManager.default.temporaryDirectory.appendingPathComponent("tongban-tui-\(n)-\(UUID().uuidString)") }
 
-/// The demo server in-process and `me` logged in, as `make run` does.
-func demoSession() async throws -> (RunningServer, Session) {
+/// The demo server in-process and `me` logged in, as `make run` does. A
+/// test that stops the server passes `port` so it stays refused afterwards.
+func demoSession(port: ReservedPort? = nil) async throws -> (RunningServer, Session) {
     var c = ServerConfig()
-    c.port = 0
+    c.port = port?.port ?? 0
     c.demo = true
     c.demoReplyDelay = .milliseconds(50)
     c.dataDir = tmpDir("srv").path

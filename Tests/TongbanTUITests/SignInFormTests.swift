@@ -5,6 +5,7 @@ import ChatServer
 import Foundation
 import Logging
 import Synchronization
+import ChatTesting
 import Testing
 @testable import TongbanTUI
 
@@ -89,7 +90,8 @@ final class ScriptedTerminal: Sendable {
     @Test func emptyFieldsAreRefusedBeforeAnyRequest() async throws {
         let term = ScriptedTerminal(lines: ["1", "", "  ", "someone"], secrets: [""])
         let l = Localizer(language: .zhHans)
-        let creds = await SignInForm(server: "http://127.0.0.1:9", paths: Self.paths(), localizer: l, io: term.io).run()
+        let dead = try ReservedPort()
+        let creds = await SignInForm(server: dead.url, paths: Self.paths(), localizer: l, io: term.io).run()
         #expect(creds == nil)
         let shown = term.shown
         #expect(shown.components(separatedBy: "账号不能为空").count - 1 == 2, "an empty and a blank account")
@@ -100,9 +102,8 @@ final class ScriptedTerminal: Sendable {
     }
 
     @Test func unreachableServerAndEndOfInput() async throws {
-        let server = try await Self.server()
-        let url = server.baseURL
-        await server.stop()
+        let dead = try ReservedPort()
+        let url = dead.url
         let term = ScriptedTerminal(lines: ["1", "someone"], secrets: ["password-1"])
         let l = Localizer(language: .en)
         let creds = await SignInForm(server: url, paths: Self.paths(), localizer: l, io: term.io).run()

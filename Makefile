@@ -24,6 +24,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory test-once
+	$(MAKE) --no-print-directory fuzz-replay
 
 # Every test against what is built: the Swift suites (the server's a second
 # time on a throwaway PostgreSQL cluster), then the end-to-end scripts
@@ -66,7 +67,8 @@ golden: deps
 
 # libFuzzer harnesses (Fuzz/) of what comes from outside: wire decoders,
 # custom payloads, JSONSyntax, the terminal sanitiser and safe file names,
-# KeyDecoder, the media magic-number check. Not part of `make test`.
+# KeyDecoder, the media magic-number check. `make test` replays their
+# corpora (fuzz-replay), so the harnesses build with the code they check.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	bash Fuzz/run.sh all $(FUZZ_SECONDS)

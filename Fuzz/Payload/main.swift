@@ -15,7 +15,7 @@ public func fuzzOne(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     for contentType in [ContentType.custom, ContentType.revokeNotice, ContentType.text, 1501] {
         for revoked in [false, true] {
             let (type, decoded) = IMMessageMapper.decode(contentType: contentType, content: content, revoked: revoked)
-            if case .unknown(let p) = decoded {
+            if let p = decoded.unknown {
                 require(type == .unknown && p.raw == content && p.contentType == contentType,
                         "unknown content must keep its raw text and type: \(p)")
             }

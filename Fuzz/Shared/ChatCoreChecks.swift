@@ -103,15 +103,14 @@ func requireSummaries(of msg: ChatMessage) {
 
 /// The texts ChatScreen draws from a payload, sanitised as it does.
 func requireShowableContent(_ content: MessageContent) {
-    switch content {
-    case .text(let t): requireShowable(t, keepNewlines: true)
-    case .signalQuote(let p):
+    if let t = content.text { requireShowable(t, keepNewlines: true) }
+    if let p = content.signalQuote {
         requireShowable(p.signalContent, keepNewlines: true)
         requireShowable(p.replyContent, keepNewlines: true)
-    case .unknown(let p):
+    }
+    if let p = content.unknown {
         requireShowable(p.raw, keepNewlines: true)
         if let d = p.msgDesc { requireShowable(d, keepNewlines: false) }
-    default: break
     }
 }
 
@@ -119,10 +118,7 @@ func requireShowableContent(_ content: MessageContent) {
 /// payload, so a payload read from the wire and written again (a resend, an
 /// echo of one's own message through sync) reads back as the same message.
 func requirePayloadRoundTrip(type: ChatMessageType, content: MessageContent) {
-    switch content {
-    case .text, .unknown, .timeMarker: return
-    default: break
-    }
+    if content.text != nil || content.unknown != nil || content.timeMarker != nil { return }
     guard let (contentType, body) = IMMessageMapper.wireContent(for: content) else {
         require(false, "a decoded \(type) payload cannot be written again: \(content)")
         return

@@ -38,6 +38,11 @@ func requireWellFormedEvent(_ event: SyncEvent) {
     switch event {
     case .message(let m), .messageUpdate(let m): requireWellFormedMessage(m)
     case .conversation(let s): requireWellFormedSummary(s)
+    case .group(let g):
+        // The list and the chat's title draw these, sanitised.
+        for text in [g.name, g.uniqueName, g.notice, g.ownerId] { requireShowable(text, keepNewlines: false) }
+        require(g.groupId > 0 && g.conversationId == ConversationIDHelper.group(g.groupId),
+                "group \(g.groupId) read with conversationId \(shown(g.conversationId))")
     }
     requireCodableRoundTrip(event, "SyncEvent")
     // What the server stores and later splices into a page: JSONSyntax must

@@ -48,17 +48,7 @@ public struct StoredMessage: Sendable, Hashable {
         self.errorReason = errorReason
         let (type, decoded) = IMMessageMapper.decode(contentType: wire.contentType, content: content, revoked: wire.revoked)
         isControl = type == .revoked || type == .flashViewed
-        searchText = Self.searchText(for: decoded, revoked: wire.revoked)
-    }
-
-    static func searchText(for content: MessageContent, revoked: Bool) -> String {
-        if revoked { return "" }
-        switch content {
-        case .text(let t): return t
-        case .signalQuote(let p): return p.replyContent
-        case .unknown(let p): return p.msgDesc ?? ""
-        default: return ""
-        }
+        searchText = MessageKinds.searchText(type: type, content: decoded, revoked: wire.revoked)
     }
 
     public var wire: WireMessage {

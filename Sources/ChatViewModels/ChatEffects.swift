@@ -79,7 +79,7 @@ public struct ChatEffects {
         var cached = Set<String>()
         // Pictures are custom payloads: only those are decoded here (the update maps the page once).
         for r in page.messages where r.contentType == ContentType.custom && !r.revoked {
-            if case .image(let p) = r.chatMessage(myImUid: session.credentials.imUid).content,
+            if let p = r.chatMessage(myImUid: session.credentials.imUid).content.image,
                session.media.localURL(for: p.objectKey) != nil { cached.insert(p.objectKey) }
         }
         var groupRead: WindowRead.GroupRead?

@@ -47,7 +47,7 @@ struct History: AsyncParsableCommand {
         let lines = page.messages.map { r -> HistoryLine in
             let m = r.chatMessage(myImUid: me)
             var text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
-            if case .groupNotice(let p) = m.content { text = p.sentence(me: me, L) }
+            if let p = m.content.groupNotice { text = p.sentence(me: me, L) }
             return HistoryLine(id: m.id, serverId: m.serverId, conversationId: m.conversationId, seq: r.seq, senderId: m.senderId,
                                receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
                                status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,

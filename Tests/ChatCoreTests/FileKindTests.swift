@@ -7,7 +7,7 @@ import Testing
         let json = #"{"type":"file","objectKey":"chat/file/2026/11/25/k.bin","url":"u","expireAt":9,"name":"报告 v2.pdf","size":1234567,"mime":"application/pdf"}"#
         let (type, content) = IMMessageMapper.decode(contentType: ContentType.custom, content: json)
         #expect(type == .file)
-        guard let p = content.payload(as: FilePayload.self) else { Issue.record("not a file: \(content)"); return }
+        guard let p = content.file else { Issue.record("not a file: \(content)"); return }
         #expect(p.name == "报告 v2.pdf" && p.size == 1_234_567 && p.mime == "application/pdf")
         let wire = try #require(IMMessageMapper.wireContent(for: content))
         #expect(IMMessageMapper.decode(contentType: wire.contentType, content: wire.content).1 == content)
@@ -25,7 +25,7 @@ import Testing
             let payload = JSONObject(fields: ["type": .string("file"), "objectKey": .string("k"), "name": .string(bad),
                                               "size": .number(1)]).jsonText()
             let (_, content) = IMMessageMapper.decode(contentType: ContentType.custom, content: payload)
-            if case .unknown = content {} else { Issue.record("\(bad.debugDescription) was accepted") }
+            #expect(content.unknown != nil, "\(bad.debugDescription) was accepted")
         }
     }
 
@@ -35,7 +35,7 @@ import Testing
         #expect(MessageKinds.objectKeys(in: .flashImage(FlashImagePayload(objectKey: "f"))) == ["f"])
         #expect(MessageKinds.objectKeys(in: .audio(AudioPayload(objectKey: "a", durationSec: 1))) == ["a"])
         #expect(MessageKinds.objectKeys(in: .multiImage(MultiImagePayload(multiObjectKeys: ["m1", "m2"]))) == ["m1", "m2"])
-        #expect(MessageKinds.objectKeys(in: MessageContent(FilePayload(objectKey: "d", name: "n", size: 0))) == ["d"])
+        #expect(MessageKinds.objectKeys(in: .file(FilePayload(objectKey: "d", name: "n", size: 0))) == ["d"])
         #expect(MessageKinds.objectKeys(in: .text("chat/image/x")).isEmpty)
     }
 }

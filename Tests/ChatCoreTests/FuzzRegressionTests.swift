@@ -86,7 +86,7 @@ import Testing
         let content = String(decoding: try #require(Data(base64Encoded: "eyJ0eXBlIjoiYXVkaW8iLCJvYmplY3RLZXkiOiJrMWUt/////zQwMCIsInVybCI6IiIsImV4cGlyZUF0IjoiIDQzMzMzMzMzMzMzMzMzMzMzMzMgIiwiZHVyYXRpb25TZWMiOiIxMiIsInciOjFlMzAwfQ==")), as: UTF8.self)
         let (type, decoded) = IMMessageMapper.decode(contentType: ContentType.custom, content: content)
         #expect(type == .voice)
-        guard case .audio(let p) = decoded else { Issue.record("\(decoded)"); return }
+        let p = try #require(decoded.audio, "\(decoded)")
         #expect(p.expireAt == 0 && p.durationSec == 12)
         let (_, body) = try #require(IMMessageMapper.wireContent(for: decoded))
         #expect(IMMessageMapper.decode(contentType: ContentType.custom, content: body).1 == decoded)

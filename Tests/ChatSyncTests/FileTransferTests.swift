@@ -25,7 +25,7 @@ import Testing
 
         _ = try await b.sync.pull()
         let m = try #require(try b.store.newestPage(conversationId: conv).messages.last?.chatMessage(myImUid: b.credentials.imUid))
-        guard let p = m.content.payload(as: FilePayload.self) else { Issue.record("not a file: \(m.content)"); return }
+        guard let p = m.content.file else { Issue.record("not a file: \(m.content)"); return }
         #expect(p.name == "会议纪要 final.txt" && p.size == bytes.count)
         #expect(try b.store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.id == conv }?.lastMessagePreview == "[文件] 会议纪要 final.txt")
 

@@ -60,7 +60,7 @@ import Testing
     @Test func aFileGoesUnderItsSafeBaseName() throws {
         let path = try file("会议 纪要.txt", Data("minutes".utf8))
         let o = try OutgoingKind.file.outgoing([path], writeUpload: write)
-        let p = try #require(o.content.payload(as: FilePayload.self))
+        let p = try #require(o.content.file)
         #expect(p.name == "会议 纪要.txt" && p.size == 7)
         #expect(o.uploads.map(\.placeholder) == [p.objectKey] && o.uploads[0].kind == "chat_file")
         #expect(throws: OutgoingFailure.unreadable(dir.path)) { try OutgoingKind.file.outgoing([dir.path], writeUpload: write) }

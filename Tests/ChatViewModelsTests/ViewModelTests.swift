@@ -35,7 +35,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
 }
 
 @Suite struct TimeMarkerTests {
-    @Test func markersFollowTheSeedRule() {
+    @Test func markersFollowTheSeedRule() throws {
         let minute = 60_000
         let base = 1_763_800_000_000
         // newest first, as the view model holds them
@@ -45,7 +45,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         // a gets a marker (first); b, c within 5 min of that marker; d is 9 min after a -> marker;
         // e is 3 min after d's marker -> none.
         #expect(out.map(\.id) == ["e", "d", "time_\(base + 9 * minute)", "c", "b", "a", "time_\(base)"])
-        guard case .timeMarker(let text) = out.last!.content else { Issue.record("no marker"); return }
+        let text = try #require(out.last?.content.timeMarker, "no marker")
         #expect(text == "11-22 16:26")
         #expect(ChatState.insertTimeMarkers(into: []).isEmpty)
     }

@@ -348,9 +348,8 @@ import Testing
         // Never written anywhere under the user's folders.
         let files = FileManager.default.enumerator(atPath: session.paths.cacheDirectory.path)?.allObjects as? [String] ?? []
         let bobId = try #require(try session.store.conversationList().first { $0.nickname == "Bob 鲍勃" }).id
-        let keys = try session.store.newestPage(conversationId: bobId).messages.compactMap { r -> String? in
-            if case .flashImage(let p) = r.chatMessage(myImUid: session.credentials.imUid).content { return p.objectKey }
-            return nil
+        let keys = try session.store.newestPage(conversationId: bobId).messages.compactMap { r in
+            r.chatMessage(myImUid: session.credentials.imUid).content.flashImage?.objectKey
         }
         let flashKey = try #require(keys.first)
         #expect(!files.contains { $0.contains(MediaKeyName.of(flashKey)) }, "the flash image never touched the disk")

@@ -29,7 +29,7 @@ import Testing
         // bubble carries the server's key instead of the upload placeholder.
         #expect(await session.sendQueue.drain() == .empty)
         func sentFile() -> Bool {
-            app.bubbles.contains { $0.content.payload(as: FilePayload.self).map { !$0.objectKey.hasPrefix("@upload") } ?? false }
+            app.bubbles.contains { $0.content.file.map { !$0.objectKey.hasPrefix("@upload") } ?? false }
         }
         let deadline = ContinuousClock.now + .seconds(10)
         while !sentFile() && ContinuousClock.now < deadline {

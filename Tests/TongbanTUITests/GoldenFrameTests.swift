@@ -133,13 +133,7 @@ enum Fixture {
     static func message(_ id: String, _ content: MessageContent, type: ChatMessageType, me: Bool, minutesAgo: Int) -> ChatMessage {
         var m = ChatMessage(id: id, senderId: me ? "me" : "alice", receiverId: me ? "alice" : "me", conversationId: "c1",
                             type: type, content: content, createTime: now - minutesAgo * 60_000, isRead: true, isMe: me)
-        switch content {
-        case .image(let p): m.objectKey = p.objectKey; m.width = p.w; m.height = p.h
-        case .flashImage(let p): m.objectKey = p.objectKey; m.isFlash = true
-        case .multiImage(let p): m.multiObjectKeys = p.multiObjectKeys
-        case .audio(let p): m.objectKey = p.objectKey; m.durationSec = p.durationSec
-        default: IMMessageMapper.applyMediaFields(&m)
-        }
+        IMMessageMapper.applyMediaFields(&m)
         return m
     }
 
@@ -168,7 +162,7 @@ enum Fixture {
                     minutesAgo: 45),
             message("m-flash", .flashImage(FlashImagePayload(objectKey: "k-f1")), type: .flashImage, me: false, minutesAgo: 40),
             message("m-voice", .audio(AudioPayload(objectKey: "k-v", durationSec: 7)), type: .voice, me: false, minutesAgo: 30),
-            message("m-file", MessageContent(FilePayload(objectKey: "k-file", name: "会议纪要 final.pdf", size: 1_234_567, mime: "application/pdf")),
+            message("m-file", .file(FilePayload(objectKey: "k-file", name: "会议纪要 final.pdf", size: 1_234_567, mime: "application/pdf")),
                     type: .file, me: false, minutesAgo: 20),
             message("m-quote", .signalQuote(SignalQuotePayload(signalId: 1, replyContent: "我也想去！", signalContent: "周末有人爬山吗？")),
                     type: .signalQuote, me: true, minutesAgo: 10),

@@ -6,6 +6,7 @@ extension ChatMessageType {
 /// it came over the network, so it touches the disk only through
 /// `SafeFileName.base`.
 public struct FilePayload: KindPayload, Codable {
+    public static let messageType = ChatMessageType.file
     public var objectKey: String
     public var url: String
     public var expireAt: Int
@@ -20,6 +21,11 @@ public struct FilePayload: KindPayload, Codable {
     public var storedObject: StoredObject? { StoredObject(key: objectKey, url: url, expireAt: expireAt) }
 }
 
+extension MessageContent {
+    public static func file(_ p: FilePayload) -> MessageContent { MessageContent(p) }
+    public var file: FilePayload? { payload(as: FilePayload.self) }
+}
+
 extension MessageKind {
     /// `file`: objectKey, name and size (required), url, expireAt, mime.
     /// Summary `[文件] name`. The name is checked as the protocol says (a
@@ -30,22 +36,22 @@ extension MessageKind {
         decode: { obj in
             guard let key = obj.nonEmpty("objectKey"), let name = obj.nonEmpty("name"), SafeFileName.isProtocolName(name),
                   let size = obj.int("size"), size >= 0 else { return nil }
-            return MessageContent(FilePayload(objectKey: key, url: obj.string("url") ?? "", expireAt: obj.int("expireAt") ?? 0,
+            return .file(FilePayload(objectKey: key, url: obj.string("url") ?? "", expireAt: obj.int("expireAt") ?? 0,
                                               name: name, size: size, mime: obj.nonEmpty("mime") ?? "application/octet-stream"))
         },
         encode: { content in
-            guard let p = content.payload(as: FilePayload.self) else { return nil }
+            guard let p = content.file else { return nil }
             return ["objectKey": .string(p.objectKey), "url": .string(p.url), "expireAt": .number(Double(p.expireAt)),
                     "name": .string(p.name), "size": .number(Double(p.size)), "mime": .string(p.mime)]
         },
         summary: { m, l in
-            let name = m.content.payload(as: FilePayload.self)?.name ?? ""
+            let name = m.content.file?.name ?? ""
             // One line: a name may hold U+2028/2029, which the sanitiser leaves alone.
             return l.string("summary.file", ["name": MessageKind.flattenLines(TerminalSanitizer.sanitize(name))])
         },
-        objectKeys: { content in content.payload(as: FilePayload.self).map { [$0.objectKey] } ?? [] },
+        objectKeys: { content in content.file.map { [$0.objectKey] } ?? [] },
         attachment: { content in
-            content.payload(as: FilePayload.self).map {
+            content.file.map {
                 Attachment(object: StoredObject(key: $0.objectKey, url: $0.url, expireAt: $0.expireAt), name: $0.name, size: $0.size)
             }
         },

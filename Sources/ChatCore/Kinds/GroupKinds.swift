@@ -1,5 +1,6 @@
 /// contentType 106 (PROTOCOL.md "Mentions"): a text that names members.
-public struct MentionPayload: Sendable, Hashable {
+public struct MentionPayload: KindPayload {
+    public static let messageType = ChatMessageType.mention
     public var text: String
     /// imUids.
     public var atUserIDs: [String]
@@ -9,6 +10,8 @@ public struct MentionPayload: Sendable, Hashable {
     }
 
     public func mentions(_ imUid: String) -> Bool { atAll || atUserIDs.contains(imUid) }
+
+    public var ownWireForm: (contentType: Int, content: String)? { (ContentType.mention, jsonText) }
 
     public var jsonText: String {
         JSONObject(fields: ["text": .string(text), "atUserIDs": .array(atUserIDs.map { .string($0) }),
@@ -34,7 +37,8 @@ public struct MentionPayload: Sendable, Hashable {
 /// A group's system notice (contentType 1501-1510): who did what to whom.
 /// `userNames` (a Tongban addition the server fills in) holds the display
 /// names at the time of the event, so a notice reads the same offline.
-public struct GroupNoticePayload: Sendable, Hashable {
+public struct GroupNoticePayload: KindPayload {
+    public static let messageType = ChatMessageType.groupNotice
     public var contentType: Int
     public var opUser: String
     public var users: [String]
@@ -57,6 +61,8 @@ public struct GroupNoticePayload: Sendable, Hashable {
         self.init(contentType: contentType, opUser: obj.string("opUser") ?? "", users: obj.stringArray("users") ?? [],
                   name: obj.string("name"), notice: obj.string("notice"), userNames: names)
     }
+
+    public var ownWireForm: (contentType: Int, content: String)? { (contentType, jsonText) }
 
     public var jsonText: String {
         var fields: [String: JSONValue] = ["opUser": .string(opUser), "users": .array(users.map { .string($0) })]
@@ -90,23 +96,25 @@ public struct GroupNoticePayload: Sendable, Hashable {
     }
 }
 
+extension MessageContent {
+    public static func mention(_ p: MentionPayload) -> MessageContent { MessageContent(p) }
+    public var mention: MentionPayload? { payload(as: MentionPayload.self) }
+
+    public static func groupNotice(_ p: GroupNoticePayload) -> MessageContent { MessageContent(p) }
+    public var groupNotice: GroupNoticePayload? { payload(as: GroupNoticePayload.self) }
+}
+
 extension MessageKind {
     /// contentType 106. Summary: its text on one line.
     public static let mention = MessageKind(
         customType: nil, messageType: .mention,
-        summary: { msg, _ in
-            if case .mention(let p) = msg.content { return MessageKind.flattenLines(p.text) }
-            return ""
-        }
+        summary: { msg, _ in MessageKind.flattenLines(msg.content.mention?.text ?? "") }
     )
 
     /// contentType 1501-1510. Summary: the notice's sentence, as the sender
     /// of it reads it (the list has no reader's uid at hand).
     public static let groupNotice = MessageKind(
         customType: nil, messageType: .groupNotice,
-        summary: { msg, l in
-            if case .groupNotice(let p) = msg.content { return p.sentence(me: msg.isMe ? msg.senderId : nil, l) }
-            return ""
-        }
+        summary: { msg, l in msg.content.groupNotice?.sentence(me: msg.isMe ? msg.senderId : nil, l) ?? "" }
     )
 }

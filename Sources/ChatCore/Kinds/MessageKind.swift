@@ -22,6 +22,11 @@ public struct MessageKind: Sendable {
     public let primaryAction: @Sendable (ChatMessage) -> MessageAction
     /// Whether `o` opens it in the system viewer or player.
     public let canOpenExternally: Bool
+    /// The words the store's search index keeps for it ("" for none).
+    public let searchText: @Sendable (MessageContent) -> String
+    /// Whether it may only be sent between two people (the server refuses
+    /// it in a group).
+    public let singleChatOnly: Bool
 
     public init(
         customType: String?, messageType: ChatMessageType,
@@ -31,7 +36,9 @@ public struct MessageKind: Sendable {
         objectKeys: @escaping @Sendable (MessageContent) -> [String] = { _ in [] },
         attachment: @escaping @Sendable (MessageContent) -> Attachment? = { _ in nil },
         primaryAction: @escaping @Sendable (ChatMessage) -> MessageAction = { _ in .none },
-        canOpenExternally: Bool = false
+        canOpenExternally: Bool = false,
+        searchText: @escaping @Sendable (MessageContent) -> String = { _ in "" },
+        singleChatOnly: Bool = false
     ) {
         self.customType = customType
         self.messageType = messageType
@@ -42,6 +49,8 @@ public struct MessageKind: Sendable {
         self.attachment = attachment
         self.primaryAction = primaryAction
         self.canOpenExternally = canOpenExternally
+        self.searchText = searchText
+        self.singleChatOnly = singleChatOnly
     }
 }
 
@@ -93,6 +102,9 @@ public enum MessageKinds {
         byMessageType[type] ?? .unknown
     }
 
+    /// The kind `content` is of.
+    public static func kind(of content: MessageContent) -> MessageKind { kind(for: content.messageType) }
+
     /// The custom payload JSON (contentType 110) for `content`, with `type`
     /// first-class; nil for contents that are not custom payloads.
     public static func customPayloadJSON(for content: MessageContent) -> String? {
@@ -112,6 +124,11 @@ public enum MessageKinds {
     /// The file `message` can be saved as; nil when it is not one or was revoked.
     public static func attachment(in message: ChatMessage) -> Attachment? {
         message.isRecalled ? nil : kind(for: message.type).attachment(message.content)
+    }
+
+    /// The words the search index keeps for a message (none once revoked).
+    public static func searchText(type: ChatMessageType, content: MessageContent, revoked: Bool) -> String {
+        revoked ? "" : kind(for: type).searchText(content)
     }
 
     /// The one-line summary used by the conversation list and notifications.

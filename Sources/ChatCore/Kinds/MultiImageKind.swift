@@ -1,3 +1,24 @@
+public struct MultiImagePayload: KindPayload, Codable {
+    public static let messageType = ChatMessageType.multiImage
+    public var multiObjectKeys: [String]
+    public var multiUrls: [String]
+    public var expireAt: Int
+    public init(multiObjectKeys: [String], multiUrls: [String] = [], expireAt: Int = 0) {
+        self.multiObjectKeys = multiObjectKeys; self.multiUrls = multiUrls; self.expireAt = expireAt
+    }
+    public func mirror(into m: inout ChatMessage) {
+        m.multiObjectKeys = multiObjectKeys
+        m.multiImageUrls = multiUrls
+        m.objectKey = multiObjectKeys.first
+        m.urlExpireAt = expireAt
+    }
+}
+
+extension MessageContent {
+    public static func multiImage(_ p: MultiImagePayload) -> MessageContent { MessageContent(p) }
+    public var multiImage: MultiImagePayload? { payload(as: MultiImagePayload.self) }
+}
+
 extension MessageKind {
     /// `multi_image`: multiObjectKeys (required, non-empty), multiUrls, expireAt.
     /// Summary `[图片]`.
@@ -9,13 +30,13 @@ extension MessageKind {
                                                  expireAt: obj.int("expireAt") ?? 0))
         },
         encode: { content in
-            guard case .multiImage(let p) = content else { return nil }
+            guard let p = content.multiImage else { return nil }
             return ["multiObjectKeys": .array(p.multiObjectKeys.map { .string($0) }),
                     "multiUrls": .array(p.multiUrls.map { .string($0) }),
                     "expireAt": .number(Double(p.expireAt))]
         },
         summary: { _, l in l.string("summary.image") },
-        objectKeys: { content in if case .multiImage(let p) = content { p.multiObjectKeys } else { [] } },
+        objectKeys: { content in content.multiImage?.multiObjectKeys ?? [] },
         primaryAction: { _ in .showPictures },
         canOpenExternally: true
     )

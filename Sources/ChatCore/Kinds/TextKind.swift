@@ -1,8 +1,23 @@
+/// contentType 101: plain text, sent as it is.
+public struct TextPayload: KindPayload {
+    public static let messageType = ChatMessageType.text
+    public var text: String
+    public init(_ text: String) { self.text = text }
+    public var ownWireForm: (contentType: Int, content: String)? { (ContentType.text, text) }
+}
+
+extension MessageContent {
+    public static func text(_ text: String) -> MessageContent { MessageContent(TextPayload(text)) }
+    /// The text of a plain text message (a mention's is `mention?.text`).
+    public var text: String? { payload(as: TextPayload.self)?.text }
+}
+
 extension MessageKind {
     /// contentType 101. Summary: the text on one line.
     public static let text = MessageKind(
         customType: nil, messageType: .text,
-        summary: { msg, _ in MessageKind.flattenLines(msg.text ?? "") }
+        summary: { msg, _ in MessageKind.flattenLines(msg.text ?? "") },
+        searchText: { content in content.text ?? "" }
     )
 
     /// Newlines (and other line separators) become single spaces.

@@ -59,52 +59,14 @@ public enum IMMessageMapper {
 
     /// Mirrors the typed payload into the seed's media fields.
     public static func applyMediaFields(_ msg: inout ChatMessage) {
-        // One stored object: its key, its signed URL (none when empty) and when that expires.
-        func object(_ key: String, _ url: String, _ expireAt: Int) {
-            msg.objectKey = key
-            msg.imageUrl = url.isEmpty ? nil : url
-            msg.urlExpireAt = expireAt
-        }
-        switch msg.content {
-        case .image(let p):
-            object(p.objectKey, p.url, p.expireAt)
-            msg.width = p.w
-            msg.height = p.h
-        case .flashImage(let p):
-            object(p.objectKey, p.url, p.expireAt)
-            msg.isFlash = true
-        case .multiImage(let p):
-            msg.multiObjectKeys = p.multiObjectKeys
-            msg.multiImageUrls = p.multiUrls
-            msg.objectKey = p.multiObjectKeys.first
-            msg.urlExpireAt = p.expireAt
-        case .audio(let p):
-            object(p.objectKey, p.url, p.expireAt)
-            msg.durationSec = p.durationSec
-        case .payload(let p):
-            if let o = p.base.storedObject { object(o.key, o.url, o.expireAt) }
-        case .signalQuote(let p):
-            msg.signalQuoteId = p.signalId
-            msg.signalQuoteContent = p.signalContent
-            msg.signalQuoteReply = p.replyContent
-        case .text, .mention, .groupNotice, .flashViewed, .revokeNotice, .timeMarker, .unknown:
-            break
-        }
+        msg.content.base.mirror(into: &msg)
     }
 
     /// The wire (contentType, content) to send for a typed payload, or nil for
     /// contents that are never sent (time markers, unknown payloads).
     public static func wireContent(for content: MessageContent) -> (contentType: Int, content: String)? {
-        switch content {
-        case .text(let t): return (ContentType.text, t)
-        case .mention(let p): return (ContentType.mention, p.jsonText)
-        case .groupNotice(let p): return (p.contentType, p.jsonText)
-        case .timeMarker, .unknown: return nil
-        case .revokeNotice(let target):
-            return (ContentType.revokeNotice, JSONObject(fields: ["clientMsgID": .string(target)]).jsonText())
-        default:
-            guard let json = MessageKinds.customPayloadJSON(for: content) else { return nil }
-            return (ContentType.custom, json)
-        }
+        if let own = content.base.ownWireForm { return own }
+        guard let json = MessageKinds.customPayloadJSON(for: content) else { return nil }
+        return (ContentType.custom, json)
     }
 }

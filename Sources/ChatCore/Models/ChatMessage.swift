@@ -72,18 +72,12 @@ public struct ChatMessage: Identifiable, Sendable, Hashable {
     }
 
     /// The text of a text message, or nil.
-    public var text: String? {
-        switch content {
-        case .text(let t): return t
-        case .mention(let p): return p.text
-        default: return nil
-        }
-    }
+    public var text: String? { content.text ?? content.mention?.text }
 
     /// Whether this message mentions `imUid` (by name or `@all`).
     public func mentions(_ imUid: String) -> Bool {
-        if case .mention(let p) = content { return p.mentions(imUid) && senderId != imUid }
-        return false
+        guard let p = content.mention else { return false }
+        return p.mentions(imUid) && senderId != imUid
     }
 
     /// Revoke notices and flash-viewed receipts change other messages; they

@@ -1,34 +1,48 @@
-/// The typed payload of a message, one case per kind, replacing the seed's
-/// `content: Any`.
-public enum MessageContent: Sendable, Hashable {
-    case text(String)
-    case image(ImagePayload)
-    case flashImage(FlashImagePayload)
-    case multiImage(MultiImagePayload)
-    case audio(AudioPayload)
-    /// A kind that declares its payload in its own `Kinds/` file (see
-    /// ``KindPayload``) and so needs no case here.
-    case payload(AnyKindPayload)
-    case signalQuote(SignalQuotePayload)
-    /// contentType 106: a text mentioning members.
-    case mention(MentionPayload)
-    /// contentType 1501-1510: a group's system notice.
-    case groupNotice(GroupNoticePayload)
-    /// `flash_viewed`: the viewed flash image's clientMsgID.
-    case flashViewed(targetClientMsgID: String)
-    /// A revoke notice (2101): the revoked message's clientMsgID.
-    case revokeNotice(targetClientMsgID: String)
-    /// A UI time separator's text, e.g. `11-22 09:30`.
-    case timeMarker(String)
-    /// Anything this client cannot read: kept verbatim so nothing is lost.
-    case unknown(UnknownPayload)
+/// The typed payload of a message, replacing the seed's `content: Any`.
+///
+/// It holds one ``KindPayload``, and no list of kinds: each kind declares
+/// its payload in its own file under `Kinds/`, with a factory and a reader
+/// on this type (`.image(p)` builds one, `content.image` reads it back), and
+/// is listed once in ``MessageKinds/all``. Adding a kind touches no switch.
+public struct MessageContent: Sendable, Hashable {
+    /// The payload, whatever its kind.
+    public let base: any KindPayload
+
+    public init(_ payload: some KindPayload) { base = payload }
+
+    /// Its kind, as its payload's type says.
+    public var messageType: ChatMessageType { type(of: base).messageType }
+
+    /// This content's payload when it is a `P`.
+    public func payload<P: KindPayload>(as type: P.Type) -> P? { base as? P }
+
+    public static func == (a: MessageContent, b: MessageContent) -> Bool { AnyHashable(a.base) == AnyHashable(b.base) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(AnyHashable(base)) }
 }
 
-/// The payload of a kind declared in its own file. `storedObject` is the
-/// one server object it carries, if any, mirrored into the message's media
-/// fields (`objectKey`, the signed URL and its expiry).
+/// What a kind's payload says about itself beyond its fields.
 public protocol KindPayload: Sendable, Hashable {
+    /// The kind this payload belongs to.
+    static var messageType: ChatMessageType { get }
+    /// The one server object it carries, if any, mirrored into the message's
+    /// media fields (`objectKey`, the signed URL and its expiry).
     var storedObject: StoredObject? { get }
+    /// Copies what the seed keeps in flat fields of the message (its media
+    /// keys, sizes, duration, quote) out of the payload. By default: the
+    /// stored object.
+    func mirror(into message: inout ChatMessage)
+    /// The wire form of a kind with a contentType of its own (101 text, 106
+    /// mention, 2101 revoke notice, 15xx group notices); nil for the custom
+    /// payloads of contentType 110, which ``MessageKinds`` encodes, and for
+    /// what is never sent.
+    var ownWireForm: (contentType: Int, content: String)? { get }
+}
+
+extension KindPayload {
+    public var storedObject: StoredObject? { nil }
+    public var ownWireForm: (contentType: Int, content: String)? { nil }
+
+    public func mirror(into message: inout ChatMessage) { storedObject?.mirror(into: &message) }
 }
 
 /// One object in the server's store, as a payload refers to it.
@@ -39,83 +53,11 @@ public struct StoredObject: Sendable, Hashable {
     public init(key: String, url: String, expireAt: Int) {
         self.key = key; self.url = url; self.expireAt = expireAt
     }
-}
 
-/// A ``KindPayload`` of any kind, compared and hashed as the payload itself.
-public struct AnyKindPayload: Sendable, Hashable {
-    public let base: any KindPayload
-    public init(_ base: some KindPayload) { self.base = base }
-    public static func == (a: AnyKindPayload, b: AnyKindPayload) -> Bool { AnyHashable(a.base) == AnyHashable(b.base) }
-    public func hash(into hasher: inout Hasher) { hasher.combine(AnyHashable(base)) }
-}
-
-extension MessageContent {
-    /// The content holding a payload declared by its kind.
-    public init(_ payload: some KindPayload) { self = .payload(AnyKindPayload(payload)) }
-
-    /// This content's payload when it is a `P`.
-    public func payload<P: KindPayload>(as type: P.Type) -> P? {
-        if case .payload(let p) = self { p.base as? P } else { nil }
-    }
-}
-
-public struct ImagePayload: Sendable, Hashable, Codable {
-    public var objectKey: String
-    public var url: String
-    public var expireAt: Int
-    public var w: Double?
-    public var h: Double?
-    public init(objectKey: String, url: String = "", expireAt: Int = 0, w: Double? = nil, h: Double? = nil) {
-        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt; self.w = w; self.h = h
-    }
-}
-
-public struct FlashImagePayload: Sendable, Hashable, Codable {
-    public var objectKey: String
-    public var url: String
-    public var expireAt: Int
-    public init(objectKey: String, url: String = "", expireAt: Int = 0) {
-        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt
-    }
-}
-
-public struct MultiImagePayload: Sendable, Hashable, Codable {
-    public var multiObjectKeys: [String]
-    public var multiUrls: [String]
-    public var expireAt: Int
-    public init(multiObjectKeys: [String], multiUrls: [String] = [], expireAt: Int = 0) {
-        self.multiObjectKeys = multiObjectKeys; self.multiUrls = multiUrls; self.expireAt = expireAt
-    }
-}
-
-public struct AudioPayload: Sendable, Hashable, Codable {
-    public var objectKey: String
-    public var url: String
-    public var expireAt: Int
-    public var durationSec: Int
-    public init(objectKey: String, url: String = "", expireAt: Int = 0, durationSec: Int) {
-        self.objectKey = objectKey; self.url = url; self.expireAt = expireAt; self.durationSec = durationSec
-    }
-}
-
-public struct SignalQuotePayload: Sendable, Hashable, Codable {
-    public var signalId: Int
-    public var replyContent: String
-    public var signalContent: String
-    public init(signalId: Int, replyContent: String, signalContent: String) {
-        self.signalId = signalId; self.replyContent = replyContent; self.signalContent = signalContent
-    }
-}
-
-/// A message this client does not understand. `raw` is the wire `content`
-/// exactly as received; `customType` and `msgDesc` are read from it when it
-/// is a JSON object (seed 004: show `msgDesc` for unknown types).
-public struct UnknownPayload: Sendable, Hashable {
-    public var contentType: Int
-    public var raw: String
-    public var customType: String?
-    public var msgDesc: String?
-    public init(contentType: Int, raw: String, customType: String? = nil, msgDesc: String? = nil) {
-        self.contentType = contentType; self.raw = raw; self.customType = customType; self.msgDesc = msgDesc
+    /// Its key, its signed URL (none when empty) and when that expires.
+    public func mirror(into message: inout ChatMessage) {
+        message.objectKey = key
+        message.imageUrl = url.isEmpty ? nil : url
+        message.urlExpireAt = expireAt
     }
 }

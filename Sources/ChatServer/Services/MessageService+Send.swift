@@ -79,10 +79,8 @@ extension MessageService {
                 try signals.checkReceiveId(receiveId, between: caller, and: peer)
             }
         case .group:
-            switch payload {
-            case .flashImage, .flashViewed, .signalQuote:
+            if MessageKinds.kind(of: payload).singleChatOnly {
                 throw APIFailure.invalid("flash images and signal quotes are for single chats only")
-            default: break
             }
             if let receiveId = r.receiveId, !receiveId.isEmpty {
                 throw APIFailure.invalid("receive_id is for single chats only")
@@ -114,9 +112,9 @@ extension MessageService {
         var isControl = false
         var flashTarget: MessageRow?
         var destroyedKey: String?
-        if case .flashViewed(let targetId) = payload {
+        if let targetId = payload.flashViewedTarget {
             guard let target = try tx.messages.message(in: conversationId, clientMsgID: targetId),
-                  case .flashImage = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1
+                  IMMessageMapper.decode(contentType: target.contentType, content: target.content).1.flashImage != nil
             else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
             guard target.senderUid != caller else {
                 throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
@@ -137,7 +135,7 @@ extension MessageService {
         }
         if let target = flashTarget, !target.flashViewed {
             try tx.messages.markFlashViewed(id: target.id)
-            if case .flashImage(let p) = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1 {
+            if let p = IMMessageMapper.decode(contentType: target.contentType, content: target.content).1.flashImage {
                 try tx.media.markDestroyed(p.objectKey)
                 destroyedKey = p.objectKey
             }
@@ -154,7 +152,7 @@ extension MessageService {
     /// the audience (400), `@all` only from a group's owner (403).
     func mentionedMembers(_ payload: MessageContent, caller: Int, target: ConversationService.Target,
                           audience: Audience, in tx: any StorageTransaction) throws -> [Int] {
-        guard case .mention(let p) = payload else { return [] }
+        guard let p = payload.mention else { return [] }
         let members = audience.uids(sender: caller)
         let inAudience = Set(members)
         var named: [Int] = []
@@ -202,13 +200,13 @@ extension MessageService {
                 throw APIFailure.invalid("content must be a JSON object with a string type")
             }
             let (_, decoded) = IMMessageMapper.decode(contentType: type, content: content)
-            if MessageKinds.kind(customType: t) != nil, case .unknown = decoded {
+            if MessageKinds.kind(customType: t) != nil, decoded.unknown != nil {
                 throw APIFailure.invalid("custom \(t) payload is missing fields or has wrong types")
             }
             for key in ["w", "h"] where obj.double(key) != nil && obj.dimension(key) == nil {
                 throw APIFailure.invalid("\(key) must be a picture size between 0 and 65535")
             }
-            if case .signalQuote(let p) = decoded, p.replyContent.count > config.maxTextCharacters {
+            if let p = decoded.signalQuote, p.replyContent.count > config.maxTextCharacters {
                 throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")
             }
             return decoded

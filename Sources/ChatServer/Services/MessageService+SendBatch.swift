@@ -94,10 +94,7 @@ extension MessageService {
 
     /// A payload whose send is the message and its log entries, nothing else.
     static func isPlain(_ payload: MessageContent) -> Bool {
-        switch payload {
-        case .flashViewed, .mention: return false
-        default: return MessageKinds.objectKeys(in: payload).isEmpty
-        }
+        payload.flashViewedTarget == nil && payload.mention == nil && MessageKinds.objectKeys(in: payload).isEmpty
     }
 
     /// What `noteAppended` does send by send, folded per member row: the

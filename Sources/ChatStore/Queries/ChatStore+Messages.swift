@@ -246,7 +246,7 @@ extension ChatStore {
                         changes.updatedClientMsgIDs.insert(target)
                     }
                     if w.contentType == ContentType.custom,
-                       case .flashViewed(let target) = IMMessageMapper.decode(contentType: w.contentType, content: w.content).1 {
+                       let target = IMMessageMapper.decode(contentType: w.contentType, content: w.content).1.flashViewedTarget {
                         try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?").execute(arguments: [target])
                         changes.updatedClientMsgIDs.insert(target)
                     }

@@ -79,7 +79,4 @@ struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersi
 
     var wire: WireMessage { stored.wire }
     func chatMessage(myImUid: String) -> ChatMessage { stored.chatMessage(myImUid: myImUid) }
-    static func searchText(for content: MessageContent, revoked: Bool) -> String {
-        StoredMessage.searchText(for: content, revoked: revoked)
-    }
 }

@@ -14,7 +14,7 @@ extension OutgoingKind {
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         // A placeholder no file name holds by chance: the upload's key replaces it in the payload.
         let key = UploadPlaceholder.unique()
-        return Outgoing(content: MessageContent(FilePayload(objectKey: key, name: SafeFileName.base((path as NSString).lastPathComponent),
+        return Outgoing(content: .file(FilePayload(objectKey: key, name: SafeFileName.base((path as NSString).lastPathComponent),
                                                             size: size)),
                         uploads: [upload(path, "application/octet-stream", "chat_file", key)])
     }

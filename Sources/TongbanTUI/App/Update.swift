@@ -152,7 +152,7 @@ enum Update {
         guard let chat = s.chat else { return [] }
         var effects: [Effect] = []
         for m in chat.messages {
-            guard case .image(let p) = m.content, !m.isRecalled, s.thumbnails[p.objectKey] == nil,
+            guard let p = m.content.image, !m.isRecalled, s.thumbnails[p.objectKey] == nil,
                   chat.cachedKeys.contains(p.objectKey) else { continue }
             s.thumbnails[p.objectKey] = .pending
             effects.append(.decodeThumbnail(key: p.objectKey))

@@ -55,7 +55,7 @@ enum Bubbles {
         var out: [BubbleLine]
         if let draw = drawers[m.type] {
             out = draw(m, c, m.isMe ? Theme.mine : Theme.theirs)
-        } else if case .unknown(let p) = m.content {
+        } else if let p = m.content.unknown {
             out = wrap(p.msgDesc ?? c.L.string("ui.unknown"), Theme.dim, m, c)
         } else {
             out = []

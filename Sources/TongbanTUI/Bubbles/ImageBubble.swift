@@ -8,7 +8,7 @@ extension Bubbles {
     static let thumbnailSide = 16
 
     static func image(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
-        guard case .image(let p) = m.content else { return [] }
+        guard let p = m.content.image else { return [] }
         let align: BubbleLine.Align = m.isMe ? .right : .left
         var s = p.w.flatMap { w in p.h.map { h in c.L.string("ui.image", ["w": String(Int(w)), "h": String(Int(h))]) } }
             ?? c.L.string("ui.imageNoSize")
@@ -43,7 +43,7 @@ extension Bubbles {
     }
 
     static func multiImage(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
-        guard case .multiImage(let p) = m.content else { return [] }
+        guard let p = m.content.multiImage else { return [] }
         return wrap(c.L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base, m, c)
     }
 }

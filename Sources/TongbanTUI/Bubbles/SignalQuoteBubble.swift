@@ -4,7 +4,7 @@ import TerminalUI
 extension Bubbles {
     /// The signal a chat started from, boxed, above the reply.
     static func signalQuote(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
-        guard case .signalQuote(let p) = m.content else { return [] }
+        guard let p = m.content.signalQuote else { return [] }
         let align: BubbleLine.Align = m.isMe ? .right : .left
         let inner = max(4, c.width - 4)
         var box = [BubbleLine(text: "┌ " + c.L.string("ui.signalQuote"), style: Theme.dim, align: align)]

@@ -3,7 +3,7 @@ import TerminalUI
 
 extension Bubbles {
     static func text(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
-        guard case .text(let t) = m.content else { return [] }
+        guard let t = m.content.text else { return [] }
         return wrap(t, base, m, c)
     }
 }

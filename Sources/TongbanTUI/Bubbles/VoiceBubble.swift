@@ -4,7 +4,7 @@ import TerminalUI
 extension Bubbles {
     /// `▶ 2″`, with a stop mark while it plays.
     static func voice(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
-        guard case .audio(let p) = m.content else { return [] }
+        guard let p = m.content.audio else { return [] }
         let playing = c.playingId == m.id
         let text = (playing ? "■ " : "") + c.L.string("ui.voice", ["s": String(p.durationSec)])
             + (playing ? " " + c.L.string("ui.playing") : "")

@@ -31,13 +31,13 @@ enum MessageListWidget {
         for m in chat.messages {
             if laidOut >= wanted && bubbleIndex > (selected ?? -1) { exhausted = false; break }
             if m.type == .time {
-                if case .timeMarker(let t) = m.content {
+                if let t = m.content.timeMarker {
                     blocks.append([BubbleLine(text: "— \(t) —", style: Theme.dim, align: .center)])
                     laidOut += 1
                 }
                 continue
             }
-            if case .groupNotice(let p) = m.content {
+            if let p = m.content.groupNotice {
                 // A centred grey line, like a time marker: not a bubble, not selectable.
                 let text = TerminalSanitizer.oneLine(p.sentence(me: chat.me, L))
                 for line in TextWrap.wrap(text, width: max(1, area.width - 4)).reversed() {

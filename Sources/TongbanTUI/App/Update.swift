@@ -21,7 +21,7 @@ enum Update {
             // The open chat hears the same updates (its header, its group,
             // read receipts); the notifications are the app's.
             var effects = chat(.sync(update), &s)
-            if case .applied(let changes) = update { effects = notifications(changes, &s, L) + effects }
+            if case .applied(let changes) = update { effects = Alerts.notifications(changes, &s, L) + effects }
             return effects
         case .tick:
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
@@ -93,7 +93,7 @@ enum Update {
         var effects = s.list.update(event).map(Effect.list)
         if case .failed(let text) = event { s.status = text }
         s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
-        if case .stored = event, s.list.totalUnread > before { effects += ring(&s) }
+        if case .stored = event, s.list.totalUnread > before { effects += Alerts.ring(&s) }
         if s.list.totalUnread != before { effects.append(.setTitle(s.titleText)) }
         return effects
     }
@@ -311,4 +311,7 @@ enum Update {
         case .save: return [.saveFile(m, thenOpen: false)]
         }
     }
+
+    /// Unix milliseconds of the time on screen.
+    static func ms(_ date: Date) -> Int { Int(date.timeIntervalSince1970 * 1000) }
 }

@@ -2,7 +2,9 @@ import ChatCore
 import Foundation
 import ChatStore
 
-extension Update {
+/// When the client interrupts the user: desktop notifications and the
+/// bell. Policy only: it names effects, the runner performs them.
+enum Alerts {
     /// New messages from others in conversations not on screen notify, one
     /// notification per conversation (at most three a batch): not for a
     /// muted conversation unless the message mentions me. The body is the
@@ -28,9 +30,6 @@ extension Update {
     }
 
     /// The bell, unless it rang less than a second ago.
-    /// Unix milliseconds of the time on screen.
-    static func ms(_ date: Date) -> Int { Int(date.timeIntervalSince1970 * 1000) }
-
     static func ring(_ s: inout AppState) -> [Effect] {
         if let last = s.lastRingAt, s.now.timeIntervalSince(last) < 1 { return [] }
         s.lastRingAt = s.now

@@ -43,6 +43,8 @@ public final class ChatStore: Sendable {
     let listObserver: ConversationTableObserver
     /// Indexes stored messages for search once a burst of them is over.
     let searchIndexer: SearchIndexer
+    /// Whose store it is, for the tables' "mine" and "from me".
+    let me: StoreOwner
 
     /// Opens (creating and migrating if needed) the store at `path`. The
     /// folder is made 0700 and the database files 0600.
@@ -52,6 +54,7 @@ public final class ChatStore: Sendable {
         self.path = path
         self.myUid = myUid
         self.myImUid = ConversationIDHelper.imUid(myUid)
+        self.me = StoreOwner(uid: myUid)
         self.listObserver = ConversationTableObserver(cache: listCache)
         let url = URL(fileURLWithPath: path)
         do {
@@ -106,90 +109,69 @@ public final class ChatStore: Sendable {
     }
 
     static func nowMs() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
-}
 
-/// Cached conversation lists with a generation, so a list computed from a
-/// snapshot older than the latest commit is never kept.
-final class ListCache: Sendable {
-    private struct State {
-        var generation = 0
-        var lists: [Language: [Conversation]] = [:]
-    }
-    private let state = Mutex(State())
+    // MARK: - Observation
 
-    var generation: Int { state.withLock { $0.generation } }
-
-    func get(_ language: Language) -> [Conversation]? { state.withLock { $0.lists[language] } }
-
-    func set(_ list: [Conversation], for language: Language, generation: Int) {
-        state.withLock { s in if s.generation == generation { s.lists[language] = list } }
-    }
-
-    func invalidate() {
-        state.withLock { s in
-            s.generation += 1
-            s.lists.removeAll()
-        }
-    }
-
-    /// Applies `patch` to the cached lists instead of dropping them. The
-    /// generation still moves, so a list read from an older snapshot while
-    /// the patched commit was being written is not kept.
-    func apply(_ patch: ListPatch) {
-        state.withLock { s in
-            s.generation += 1
-            for (language, var list) in s.lists {
-                var touched = false
-                for i in list.indices where patch.matches(list[i]) {
-                    patch.change(&list[i])
-                    touched = true
+    /// The visible conversation list now and again after every commit that
+    /// changes the conversation table (GRDB's ValueObservation). A view model
+    /// follows this instead of reloading after each action or sync update:
+    /// whoever writes the store, the list on screen follows.
+    ///
+    /// When the reader falls behind (a flood of commits), only the newest
+    /// list is kept. The stream ends when the task reading it is cancelled.
+    public func conversationListChanges(localizer: Localizer) -> AsyncThrowingStream<[Conversation], any Error> {
+        let observation = ValueObservation.trackingConstantRegion(ConversationTable.visible)
+        let records = observation.values(in: dbPool, scheduling: .task, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncThrowingStream<[Conversation], any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let myImUid = self.myImUid, previews = self.previews
+        let task = Task {
+            do {
+                for try await page in records {
+                    continuation.yield(page.map { $0.conversation(myImUid: myImUid, localizer: localizer, memo: previews) })
                 }
-                if touched { s.lists[language] = list }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
             }
         }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// A signal after every commit that may change what an open chat
+    /// shows (its messages, or its clear mark), whoever wrote it: the sync,
+    /// the send queue, the chat's own actions. GRDB's region observation
+    /// fetches nothing; the chat reads its window itself on its own actor,
+    /// so a page read before one of its own reads can never be shown over
+    /// it (values observed on another thread could arrive that late). While
+    /// the reader is busy, commits collapse into one signal. Ends when the
+    /// stream is dropped or its reader cancelled.
+    public func chatChanges() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let observation = DatabaseRegionObservation(tracking: Table(MessageRecord.databaseTableName), Table("conversation"))
+        let cancellable = observation.start(in: dbPool, onError: { _ in continuation.finish() },
+                                            onChange: { _ in continuation.yield() })
+        continuation.onTermination = { _ in cancellable.cancel() }
+        return stream
     }
 }
 
-/// A change to conversation rows that leaves the list's membership, order
-/// and previews alone (read position, draft, presence, opened flag), so the
-/// cached lists can take it without a read of the whole table.
-struct ListPatch: Sendable {
-    let matches: @Sendable (Conversation) -> Bool
-    let change: @Sendable (inout Conversation) -> Void
-}
+extension ChatStore: StoreReader {}
 
-/// Invalidates the list cache after each commit that changed `conversation`,
-/// or patches it when the transaction declared its only change to the table
-/// (`patchInstead`).
-final class ConversationTableObserver: TransactionObserver, @unchecked Sendable {
-    // Only touched on the writer's queue: GRDB calls observers there, and
-    // `patchInstead` is called from inside a write.
-    private var changed = false
-    private var patches: [ListPatch] = []
-    let cache: ListCache
+/// Whose store it is: the tables ask it whether a conversation is one I am
+/// in and whether a message is from me.
+struct StoreOwner: Sendable {
+    let uid: Int
+    let imUid: String
 
-    init(cache: ListCache) { self.cache = cache }
-
-    /// Called inside a write transaction whose every change to the
-    /// conversation table is described by `patch`.
-    func patchInstead(_ patch: ListPatch) { patches.append(patch) }
-
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "conversation" }
-    func databaseDidChange(with event: DatabaseEvent) { changed = true }
-    func databaseDidCommit(_ db: Database) {
-        if changed {
-            if patches.isEmpty {
-                cache.invalidate()
-            } else {
-                for p in patches { cache.apply(p) }
-            }
-        }
-        reset()
+    init(uid: Int) {
+        self.uid = uid
+        self.imUid = ConversationIDHelper.imUid(uid)
     }
-    func databaseDidRollback(_ db: Database) { reset() }
 
-    private func reset() {
-        changed = false
-        patches.removeAll()
+    /// A single chat with me in it, or a group (the server logs a group's
+    /// events only to its members).
+    func isMine(_ conversationId: String) -> Bool {
+        ConversationIDHelper.isGroup(conversationId) || ConversationIDHelper.peerUid(in: conversationId, myUid: uid) != nil
     }
 }

@@ -40,5 +40,3 @@ public protocol StoreReader: Sendable {
     func outboxEntries() throws -> [OutboxEntry]
     func outboxState() throws -> OutboxState
 }
-
-extension ChatStore: StoreReader {}

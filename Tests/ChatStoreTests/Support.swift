@@ -39,6 +39,6 @@ func ftsIntegrity(_ store: ChatStore, sourceLocation: SourceLocation = #_sourceL
 func storedRanges(_ store: ChatStore) throws -> [ClosedRange<Int>] {
     try store.dbPool.read { db in
         try Row.fetchAll(db, sql: "SELECT lowSeq, highSeq FROM history_range WHERE conversationId = ? ORDER BY lowSeq",
-                         arguments: [conv]).compactMap { ChatStore.seqRange($0["lowSeq"], $0["highSeq"]) }
+                         arguments: [conv]).compactMap { HistoryTable.seqRange($0["lowSeq"], $0["highSeq"]) }
     }
 }

@@ -81,7 +81,7 @@ final class SearchIndexer: Sendable {
                 continue
             }
             do {
-                while try ChatStore.indexSearchBacklog(dbPool, limit: timing.batch) {
+                while try SearchTable.indexBacklog(dbPool, limit: timing.batch) {
                     await Task.yield()
                 }
             } catch {

@@ -1,0 +1,94 @@
+import ChatCore
+import Foundation
+import GRDB
+
+/// What applying a batch of events changed, for the view models.
+public struct AppliedChanges: Sendable, Hashable {
+    public var conversationIds: Set<String> = []
+    /// New messages from the peer (not ours, not control), by conversation.
+    public var incoming: [String: Int] = [:]
+    public var updatedClientMsgIDs: Set<String> = []
+    /// Groups whose info changed.
+    public var groupIds: Set<Int> = []
+    /// Conversations with a new message that mentions me (or everyone).
+    public var mentioned: Set<String> = []
+    /// The newest new incoming message per conversation (what a notification shows).
+    public var newestIncoming: [String: WireMessage] = [:]
+    public init() {}
+
+    /// Adds a later batch's changes (its newest incoming messages win).
+    public mutating func merge(_ later: AppliedChanges) {
+        conversationIds.formUnion(later.conversationIds)
+        incoming.merge(later.incoming, uniquingKeysWith: +)
+        updatedClientMsgIDs.formUnion(later.updatedClientMsgIDs)
+        groupIds.formUnion(later.groupIds)
+        mentioned.formUnion(later.mentioned)
+        newestIncoming.merge(later.newestIncoming, uniquingKeysWith: { $1 })
+    }
+}
+
+/// One `/chat/sync` batch applied to every table it touches, inside the
+/// transaction that also moves the cursor.
+enum SyncBatch {
+    static func apply(_ events: [SyncEvent], cursor: Int, me: StoreOwner, db: Database) throws -> AppliedChanges {
+        var changes = AppliedChanges()
+        // Conversation bookkeeping is done once per conversation per batch.
+        var touched: [String: [MessageRecord]] = [:]
+        var clearedSeqs: [String: Int] = [:]
+        for event in events {
+            switch event {
+            case .message(let w):
+                guard me.isMine(w.conversationId) else { continue }
+                let record = MessageRecord(wire: w)
+                let isNew = try MessageTable.insertOrMerge(record, db: db, clearedSeqs: &clearedSeqs)
+                if isNew && !record.isControl && record.sendID != me.imUid && !ContentType.isGroupNotice(w.contentType) {
+                    changes.incoming[w.conversationId, default: 0] += 1
+                    changes.newestIncoming[w.conversationId] = w
+                    if w.contentType == ContentType.mention, MentionPayload(jsonText: w.content)?.mentions(me.imUid) == true {
+                        changes.mentioned.insert(w.conversationId)
+                    }
+                }
+                if w.contentType == ContentType.revokeNotice, let target = revokedTarget(w.content) {
+                    try MessageTable.setRevokedByNotice(target: target, db: db)
+                    changes.updatedClientMsgIDs.insert(target)
+                }
+                if w.contentType == ContentType.custom,
+                   let target = IMMessageMapper.decode(contentType: w.contentType, content: w.content).1.flashViewedTarget {
+                    try MessageTable.setFlashViewed(clientMsgID: target, db: db)
+                    changes.updatedClientMsgIDs.insert(target)
+                }
+                touched[w.conversationId, default: []].append(record)
+            case .messageUpdate(let w):
+                guard me.isMine(w.conversationId) else { continue }
+                try MessageTable.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)
+                changes.updatedClientMsgIDs.insert(w.clientMsgID)
+                if touched[w.conversationId] == nil { touched[w.conversationId] = [] }
+            case .conversation(let s):
+                // Summaries interleave with messages: settle pending
+                // bookkeeping first so the summary's view wins.
+                if let pending = touched.removeValue(forKey: s.conversationId) {
+                    try ConversationTable.noteNewMessages(pending, conversationId: s.conversationId, me: me, db: db,
+                                                          changes: &changes)
+                }
+                try ConversationTable.applySummary(s, me: me, db: db)
+                clearedSeqs[s.conversationId] = nil
+                changes.conversationIds.insert(s.conversationId)
+            case .group(let info):
+                try GroupTable.apply(info, me: me, db: db)
+                changes.conversationIds.insert(info.conversationId)
+                changes.groupIds.insert(info.groupId)
+            }
+        }
+        for (id, records) in touched {
+            try ConversationTable.noteNewMessages(records, conversationId: id, me: me, db: db, changes: &changes)
+        }
+        try HistoryTable.setCursor(cursor, db: db)
+        return changes
+    }
+
+    static func revokedTarget(_ content: String) -> String? {
+        guard let data = content.data(using: .utf8),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return obj["clientMsgID"] as? String
+    }
+}

@@ -243,15 +243,8 @@ public struct ChatEffects {
         }
     }
 
-    public func describe(_ error: any Error) -> String {
-        if let f = error as? OutgoingFailure { return f.words(localizer) }
-        if let e = error as? APIError {
-            if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
-            return e.description
-        }
-        if StoreError.isDiskFull(error) { return localizer.string("error.diskFull.send") }
-        return "\(error)"
-    }
+    /// A chat's actions are mostly sends: on a full disk the text stays in the input.
+    func describe(_ error: any Error) -> String { FailureWords.describe(error, localizer, diskFull: "error.diskFull.send") }
 }
 
 /// A chat's subscriptions (`ChatEffects.follow`), until cancelled.

@@ -17,11 +17,8 @@ public final class ConversationViewModel {
     public var errorMessage: String?
     /// Called after every change.
     public var onChange: (() -> Void)?
-    private var following: ChatFollowing?
-    /// Work that runs beside the caller: picture downloads (one at a time,
-    /// stopped when the chat goes) and read receipts (never stopped).
-    private var media: Task<Void, Never>?
-    private var receipts: [Task<Void, Never>] = []
+    /// Every effect is awaited but downloads and read receipts.
+    private let tasks = ChatTasks(serverWorkBeside: false, followSync: true)
 
     public init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
         state = ChatState(conversation: conversation, me: session.credentials.imUid)
@@ -53,40 +50,11 @@ public final class ConversationViewModel {
     }
 
     func perform(_ effect: ChatEffect) async {
-        let c = state.conversation
-        switch effect {
-        case .follow:
-            following?.cancel()
-            following = effects.follow(sync: true) { [weak self] in await self?.send($0) }
-        case .stopFollowing:
-            following?.cancel()
-            following = nil
-            media?.cancel()
-            media = nil
-            await effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
-        case .refreshMedia:
-            media?.cancel()
-            media = Task { [weak self] in
-                guard let self else { return }
-                await self.effects.perform(effect, for: c) { [weak self] in
-                    if !Task.isCancelled { await self?.send($0) }
-                }
-            }
-        case .sendReadMark:
-            receipts.append(Task { [weak self] in
-                guard let self else { return }
-                await self.effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
-            })
-        default:
-            await effects.perform(effect, for: c) { [weak self] in await self?.send($0) }
-        }
+        await tasks.run(effect, for: state.conversation, with: effects, emit: emit)
     }
 
     /// Waits for what runs beside (tests).
-    public func settle() async {
-        await media?.value
-        while let t = receipts.popLast() { await t.value }
-    }
+    public func settle() async { await tasks.settle() }
 
     // MARK: - Seed §六's calls
 

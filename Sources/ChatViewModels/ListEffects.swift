@@ -153,8 +153,5 @@ public struct ListEffects {
         await session.sendQueue.wake()
     }
 
-    func describe(_ error: any Error) -> String {
-        if let e = error as? APIError { return e.description }
-        return "\(error)"
-    }
+    func describe(_ error: any Error) -> String { FailureWords.describe(error, localizer) }
 }

@@ -36,16 +36,10 @@ final class EffectRunner {
     var recorder: Process?
     /// The list's subscription to the store.
     private var listFollowing: Task<Void, Never>?
-    /// The open chat's subscriptions (the store, upload progress).
-    private var following: ChatFollowing?
-    /// The open chat's work beside the keys: the server's part of opening
-    /// it, the member list, downloads (one run at a time). Cancelled when
-    /// it closes; read receipts and the signal quote are not (they must
-    /// reach the server whatever the user does next).
-    private var beside: [Task<Void, Never>] = []
-    private var media: Task<Void, Never>?
+    /// The open chat's subscriptions and its work beside the keys.
+    private let chatTasks = ChatTasks(serverWorkBeside: true, followSync: false)
     /// The server's part of opening the current chat (tests await it).
-    private(set) var appearing: Task<Void, Never>?
+    var appearing: Task<Void, Never>? { chatTasks.appearing }
 
     init(session: Session, localizer: Localizer) {
         self.session = session
@@ -159,42 +153,14 @@ final class EffectRunner {
         }
     }
 
-    /// One effect of a chat's update. Following is the runner's (it keeps
-    /// the handles); the server's part of opening, downloads and read
-    /// receipts run beside the keys (a slow or dead server must not hold
-    /// up the next key); the rest is awaited.
+    /// One effect of a chat's update, run by `ChatTasks` with the server's
+    /// work beside the keys (a slow or dead server must not hold up the
+    /// next key).
     func chat(_ effect: ChatEffect, for c: Conversation, _ ref: ChatState.Ref) async {
-        let effects = chatEffects, emit = emit(ref)
-        if case .stopFollowing = effect {
-            following?.cancel()
-            following = nil
-            for t in beside { t.cancel() }
-            beside = []
-            media?.cancel()
-            media = nil
-            appearing = nil
-            await effects.perform(effect, for: c, emit: emit)
-            return
-        }
-        // Asked for by a chat that has closed since (a sync's effects run later).
-        guard openChat()?.ref == ref else { return }
-        switch effect {
-        case .follow:
-            following?.cancel()
-            following = effects.follow(sync: false, emit)
-        case .fillFromServer, .refreshMembers:
-            let task = Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
-            beside.removeAll { $0.isCancelled }
-            beside.append(task)
-            if case .fillFromServer = effect { appearing = task }
-        case .refreshMedia:
-            media?.cancel()
-            media = Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
-        case .sendReadMark, .sendSignalQuote:
-            Task { @MainActor in await effects.perform(effect, for: c, emit: emit) }
-        default:
-            await effects.perform(effect, for: c, emit: emit)
-        }
+        // Asked for by a chat that has closed since (a sync's effects run
+        // later); closing is always carried out.
+        if case .stopFollowing = effect {} else if openChat()?.ref != ref { return }
+        await chatTasks.run(effect, for: c, with: chatEffects, emit: emit(ref))
     }
 
     /// Opens a conversation the store knows by id (a group just made or joined).
@@ -225,10 +191,8 @@ final class EffectRunner {
     /// open chat's draft (seed: `onDisappear` saves the draft).
     func quit(draft: String) {
         if let c = openChat()?.conversation { chatEffects.saveDraft(draft, of: c) }
-        following?.cancel()
+        chatTasks.stop()
         listFollowing?.cancel()
-        media?.cancel()
-        for t in beside { t.cancel() }
         player?.terminate()
     }
 

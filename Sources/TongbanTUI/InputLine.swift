@@ -34,7 +34,9 @@ struct InputLine: Equatable {
         case .delete, .ctrl("d"):
             if cursor < chars.count { chars.remove(at: cursor) }
         case .ctrl("u"):
-            chars.removeSubrange(lineStart..<cursor); cursor = lineStart
+            // The line's start before the cut: measured after it, from the old cursor, it would run past the end.
+            let start = lineStart
+            chars.removeSubrange(start..<cursor); cursor = start
         case .ctrl("k"):
             chars.removeSubrange(cursor..<lineEnd)
         case .ctrl("w"):

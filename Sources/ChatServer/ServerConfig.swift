@@ -15,6 +15,8 @@ public struct ServerConfig: Sendable {
     public var mediaDirectory: String?
     /// How long after sending a message its sender may revoke it.
     public var revokeWindowSeconds: Int = 120
+    /// How long after sending a message its sender may edit it (v3).
+    public var editWindowSeconds: Int = 24 * 3600
     /// Sync events older than this are pruned; older cursors get 410.
     public var syncRetentionSeconds: Int = 7 * 24 * 3600
     public var maxMediaBytes: Int = 20 * 1024 * 1024

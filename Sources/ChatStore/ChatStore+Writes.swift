@@ -116,6 +116,20 @@ extension ChatStore {
         }
     }
 
+    /// A message's reactions as the server just answered them.
+    public func setReactions(clientMsgID: String, _ reactions: Reactions) throws {
+        try dbPool.write { db in try MessageTable.setReactions(clientMsgID: clientMsgID, reactions, db: db) }
+    }
+
+    /// A message as the server now has it (an edit's answer): merged as a
+    /// `message_update` is, and the list's preview follows.
+    public func saveUpdated(_ message: WireMessage) throws {
+        try dbPool.write { db in
+            try MessageTable.insertOrMerge(MessageRecord(wire: message), db: db)
+            try ConversationTable.refreshLast(conversationId: message.conversationId, db: db)
+        }
+    }
+
     public func setFlashViewed(clientMsgID: String) throws {
         try dbPool.write { db in try MessageTable.setFlashViewed(clientMsgID: clientMsgID, db: db) }
     }

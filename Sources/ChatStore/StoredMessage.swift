@@ -22,14 +22,18 @@ public struct StoredMessage: Sendable, Hashable {
     public var errorReason: String?
     /// What the full-text index sees (text, signal-quote reply), "" otherwise.
     public var searchText: String
+    /// v3: who reacted with what, and when the sender last edited it.
+    public var reactions: Reactions
+    public var editedAt: Int?
 
     init(clientMsgID: String, serverMsgID: String?, conversationId: String, seq: Int?, sendID: String, recvID: String,
          contentType: Int, content: String, sendTime: Int, revoked: Bool, flashViewed: Bool, isControl: Bool, status: String,
-         errorReason: String?, searchText: String) {
+         errorReason: String?, searchText: String, reactions: Reactions = Reactions(), editedAt: Int? = nil) {
         self.clientMsgID = clientMsgID; self.serverMsgID = serverMsgID; self.conversationId = conversationId; self.seq = seq
         self.sendID = sendID; self.recvID = recvID; self.contentType = contentType; self.content = content
         self.sendTime = sendTime; self.revoked = revoked; self.flashViewed = flashViewed; self.isControl = isControl
         self.status = status; self.errorReason = errorReason; self.searchText = searchText
+        self.reactions = reactions; self.editedAt = editedAt
     }
 
     public init(wire: WireMessage, status: MessageStatus = .success, errorReason: String? = nil) {
@@ -49,12 +53,15 @@ public struct StoredMessage: Sendable, Hashable {
         let (type, decoded) = IMMessageMapper.decode(contentType: wire.contentType, content: content, revoked: wire.revoked)
         isControl = type == .revoked || type == .flashViewed
         searchText = MessageKinds.searchText(type: type, content: decoded, revoked: wire.revoked)
+        reactions = wire.revoked ? Reactions() : wire.reactions ?? Reactions()
+        editedAt = wire.editedAt
     }
 
     public var wire: WireMessage {
         WireMessage(serverMsgID: serverMsgID ?? "", clientMsgID: clientMsgID, conversationId: conversationId,
                     seq: seq ?? 0, sendID: sendID, recvID: recvID, contentType: contentType, content: content,
-                    sendTime: sendTime, revoked: revoked, flashViewed: flashViewed)
+                    sendTime: sendTime, revoked: revoked, flashViewed: flashViewed,
+                    reactions: reactions.isEmpty ? nil : reactions, editedAt: editedAt)
     }
 
     /// The message as the screen shows it.

@@ -75,6 +75,27 @@ extension Session {
         try store.setFlashViewed(clientMsgID: clientMsgID)
     }
 
+    // MARK: - Acting on a message (v3)
+
+    /// Adds or takes back my `emoji` on a message; the store takes the
+    /// server's answer at once (the sync's `message_update` says the same).
+    public func react(to clientMsgID: String, in id: String, emoji: String, on: Bool) async throws {
+        let reactions = try await api.react(conversationId: id, clientMsgID: clientMsgID, emoji: emoji, on: on)
+        try store.setReactions(clientMsgID: clientMsgID, reactions)
+    }
+
+    /// My text (or mention) `clientMsgID` now says `text`; a mention keeps
+    /// whom it named. The store takes the message as the server now has it.
+    public func edit(_ clientMsgID: String, in id: String, to text: String) async throws {
+        guard let m = try store.message(clientMsgID: clientMsgID) else { throw StoreError.unknownMessage(clientMsgID) }
+        var content = text
+        if m.contentType == ContentType.mention, let p = MentionPayload(jsonText: m.content) {
+            content = MentionPayload(text: text, atUserIDs: p.atUserIDs, atAll: p.atAll).jsonText
+        }
+        let updated = try await api.edit(conversationId: id, clientMsgID: clientMsgID, content: content)
+        try store.saveUpdated(updated)
+    }
+
     /// The server hears how far I read in `id` (the store already knows).
     public func sendReadMark(_ id: String, upTo seq: Int) async throws {
         _ = try await api.markRead(conversationId: id, seq: seq)

@@ -28,7 +28,7 @@ public final class FakeChatAPI: ChatAPI {
     /// The calls of `ChatAPI`, for counting and failure injection.
     public enum Endpoint: String, Sendable, CaseIterable {
         case register, login, logout, me, searchUsers, rename, profiles
-        case send, revoke, history
+        case send, revoke, react, edit, history
         case conversations, startConversation, pin, markRead, deleteConversation, clearConversation, mute
         case createGroup, groupInfo, lookupGroup, joinGroup, invite, leaveGroup, kick, updateGroup, groupMembers
         case sync
@@ -285,6 +285,14 @@ public final class FakeChatAPI: ChatAPI {
 
     public func revoke(conversationId: String, clientMsgID: String) async throws -> Int {
         try await call(.revoke) { try await $0.revoke(conversationId: conversationId, clientMsgID: clientMsgID) }
+    }
+
+    public func react(conversationId: String, clientMsgID: String, emoji: String, on: Bool) async throws -> Reactions {
+        try await call(.react) { try await $0.react(conversationId: conversationId, clientMsgID: clientMsgID, emoji: emoji, on: on) }
+    }
+
+    public func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage {
+        try await call(.edit) { try await $0.edit(conversationId: conversationId, clientMsgID: clientMsgID, content: content) }
     }
 
     public func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse {

@@ -71,6 +71,20 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// Adds or takes back my `emoji` on a message (v3); the store, and so
+    /// the bubble, takes the server's answer.
+    public func react(messageId: String, emoji: String, on: Bool, in c: Conversation, emit: Emit) async {
+        do { try await session.react(to: messageId, in: c.id, emoji: emoji, on: on) } catch { await emit(.failed(describe(error))) }
+        await emit(.storeChanged)
+    }
+
+    /// My text's new words (v3); a refusal (too late, blank, too long)
+    /// comes back with the server's reason and the message as it was.
+    public func edit(messageId: String, to text: String, in c: Conversation, emit: Emit) async {
+        do { try await session.edit(messageId, in: c.id, to: text) } catch { await emit(.failed(describe(error))) }
+        await emit(.storeChanged)
+    }
+
     /// After the flash image was shown: destroyed here, then `flash_viewed`.
     public func flashViewed(messageId: String, in c: Conversation, emit: Emit) async {
         try? session.destroyFlash(clientMsgID: messageId)

@@ -11,6 +11,7 @@ enum FailureWords {
         if let f = error as? OutgoingFailure { return f.words(localizer) }
         if let e = error as? APIError {
             if e.code == .revokeWindowPassed { return localizer.string("error.revokeWindow") }
+            if e.code == .editWindowPassed { return localizer.string("error.editWindow") }
             return e.description
         }
         if StoreError.isDiskFull(error) { return localizer.string(diskFull) }

@@ -20,6 +20,8 @@ struct TongbanServer: AsyncParsableCommand {
     var mediaDir: String?
     @Option(name: .customLong("revoke-window"), help: "Seconds after sending during which a message can be revoked.")
     var revokeWindow = 120
+    @Option(name: .customLong("edit-window"), help: "Seconds after sending during which a message can be edited.")
+    var editWindow = 24 * 3600
     @Option(name: .customLong("sync-retention"), help: "Seconds of sync log to keep; older cursors get 410.")
     var syncRetention = 7 * 24 * 3600
     @Option(name: .customLong("max-media"), help: "Largest accepted upload, in bytes.") var maxMedia = 20 * 1024 * 1024
@@ -32,7 +34,7 @@ struct TongbanServer: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard revokeWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2 else {
+        guard revokeWindow >= 0, editWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2 else {
             throw ValidationError("limits must be positive")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -69,6 +71,7 @@ struct TongbanServer: AsyncParsableCommand {
         config.databaseURL = databaseURL
         config.mediaDirectory = mediaDir
         config.revokeWindowSeconds = revokeWindow
+        config.editWindowSeconds = editWindow
         config.syncRetentionSeconds = syncRetention
         config.maxMediaBytes = maxMedia
         config.signedURLSeconds = urlTTL

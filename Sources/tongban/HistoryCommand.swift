@@ -25,6 +25,9 @@ struct HistoryLine: Encodable {
     var width: Double?
     var height: Double?
     var durationSec: Int?
+    /// v3: emoji -> imUids (absent when none), and when it was edited.
+    var reactions: Reactions?
+    var editedAt: Int?
 }
 
 struct History: AsyncParsableCommand {
@@ -52,7 +55,8 @@ struct History: AsyncParsableCommand {
                                receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
                                status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
                                isDestroyed: m.isDestroyed, objectKey: m.objectKey, multiObjectKeys: m.multiObjectKeys,
-                               width: m.width, height: m.height, durationSec: m.durationSec)
+                               width: m.width, height: m.height, durationSec: m.durationSec,
+                               reactions: m.reactions.isEmpty ? nil : m.reactions, editedAt: m.editedAt)
         }
         if json {
             try jsonOut(lines)
@@ -67,7 +71,11 @@ struct History: AsyncParsableCommand {
                 continue
             }
             let who = l.isMe ? session.credentials.username : senders[l.senderId] ?? name
-            let mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
+            var mark = l.status == "sending" ? " …" : l.status == "failed" ? " ✗" : ""
+            if l.editedAt != nil { mark += " " + L.string("ui.edited") }
+            if let r = l.reactions {
+                mark += "  [" + r.entries.map { "\(TerminalSanitizer.oneLine($0.emoji)) \($0.users.count)" }.joined(separator: " ") + "]"
+            }
             out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(l.content))\(mark)")
         }
     }

@@ -266,6 +266,15 @@ func wire(_ type: Int, _ content: String, from: String = "tb_2", seq: Int = 1, r
         for (i, text) in texts.enumerated() {
             var m = wire(101, text, seq: i + 1, revoked: i % 2 == 0, flashViewed: i % 3 == 0)
             m.sendTime = 1_763_800_000_000 + i
+            if i % 2 == 1 {
+                // v3: reactions (an emoji of several scalars, an id that needs escaping) and an edit time.
+                var r = Reactions()
+                r.set("👍", by: "tb_1", on: true)
+                r.set("👨‍👩‍👧", by: "tb_\"2\\", on: true)
+                r.set("👍", by: "tb_3", on: true)
+                m.reactions = r
+                m.editedAt = 1_763_800_100_000 + i
+            }
             for event in [SyncEvent.message(m), .messageUpdate(m)] {
                 let direct = event.jsonText { _ in Issue.record("message events are written directly"); return "" }
                 let decoded = try JSONDecoder().decode(SyncEvent.self, from: Data(direct.utf8))

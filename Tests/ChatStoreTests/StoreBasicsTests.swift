@@ -10,7 +10,7 @@ import Testing
         let store = try makeStore(dir)
         #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
                                                  "v5-profile-account", "v6-groups", "v7-outbox-may-have-arrived",
-                                                 "v8-pinned-order"])
+                                                 "v8-pinned-order", "v9-message-actions"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -26,15 +26,23 @@ import Testing
             let q = try DatabaseQueue(path: path)
             try StoreMigrations.migrator.migrate(q, upTo: "v1-core")
             try q.write { db in
-                var r = MessageRecord(wire: msg(1, "旧版本里的消息已撤回"))
-                try r.insert(db)
-                // The row as v1 wrote it (today's record has more columns).
+                // The rows as v1 wrote them (today's record has more columns).
+                let r = MessageRecord(wire: msg(1, "旧版本里的消息已撤回"))
+                try db.execute(sql: """
+                    INSERT INTO message(clientMsgID, serverMsgID, conversationId, seq, sendID, recvID, contentType, content,
+                                        sendTime, revoked, flashViewed, isControl, status, errorReason, searchText)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [r.clientMsgID, r.serverMsgID, r.conversationId, r.seq, r.sendID, r.recvID, r.contentType,
+                                     r.content, r.sendTime, r.revoked, r.flashViewed, r.isControl, r.status, r.errorReason,
+                                     r.searchText])
                 try db.execute(sql: "INSERT INTO conversation(id, targetUid) VALUES (?, 2)", arguments: [conv])
                 try db.execute(sql: "INSERT INTO profile(uid, username, avatar, updatedAt) VALUES (2, '老朋友', '', 0)")
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v8-pinned-order")
+        #expect(try store.appliedMigrations().last == "v9-message-actions")
+        let kept = try #require(try store.message(clientMsgID: "c1"))
+        #expect(kept.reactions.isEmpty && kept.editedAt == nil, "an old message has no reactions and was never edited")
         let old = try #require(try store.conversation(id: conv))
         #expect(!old.isGroup && !old.isMuted && old.mentionSeq == 0 && old.isMember, "an old row reads as a one-to-one chat")
         // A profile cached before accounts were kept is asked for again.

@@ -322,6 +322,43 @@ import Testing
         #expect(await waitForGone(app, "马上撤回这句"))
     }
 
+    /// v3 through the real server: `1` reacts 👍 and takes it back, `e`
+    /// edits my message (Esc first keeps the original and gives the draft
+    /// back), and the bubble says it was edited.
+    @Test func reactToAndEditAMessage() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        await type(app, "八点见")
+        await app.handle(.enter)
+        _ = await session.sendQueue.drain()  // acknowledged: it has a seq to act on
+        #expect(await waitForGone(app, "八点见 …"), "the chat shows it sent")
+        await type(app, "草稿")
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        #expect(app.selectedMessage?.text == "八点见")
+
+        await app.handle(.char("1"))
+        #expect(await waitFor(app, "👍 1"))
+        #expect(try session.reader.message(clientMsgID: try #require(app.selectedMessage?.id))?.reactions.users(of: "👍")
+                == [session.credentials.imUid])
+        await app.handle(.char("1"))
+        #expect(await waitForGone(app, "👍 1"), "the same key takes it back")
+
+        await app.handle(.char("e"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("编辑消息"))
+        await app.handle(.escape)
+        #expect(app.state.input.text == "草稿", "Esc keeps the original and gives the draft back")
+        await app.handle(.char("e"))
+        await app.handle(.ctrl("u"))
+        await type(app, "九点见")
+        await app.handle(.enter)
+        #expect(await waitFor(app, "九点见 （已编辑）"))
+        #expect(app.state.input.text == "草稿")
+        #expect(app.frame(width: 120, height: 40).find("八点见 （") == nil)
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

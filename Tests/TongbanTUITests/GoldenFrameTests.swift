@@ -36,6 +36,37 @@ import Testing
         try Golden.check("chat-bubbles", s, Self.zh)
     }
 
+    /// v3: reactions under the bubbles (mine highlighted), an edited
+    /// message, and the input bar while one is being edited.
+    @Test func reactionsAndAnEdit() throws {
+        var s = Fixture.state(width: 100, height: 20)
+        s.myImUid = "me"
+        var question = Fixture.message("r-q", .text("周六去爬山吗？"), type: .text, me: false, minutesAgo: 30)
+        var r = Reactions()
+        r.set("👍", by: "alice", on: true)
+        r.set("👍", by: "me", on: true)
+        r.set("😂", by: "alice", on: true)
+        question.reactions = r
+        var answer = Fixture.message("r-a", .text("去！八点山脚下见"), type: .text, me: true, minutesAgo: 20)
+        answer.editedAt = Fixture.now - 10 * 60_000
+        var mine = Reactions()
+        mine.set("❤️", by: "alice", on: true)
+        answer.reactions = mine
+        var plain = Fixture.message("r-b", .text("好的"), type: .text, me: false, minutesAgo: 5)
+        (question.seq, answer.seq, plain.seq) = (1, 2, 3)
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: [plain, answer, question], isLoading: false,
+                           hasMoreHistory: false, newMessageBannerCount: 0, cachedKeys: [], me: "me")
+        s.focus = .messages
+        s.selectedId = "r-q"
+        try Golden.check("chat-reactions", s, Self.zh)
+        // `e` on my message: its words in the bar, what was typed kept aside.
+        s.input = InputLine(text: "还没写完的草稿")
+        s.selectedId = "r-a"
+        _ = Update.handle(.char("e"), &s, Self.zh)
+        #expect(s.input.text == "去！八点山脚下见" && s.editing?.stashed.text == "还没写完的草稿")
+        try Golden.check("chat-editing", s, Self.zh)
+    }
+
     @Test func chatWhileTypingWithANewMessageBanner() throws {
         var s = Fixture.chatState(width: 100, height: 24)
         s.focus = .input

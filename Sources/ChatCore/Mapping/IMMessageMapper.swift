@@ -15,6 +15,10 @@ public enum IMMessageMapper {
         msg.status = .success
         msg.isRecalled = wire.revoked
         msg.isDestroyed = wire.flashViewed
+        if !wire.revoked {
+            msg.reactions = wire.reactions ?? Reactions()
+            msg.editedAt = wire.editedAt
+        }
         applyMediaFields(&msg)
         return msg
     }

@@ -44,6 +44,9 @@ public struct ChatMessage: Identifiable, Sendable, Hashable {
     public var signalQuoteId: Int?
     public var signalQuoteContent: String?
     public var signalQuoteReply: String?
+    /// v3: who reacted with what; when the sender last edited it.
+    public var reactions = Reactions()
+    public var editedAt: Int?
 
     public init(
         id: String, serverId: String? = nil, senderId: String, receiverId: String,

@@ -9,6 +9,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case tooLarge = "too_large"
     case unsupportedMedia = "unsupported_media"
     case revokeWindowPassed = "revoke_window_passed"
+    /// v3: an edit later than the server's edit window.
+    case editWindowPassed = "edit_window_passed"
     case rateLimited = "rate_limited"
     /// The server's disk is full: nothing was stored; the same request may be retried later.
     case storageFull = "storage_full"
@@ -23,7 +25,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
         case .cursorExpired: 410
         case .tooLarge: 413
         case .unsupportedMedia: 415
-        case .revokeWindowPassed: 422
+        case .revokeWindowPassed, .editWindowPassed: 422
         case .rateLimited: 429
         case .storageFull: 503
         }

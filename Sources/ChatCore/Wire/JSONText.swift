@@ -52,6 +52,20 @@ extension WireMessage {
         out.append(0x2C); JSONText.appendKey("sendTime", to: &out); JSONText.appendInt(sendTime, to: &out)
         out.append(0x2C); JSONText.appendKey("revoked", to: &out); out.append(contentsOf: (revoked ? "true" : "false").utf8)
         out.append(0x2C); JSONText.appendKey("flashViewed", to: &out); out.append(contentsOf: (flashViewed ? "true" : "false").utf8)
+        if let reactions, !reactions.isEmpty {
+            out.append(0x2C); JSONText.appendKey("reactions", to: &out); out.append(0x7B)
+            for (i, e) in reactions.entries.enumerated() {
+                if i > 0 { out.append(0x2C) }
+                JSONText.appendString(e.emoji, to: &out); out.append(0x3A); out.append(0x5B)
+                for (j, u) in e.users.enumerated() {
+                    if j > 0 { out.append(0x2C) }
+                    JSONText.appendString(u, to: &out)
+                }
+                out.append(0x5D)
+            }
+            out.append(0x7D)
+        }
+        if let editedAt { out.append(0x2C); JSONText.appendKey("editedAt", to: &out); JSONText.appendInt(editedAt, to: &out) }
         out.append(0x7D)
     }
 }

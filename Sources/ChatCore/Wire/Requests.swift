@@ -76,6 +76,34 @@ public struct RevokeRequest: Codable, Sendable {
     public init(conversationId: String, clientMsgId: String) { self.conversationId = conversationId; self.clientMsgId = clientMsgId }
 }
 
+/// v3 `POST /chat/message/react`.
+public struct ReactRequest: Codable, Sendable {
+    public var conversationId: String
+    public var clientMsgId: String
+    public var emoji: String
+    public var on: Bool
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", clientMsgId = "client_msg_id", emoji, on }
+    public init(conversationId: String, clientMsgId: String, emoji: String, on: Bool) {
+        self.conversationId = conversationId; self.clientMsgId = clientMsgId; self.emoji = emoji; self.on = on
+    }
+}
+
+public struct ReactResponse: Codable, Sendable, Hashable {
+    public var reactions: Reactions
+    public init(reactions: Reactions) { self.reactions = reactions }
+}
+
+/// v3 `POST /chat/message/edit`: the new `content`, of the message's own content type.
+public struct EditRequest: Codable, Sendable {
+    public var conversationId: String
+    public var clientMsgId: String
+    public var content: String
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", clientMsgId = "client_msg_id", content }
+    public init(conversationId: String, clientMsgId: String, content: String) {
+        self.conversationId = conversationId; self.clientMsgId = clientMsgId; self.content = content
+    }
+}
+
 public struct SeqResponse: Codable, Sendable, Hashable {
     public var seq: Int
     public init(seq: Int) { self.seq = seq }

@@ -12,11 +12,16 @@ public struct WireMessage: Codable, Sendable, Hashable {
     public var sendTime: Int
     public var revoked: Bool
     public var flashViewed: Bool
+    /// v3: who reacted with what, by emoji (imUids in the order they
+    /// reacted); nil when nobody has.
+    public var reactions: Reactions?
+    /// v3: when the sender last edited it (Unix milliseconds).
+    public var editedAt: Int?
 
     public init(
         serverMsgID: String, clientMsgID: String, conversationId: String, seq: Int,
         sendID: String, recvID: String, contentType: Int, content: String, sendTime: Int,
-        revoked: Bool = false, flashViewed: Bool = false
+        revoked: Bool = false, flashViewed: Bool = false, reactions: Reactions? = nil, editedAt: Int? = nil
     ) {
         self.serverMsgID = serverMsgID
         self.clientMsgID = clientMsgID
@@ -29,6 +34,8 @@ public struct WireMessage: Codable, Sendable, Hashable {
         self.sendTime = sendTime
         self.revoked = revoked
         self.flashViewed = flashViewed
+        self.reactions = reactions
+        self.editedAt = editedAt
     }
 
     /// As synthesised, plus ranges: a seq outside 0...2^53 is refused (the
@@ -46,6 +53,9 @@ public struct WireMessage: Codable, Sendable, Hashable {
         sendTime = WireRange.clamp(try c.decode(Int.self, forKey: .sendTime))
         revoked = try c.decode(Bool.self, forKey: .revoked)
         flashViewed = try c.decode(Bool.self, forKey: .flashViewed)
+        // Reactions that do not read are left out, not the message.
+        reactions = (try? c.decodeIfPresent(Reactions.self, forKey: .reactions)).flatMap { $0.isEmpty ? nil : $0 }
+        editedAt = (try c.decodeIfPresent(Int.self, forKey: .editedAt)).map(WireRange.clamp)
     }
 }
 

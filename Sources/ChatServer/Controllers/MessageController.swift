@@ -2,7 +2,7 @@ import ChatCore
 import Hummingbird
 
 /// `/chat/message/*`, `/chat/messages` and `/chat/sync`: sending, revoking,
-/// history pages and the sync log.
+/// reacting, editing, history pages and the sync log.
 struct MessageController {
     let messages: MessageService
     let syncLog: SyncLogService
@@ -19,6 +19,16 @@ struct MessageController {
             let r = try await read.decode(RevokeRequest.self, req)
             return json(SeqResponse(seq: try messages.revoke(caller: ctx.uid, conversationId: r.conversationId,
                                                              clientMsgID: r.clientMsgId)))
+        }
+        routes.post("message/react") { req, ctx in
+            let r = try await read.decode(ReactRequest.self, req)
+            return json(ReactResponse(reactions: try messages.react(caller: ctx.uid, conversationId: r.conversationId,
+                                                                    clientMsgID: r.clientMsgId, emoji: r.emoji, on: r.on)))
+        }
+        routes.post("message/edit") { req, ctx in
+            let r = try await read.decode(EditRequest.self, req)
+            return json(try messages.edit(caller: ctx.uid, conversationId: r.conversationId, clientMsgID: r.clientMsgId,
+                                          content: r.content))
         }
         routes.get("messages") { req, ctx in
             let q = req.uri.queryParameters

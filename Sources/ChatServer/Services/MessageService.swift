@@ -229,6 +229,7 @@ extension MessageRow {
     var wire: WireMessage {
         WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
                     sendID: sendID, recvID: recvID, contentType: contentType, content: content,
-                    sendTime: sendTime, revoked: revoked, flashViewed: flashViewed)
+                    sendTime: sendTime, revoked: revoked, flashViewed: flashViewed,
+                    reactions: reactions.isEmpty ? nil : reactions, editedAt: editedAt)
     }
 }

@@ -24,6 +24,9 @@ struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersi
     var errorReason: String?
     /// What the full-text index sees (text, signal-quote reply), "" otherwise.
     var searchText: String
+    /// `Reactions.jsonText`, "" for none.
+    var reactions: String
+    var editedAt: Int?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
@@ -44,18 +47,21 @@ struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersi
         status = row["status"]
         errorReason = row["errorReason"]
         searchText = row["searchText"]
+        reactions = row["reactions"]
+        editedAt = row["editedAt"]
     }
 
     /// Inserts unless a row with the same clientMsgID exists; true when inserted.
     func insertIfNew(_ db: Database) throws -> Bool {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO message(clientMsgID, serverMsgID, conversationId, seq, sendID, recvID, contentType, content,
-                                sendTime, revoked, flashViewed, isControl, status, errorReason, searchText)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                sendTime, revoked, flashViewed, isControl, status, errorReason, searchText, reactions, editedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(clientMsgID) DO NOTHING
             """)
         try statement.execute(arguments: [clientMsgID, serverMsgID, conversationId, seq, sendID, recvID, contentType,
-                                          content, sendTime, revoked, flashViewed, isControl, status, errorReason, searchText])
+                                          content, sendTime, revoked, flashViewed, isControl, status, errorReason, searchText,
+                                          reactions, editedAt])
         return db.changesCount > 0
     }
 
@@ -68,13 +74,14 @@ struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersi
         sendID = m.sendID; recvID = m.recvID; contentType = m.contentType; content = m.content; sendTime = m.sendTime
         revoked = m.revoked; flashViewed = m.flashViewed; isControl = m.isControl; status = m.status
         errorReason = m.errorReason; searchText = m.searchText
+        reactions = m.reactions.jsonText; editedAt = m.editedAt
     }
 
     var stored: StoredMessage {
         StoredMessage(clientMsgID: clientMsgID, serverMsgID: serverMsgID, conversationId: conversationId, seq: seq, sendID: sendID,
                       recvID: recvID, contentType: contentType, content: content, sendTime: sendTime, revoked: revoked,
                       flashViewed: flashViewed, isControl: isControl, status: status, errorReason: errorReason,
-                      searchText: searchText)
+                      searchText: searchText, reactions: Reactions(jsonText: reactions), editedAt: editedAt)
     }
 
     var wire: WireMessage { stored.wire }

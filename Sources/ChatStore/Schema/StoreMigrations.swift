@@ -208,6 +208,14 @@ enum StoreMigrations {
             try db.create(index: "conversation_list", on: "conversation",
                           columns: ["hidden", "isPinned", "pinnedAt", "lastMessageTime", "id"])
         }
+        m.registerMigration("v9-message-actions") { db in
+            // PROTOCOL.md v3: a message's reactions (`Reactions.jsonText`,
+            // "" for none) and when its sender last edited it.
+            try db.alter(table: "message") { t in
+                t.add(column: "reactions", .text).notNull().defaults(to: "")
+                t.add(column: "editedAt", .integer)
+            }
+        }
         return m
     }
 }

@@ -151,6 +151,7 @@ enum MessageTable {
             m.revoked = true
             m.content = ""
             m.searchText = ""
+            m.reactions = ""
         } else if let snapshot {
             m = MessageRecord(snapshot)
             m.id = before.id
@@ -160,13 +161,18 @@ enum MessageTable {
         return before.stored
     }
 
+    static func setReactions(clientMsgID: String, _ reactions: Reactions, db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE message SET reactions = ? WHERE clientMsgID = ? AND revoked = 0")
+            .execute(arguments: [reactions.jsonText, clientMsgID])
+    }
+
     static func setFlashViewed(clientMsgID: String, db: Database) throws {
         try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
     }
 
     static func setRevokedByNotice(target: String, db: Database) throws {
         try db.cachedStatement(sql: """
-            UPDATE message SET revoked = 1, content = '', searchText = '' WHERE clientMsgID = ?
+            UPDATE message SET revoked = 1, content = '', searchText = '', reactions = '' WHERE clientMsgID = ?
             """).execute(arguments: [target])
     }
 
@@ -225,9 +231,14 @@ enum MessageTable {
         if existing.revoked {
             existing.content = ""
             existing.searchText = ""
+            existing.reactions = ""
         } else if incoming.seq != nil {
+            // The server's copy is the message as it now is: its words
+            // (edited or not) and its reactions.
             existing.content = incoming.content
             existing.searchText = incoming.searchText
+            existing.reactions = incoming.reactions
+            existing.editedAt = incoming.editedAt ?? existing.editedAt
         }
         if existing.seq != nil {
             existing.status = MessageStatus.success.rawValue

@@ -190,6 +190,16 @@ public final class APIClient: ChatAPI {
                        body: RevokeRequest(conversationId: conversationId, clientMsgId: clientMsgID)).seq
     }
 
+    public func react(conversationId: String, clientMsgID: String, emoji: String, on: Bool) async throws -> Reactions {
+        try await json(ReactResponse.self, .POST, "/chat/message/react",
+                       body: ReactRequest(conversationId: conversationId, clientMsgId: clientMsgID, emoji: emoji, on: on)).reactions
+    }
+
+    public func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage {
+        try await json(WireMessage.self, .POST, "/chat/message/edit",
+                       body: EditRequest(conversationId: conversationId, clientMsgId: clientMsgID, content: content))
+    }
+
     public func history(conversationId: String, beforeSeq: Int? = nil, afterSeq: Int? = nil, limit: Int = 40) async throws -> HistoryResponse {
         var path = "/chat/messages?conversation_id=\(Self.query(conversationId))&limit=\(limit)"
         if let beforeSeq { path += "&before_seq=\(beforeSeq)" }

@@ -31,6 +31,10 @@ public protocol ChatAPI: Sendable {
     func send(_ request: SendMessageRequest) async throws -> SendMessageResponse
     /// Returns the seq of the revoke notice.
     func revoke(conversationId: String, clientMsgID: String) async throws -> Int
+    /// v3: adds or takes back my `emoji`; the message's reactions after it.
+    func react(conversationId: String, clientMsgID: String, emoji: String, on: Bool) async throws -> Reactions
+    /// v3: my message's new content (of its own content type); the message as it now is.
+    func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage
     func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse
 
     // MARK: Conversations

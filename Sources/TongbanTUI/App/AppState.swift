@@ -101,6 +101,16 @@ struct AppState {
     /// message list clamps it and keeps the selection in view).
     var scroll = 0
     var input = InputLine()
+    /// A message of mine being edited in the input bar (v3), and what the
+    /// bar held before: given back when the edit is saved or dropped.
+    var editing: Editing?
+    struct Editing: Equatable {
+        var messageId: String
+        var original: String
+        var stashed: InputLine
+    }
+    /// What was typed and not sent (an edit in progress aside): the chat's draft.
+    var draft: String { editing?.stashed.text ?? input.text }
     /// Members picked with `@` completion for the text being typed (imUids),
     /// and whether `@all` was picked.
     var mentions: [String] = []

@@ -10,7 +10,9 @@ enum Action: String, CaseIterable, Sendable {
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
-    case messagesType = "messages.type"
+    case messagesType = "messages.type", messagesEdit = "messages.edit"
+    case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
+    case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
     case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave"
     case focusNext = "focus.next", focusPrevious = "focus.previous", help = "help", quit = "quit"
@@ -33,6 +35,8 @@ struct Binding: Sendable {
     var hintIn: [Scope] = []
     /// How many of its keys the status line names.
     var hintKeys = 1
+    /// What the status line names instead of the keys (a row of six: `1-6`).
+    var hintKeysText: String?
 
     static func bind(_ scope: Scope, _ action: Action, _ keys: [Key], _ help: String,
                      hint: String? = nil, in hintScopes: [Scope]? = nil, keysShown: Int = 1) -> Binding {
@@ -68,6 +72,14 @@ struct Binding: Sendable {
         bind(.messages, .messagesOpen, [.char("o")], "help.messages.open"),
         bind(.messages, .messagesRevoke, [.char("R")], "help.messages.revoke", hint: "hint.revoke"),
         bind(.messages, .messagesDiscard, [.char("x")], "help.messages.discard"),
+        bind(.messages, .messagesEdit, [.char("e")], "help.messages.edit"),
+        Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
+                hintIn: [.messages], hintKeysText: "1-6"),
+        bind(.messages, .messagesReact2, [.char("2")], "help.messages.react"),
+        bind(.messages, .messagesReact3, [.char("3")], "help.messages.react"),
+        bind(.messages, .messagesReact4, [.char("4")], "help.messages.react"),
+        bind(.messages, .messagesReact5, [.char("5")], "help.messages.react"),
+        bind(.messages, .messagesReact6, [.char("6")], "help.messages.react"),
         bind(.messages, .messagesType, [.char("i")], "help.messages.type", hint: "hint.type"),
         bind(.messages, .messagesSettings, [.char(",")], "help.messages.settings", hint: "hint.settings"),
         bind(.messages, .messagesSearch, [.char("/")], "help.messages.search", hint: "hint.search"),
@@ -108,11 +120,22 @@ struct Binding: Sendable {
             guard let hint = b.hint else { continue }
             if keysOf[hint] == nil { words.append(hint); keysOf[hint] = [] }
             let rebound = keyMap.rebound.filter { $0.action == b.action?.rawValue }.map(\.key)
+            if let text = b.hintKeysText, rebound.isEmpty { keysOf[hint]!.append(text); continue }
             keysOf[hint]! += (rebound + b.keys).prefix(b.hintKeys).map(KeyMap.name(of:))
         }
         return words.map { word in
             let keys = keysOf[word, default: []].joined(separator: "/")
             return keys.isEmpty ? L.string(word) : keys + " " + L.string(word)
         }.joined(separator: "  ")
+    }
+}
+
+/// Seed 004's quick-reply row: at most six emoji, on keys 1–6.
+enum QuickReactions {
+    static let all = ["👍", "❤️", "😂", "😮", "😢", "🙏"]
+
+    static func emoji(for action: Action) -> String {
+        let keys: [Action] = [.messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6]
+        return all[keys.firstIndex(of: action) ?? 0]
     }
 }

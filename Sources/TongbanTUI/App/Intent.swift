@@ -63,6 +63,10 @@ enum Effect: Equatable {
     case group(GroupCommand)
     case sendMention(String, mentioned: [String], all: Bool)
     case revoke(messageId: String)
+    /// v3: my `emoji` on a message, or taken back.
+    case react(messageId: String, emoji: String, on: Bool)
+    /// v3: my text's new words.
+    case edit(messageId: String, text: String)
     case retry(messageId: String)
     case discard(messageId: String)
     case clearHistory

@@ -8,17 +8,38 @@ extension Update {
     static func inputAction(_ action: Action, _ s: inout AppState) -> [Effect] {
         switch action {
         case .inputSend:
+            if let e = s.editing { return saveEdit(e, &s) }
             let text = s.input.text
             s.input = InputLine()
             return submit(text, &s)
         case .inputNewline:
             s.input.insert("\n")
         case .inputLeave:
+            if let e = s.editing {
+                // Esc keeps the original: the bar gets back what it held.
+                s.input = e.stashed
+                s.editing = nil
+                s.status = nil
+                s.focus = .messages
+                return []
+            }
             s.focus = s.chat == nil ? .list : .messages
             return [.saveDraft(s.input.text)]
         default: break
         }
         return []
+    }
+
+    /// Enter while editing: the new words go to the server (unless blank
+    /// or unchanged), and the bar gets back what it held before.
+    static func saveEdit(_ e: AppState.Editing, _ s: inout AppState) -> [Effect] {
+        let text = s.input.text
+        s.input = e.stashed
+        s.editing = nil
+        s.status = nil
+        s.focus = .messages
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, text != e.original else { return [] }
+        return [.edit(messageId: e.messageId, text: text)]
     }
 
     static func typeKey(_ key: Key, _ s: inout AppState) {

@@ -122,7 +122,8 @@ enum Update {
     /// Opens `c` in the message pane: the chat before it keeps what was
     /// typed as its draft, the new one starts from its own draft.
     static func open(_ c: Conversation, _ s: inout AppState) -> [Effect] {
-        let left = s.chat == nil ? [] : chat(.disappear(draft: s.input.text), &s)
+        let left = s.chat == nil ? [] : chat(.disappear(draft: s.draft), &s)
+        s.editing = nil
         s.openings += 1
         var opened = ChatState(conversation: c, me: s.myImUid)
         opened.generation = s.openings
@@ -138,7 +139,8 @@ enum Update {
 
     /// Closes the open chat; what was typed stays as its draft.
     static func close(_ s: inout AppState) -> [Effect] {
-        let left = chat(.disappear(draft: s.input.text), &s)
+        let left = chat(.disappear(draft: s.draft), &s)
+        s.editing = nil
         s.chat = nil
         s.input = InputLine()
         s.focus = .list
@@ -288,6 +290,19 @@ enum Update {
             if let m = s.selectedMessage, !m.isRecalled, MessageKinds.kind(for: m.type).canOpenExternally {
                 return [.openExternally(m)]
             }
+        case .messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
+            let emoji = QuickReactions.emoji(for: action)
+            return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
+        case .messagesEdit:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.isMe, m.status == .success, m.seq > 0, !m.isRecalled, m.type == .text || m.type == .mention,
+                  let text = m.text else { s.status = L.string("ui.notEditable"); return [] }
+            s.editing = AppState.Editing(messageId: m.id, original: text, stashed: s.input)
+            s.input = InputLine(text: text)
+            s.focus = .input
+            s.status = L.string("ui.editing")
         case .messagesType: s.focus = .input
         case .messagesSettings: s.mode = .settings(member: 0)
         case .messagesSearch: s.mode = .messageSearch("", [], 0)

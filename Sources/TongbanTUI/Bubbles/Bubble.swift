@@ -19,6 +19,19 @@ struct BubbleLine {
     /// bubble keeps one left edge (its box and wrapped lines line up)
     /// instead of pushing each line to the right on its own.
     var blockWidth: Int?
+    /// A line of several styles (reactions, mine highlighted): drawn piece
+    /// by piece; `text` is their concatenation, which places the line.
+    var pieces: [Piece]?
+    struct Piece: Equatable {
+        var text: String
+        var style: Style
+    }
+
+    /// The line as the selected message shows it.
+    mutating func reverse() {
+        style.reverse = true
+        if let p = pieces { pieces = p.map { Piece(text: $0.text, style: Style(fg: $0.style.fg, bg: $0.style.bg, bold: $0.style.bold, reverse: true, underline: $0.style.underline, dim: $0.style.dim)) } }
+    }
 }
 
 /// What a bubble may look at besides its message.
@@ -76,6 +89,8 @@ enum Bubbles {
         } else if m.status == .failed {
             out.append(BubbleLine(text: "✗ " + c.L.string("ui.failed"), style: Theme.error, align: align))
         }
+        if m.editedAt != nil { markEdited(&out, m, c) }
+        if let row = reactionRow(m, c) { out.append(row) }
         if c.isGroup && !m.isMe {
             let name = TerminalSanitizer.oneLine(c.senderNames[m.senderId] ?? m.senderId)
             out.insert(BubbleLine(text: TextWrap.truncate(name, width: c.width), style: Theme.sender(m.senderId), align: align), at: 0)
@@ -85,6 +100,34 @@ enum Bubbles {
             for i in out.indices { out[i].blockWidth = block }
         }
         return out
+    }
+
+    /// `（已编辑）` after the last line of text when it fits there, else on a line of its own.
+    static func markEdited(_ out: inout [BubbleLine], _ m: ChatMessage, _ c: BubbleContext) {
+        let mark = c.L.string("ui.edited")
+        if let last = out.indices.last, out[last].picture == nil, out[last].pieces == nil,
+           DisplayWidth.of(out[last].text) + DisplayWidth.of(mark) + 1 <= c.width {
+            out[last].text += " " + mark
+        } else {
+            out.append(BubbleLine(text: mark, style: Theme.dim, align: m.isMe ? .right : .left))
+        }
+    }
+
+    /// `👍 2  ❤️ 1` under the bubble, mine highlighted; nil without reactions.
+    /// Each emoji came over the network: sanitised like any text.
+    static func reactionRow(_ m: ChatMessage, _ c: BubbleContext) -> BubbleLine? {
+        guard !m.reactions.isEmpty else { return nil }
+        var pieces: [BubbleLine.Piece] = []
+        var width = 0
+        for e in m.reactions.entries {
+            let text = TerminalSanitizer.oneLine(e.emoji) + " " + String(e.users.count)
+            let w = DisplayWidth.of(text) + (pieces.isEmpty ? 0 : 2)
+            if width + w > c.width { break }
+            if !pieces.isEmpty { pieces.append(.init(text: "  ", style: Theme.dim)) }
+            pieces.append(.init(text: text, style: e.users.contains(c.me) ? Theme.reactionMine : Theme.dim))
+            width += w
+        }
+        return BubbleLine(text: pieces.map(\.text).joined(), style: Theme.dim, align: m.isMe ? .right : .left, pieces: pieces)
     }
 
     /// Text wrapped to the bubble's width, sanitised, on the sender's side.

@@ -45,7 +45,7 @@ public final class ChatApp {
         runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
         runner.notify = { [weak self] n in self?.notify?(n) }
-        runner.inputText = { [weak self] in self?.state.input.text ?? "" }
+        runner.inputText = { [weak self] in self?.state.draft ?? "" }
         runner.openChat = { [weak self] in self?.state.chat }
         session.sync.observe { [weak self] update in
             Task { @MainActor in self?.post(.sync(update)) }
@@ -151,7 +151,7 @@ public final class ChatApp {
     public func showStatus(_ text: String) { post(.status(text)) }
 
     /// The client is quitting: the open chat keeps what was typed as its draft.
-    public func willQuit() { runner.quit(draft: state.input.text) }
+    public func willQuit() { runner.quit(draft: state.draft) }
 
     /// The frame for a terminal of this size.
     public func frame(width: Int, height: Int) -> Grid {

@@ -89,6 +89,10 @@ final class EffectRunner {
                 await dispatch(.sendRefused(text))
             }
         case .revoke(let id): if let current { await chatEffects.revoke(messageId: id, emit: emit(current.ref)) }
+        case .react(let id, let emoji, let on):
+            if let current { await chatEffects.react(messageId: id, emoji: emoji, on: on, in: current.conversation, emit: emit(current.ref)) }
+        case .edit(let id, let text):
+            if let current { await chatEffects.edit(messageId: id, to: text, in: current.conversation, emit: emit(current.ref)) }
         case .retry(let id): if let current { await chatEffects.retry(messageId: id, emit: emit(current.ref)) }
         case .discard(let id):
             // Waits for the send lock, which an upload may hold: not in the key loop.

@@ -50,7 +50,7 @@ enum MessageListWidget {
             var block = Bubbles.lines(m, context)
             for i in block.indices {
                 block[i].messageIndex = bubbleIndex
-                if isSel { block[i].style.reverse = true }
+                if isSel { block[i].reverse() }
             }
             block.append(BubbleLine(text: "", style: Style(), align: .left))
             laidOut += block.count
@@ -98,6 +98,16 @@ enum MessageListWidget {
             case .left: lx = x + 1
             case .right: lx = x + max(1, w - max(lw, line.blockWidth ?? 0) - 1)
             case .center: lx = x + max(0, (w - lw) / 2)
+            }
+            if let pieces = line.pieces {
+                var px = lx
+                for piece in pieces {
+                    let room = w - 1 - (px - x)
+                    guard room > 0 else { break }
+                    g.put(piece.text, x: px, y: row, style: piece.style, maxWidth: room)
+                    px += DisplayWidth.of(piece.text)
+                }
+                continue
             }
             g.put(line.text, x: lx, y: row, style: line.style, maxWidth: w - 1)
         }

@@ -18,6 +18,8 @@ enum Theme {
     static let status = Style(reverse: true)
     /// `[有人@我]`: red, as in seed 003.
     static let mention = Style(fg: .index(1), bold: true)
+    /// A reaction of mine under a bubble.
+    static let reactionMine = Style(fg: .index(3), bold: true)
     static let mutedBadge = Style(fg: .index(15), bg: .index(8))
     /// A group's system notice: a centred grey line.
     static let notice = Style(fg: .index(8))

@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 import PostgresNIO
 
@@ -174,6 +175,14 @@ struct PostgresMessageRepository: MessageRepository {
         try conn.execute("UPDATE message SET flash_viewed = TRUE WHERE id = \(id)")
     }
 
+    func setReactions(id: Int64, _ reactions: Reactions) throws {
+        try conn.execute("UPDATE message SET reactions = \(reactions.jsonText) WHERE id = \(id)")
+    }
+
+    func edit(id: Int64, content: String, editedAt: Int) throws {
+        try conn.execute("UPDATE message SET content = \(content), edited_at = \(editedAt) WHERE id = \(id)")
+    }
+
     func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow? {
         try conn.query("""
             \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND seq > \(seq) AND seq <= \(ceiling)
@@ -203,7 +212,7 @@ struct PostgresMessageRepository: MessageRepository {
 
     static let columns = """
         SELECT id, server_msg_id, client_msg_id, sender_uid, conversation_id, seq, send_id, recv_id, content_type,
-               content, send_time, revoked, flash_viewed, is_control, notice_seq FROM message
+               content, send_time, revoked, flash_viewed, is_control, notice_seq, reactions, edited_at FROM message
         """
 
     static func row(_ row: PostgresRow) throws -> MessageRow {
@@ -215,7 +224,8 @@ struct PostgresMessageRepository: MessageRepository {
                           contentType: try r[8].decode(Int.self), content: try r[9].decode(String.self),
                           sendTime: try r[10].decode(Int.self), revoked: try r[11].decode(Bool.self),
                           flashViewed: try r[12].decode(Bool.self), isControl: try r[13].decode(Bool.self),
-                          noticeSeq: try r[14].decode(Int?.self))
+                          noticeSeq: try r[14].decode(Int?.self), reactions: Reactions(jsonText: try r[15].decode(String.self)),
+                          editedAt: try r[16].decode(Int?.self))
     }
 }
 

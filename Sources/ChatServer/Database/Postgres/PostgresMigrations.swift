@@ -87,6 +87,13 @@ enum PostgresMigrations {
             "CREATE INDEX login_failure_account ON login_failure(account, at)",
             "CREATE TABLE request_rate (uid BIGINT PRIMARY KEY, second BIGINT NOT NULL, count BIGINT NOT NULL)",
         ]),
+        // Acting on a message (PROTOCOL.md v3): reactions as one JSON object
+        // per message (every write holds the cluster's advisory lock, so
+        // read-modify-write is safe) and when it was last edited.
+        ("v2-message-actions", [
+            "ALTER TABLE message ADD COLUMN reactions TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE message ADD COLUMN edited_at BIGINT",
+        ]),
     ]
 
     static func migrate(_ conn: PostgresLink) throws {

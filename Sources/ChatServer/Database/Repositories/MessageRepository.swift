@@ -1,3 +1,5 @@
+import ChatCore
+
 /// A stored message. `isControl` marks server notices and flash-viewed
 /// receipts, which are not shown as messages; `noticeSeq` is the seq of a
 /// revoked message's notice.
@@ -17,14 +19,19 @@ struct MessageRow: Sendable {
     var flashViewed: Bool
     var isControl: Bool
     var noticeSeq: Int?
+    /// v3: stored as `Reactions.jsonText` ("" for none).
+    var reactions: Reactions
+    var editedAt: Int?
 
     init(id: Int64, serverMsgID: String, clientMsgID: String, senderUid: Int, conversationId: String, seq: Int,
          sendID: String, recvID: String, contentType: Int, content: String, sendTime: Int,
-         revoked: Bool = false, flashViewed: Bool = false, isControl: Bool = false, noticeSeq: Int? = nil) {
+         revoked: Bool = false, flashViewed: Bool = false, isControl: Bool = false, noticeSeq: Int? = nil,
+         reactions: Reactions = Reactions(), editedAt: Int? = nil) {
         self.id = id; self.serverMsgID = serverMsgID; self.clientMsgID = clientMsgID; self.senderUid = senderUid
         self.conversationId = conversationId; self.seq = seq; self.sendID = sendID; self.recvID = recvID
         self.contentType = contentType; self.content = content; self.sendTime = sendTime
         self.revoked = revoked; self.flashViewed = flashViewed; self.isControl = isControl; self.noticeSeq = noticeSeq
+        self.reactions = reactions; self.editedAt = editedAt
     }
 }
 
@@ -41,6 +48,10 @@ protocol MessageRepository {
     /// Empties the content and records the notice's seq.
     func markRevoked(id: Int64, noticeSeq: Int) throws
     func markFlashViewed(id: Int64) throws
+    /// v3: replaces the message's reactions.
+    func setReactions(id: Int64, _ reactions: Reactions) throws
+    /// v3: the sender's new content, and when they changed it.
+    func edit(id: Int64, content: String, editedAt: Int) throws
 
     /// The newest message above `seq` and at most `ceiling` that is not a control one.
     func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow?

@@ -1,3 +1,4 @@
+import ChatCore
 import GRDB
 
 struct SQLiteMessageRepository: MessageRepository {
@@ -38,6 +39,15 @@ struct SQLiteMessageRepository: MessageRepository {
         try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE id = ?").execute(arguments: [id])
     }
 
+    func setReactions(id: Int64, _ reactions: Reactions) throws {
+        try db.cachedStatement(sql: "UPDATE message SET reactions = ? WHERE id = ?").execute(arguments: [reactions.jsonText, id])
+    }
+
+    func edit(id: Int64, content: String, editedAt: Int) throws {
+        try db.cachedStatement(sql: "UPDATE message SET content = ?, editedAt = ? WHERE id = ?")
+            .execute(arguments: [content, editedAt, id])
+    }
+
     func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow? {
         try MessageRow.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND isControl = 0
@@ -76,6 +86,8 @@ extension MessageRow: FetchableRecord {
                   contentType: try row.decode(forColumn: "contentType"), content: try row.decode(forColumn: "content"),
                   sendTime: try row.decode(forColumn: "sendTime"), revoked: try row.decode(forColumn: "revoked"),
                   flashViewed: try row.decode(forColumn: "flashViewed"), isControl: try row.decode(forColumn: "isControl"),
-                  noticeSeq: try row.decode(forColumn: "noticeSeq"))
+                  noticeSeq: try row.decode(forColumn: "noticeSeq"),
+                  reactions: Reactions(jsonText: try row.decode(forColumn: "reactions")),
+                  editedAt: try row.decode(forColumn: "editedAt"))
     }
 }

@@ -128,6 +128,15 @@ enum SQLiteMigrations {
                 t.add(column: "leftSeq", .integer)
             }
         }
+        // Acting on a message (PROTOCOL.md v3): reactions as one JSON
+        // object per message (every write holds the database's one writer,
+        // so read-modify-write is safe) and when it was last edited.
+        m.registerMigration("v4-message-actions") { db in
+            try db.alter(table: "message") { t in
+                t.add(column: "reactions", .text).notNull().defaults(to: "")
+                t.add(column: "editedAt", .integer)
+            }
+        }
         return m
     }
 }

@@ -1,0 +1,88 @@
+import ChatCore
+import Foundation
+
+/// Acting on a message that is already sent (PROTOCOL.md v3): reactions and
+/// edits. Each changes the stored message, keeps its seq, and tells every
+/// participant (the caller's other devices too) with a `message_update`.
+extension MessageService {
+    /// Adds or takes back the caller's `emoji` on a message they can see;
+    /// returns the message's reactions after it.
+    func react(caller: Int, conversationId: String, clientMsgID: String, emoji: String, on: Bool) throws -> Reactions {
+        guard Reactions.isValidEmoji(emoji) else {
+            throw APIFailure.invalid("emoji must be one character of at most \(Reactions.maxEmojiBytes) bytes")
+        }
+        let target = try ConversationService.target(of: conversationId, caller: caller)
+        let (reactions, cursors) = try storage.write { tx -> (Reactions, [Int: Int]) in
+            let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
+            guard !msg.revoked else { throw APIFailure.invalid("a revoked message takes no reactions") }
+            guard !ContentType.isGroupNotice(msg.contentType) else { throw APIFailure.invalid("group notices take no reactions") }
+            var reactions = msg.reactions
+            guard reactions.set(emoji, by: ConversationIDHelper.imUid(caller), on: on) else {
+                throw APIFailure.invalid("a message takes at most \(Reactions.maxEmoji) different emoji")
+            }
+            // Idempotent: the same reaction again changes nothing and tells nobody.
+            guard reactions != msg.reactions else { return (reactions, [:]) }
+            try tx.messages.setReactions(id: msg.id, reactions)
+            return (reactions, try self.announceUpdate(of: msg.id, target: target, caller: caller, in: tx))
+        }
+        notices.committed(cursors)
+        return reactions
+    }
+
+    /// The sender's new text for their own text, mention or reply, within
+    /// the edit window; returns the message as it now is.
+    func edit(caller: Int, conversationId: String, clientMsgID: String, content: String) throws -> WireMessage {
+        let target = try ConversationService.target(of: conversationId, caller: caller)
+        let (message, cursors) = try storage.write { tx -> (WireMessage, [Int: Int]) in
+            let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
+            guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can edit a message") }
+            guard [ContentType.text, ContentType.mention].contains(msg.contentType) else {
+                throw APIFailure.forbidden("only texts and mentions can be edited")
+            }
+            guard !msg.revoked else { throw APIFailure.invalid("a revoked message cannot be edited") }
+            let now = self.config.clock.nowMs()
+            guard now - msg.sendTime <= self.config.editWindowSeconds * 1000 else {
+                throw APIFailure(.editWindowPassed, "messages can be edited for \(self.config.editWindowSeconds) seconds after sending")
+            }
+            let payload = try self.validateContent(type: msg.contentType, content: content)
+            let audience = try self.audience(of: conversationId, target: target, in: tx)
+            // Mentions are checked as on a send; a member named anew is mentioned at the message's seq.
+            let mentioned = try self.mentionedMembers(payload, caller: caller, target: target, audience: audience, in: tx)
+            if content == msg.content { return (msg.wire, [:]) }
+            if !mentioned.isEmpty { try tx.conversations.noteMention(conversationId, seq: msg.seq, uids: mentioned) }
+            try tx.messages.edit(id: msg.id, content: content, editedAt: now)
+            // The log forgets the old words as a revoke's does.
+            try self.scrubLog(messageId: msg.id, in: tx)
+            let cursors = try self.announceUpdate(of: msg.id, target: target, caller: caller, in: tx)
+            return (try tx.messages.message(id: msg.id)!.wire, cursors)
+        }
+        notices.committed(cursors)
+        return message
+    }
+
+    /// A message of the conversation the caller can see and may act on:
+    /// within their history (after joining, before leaving) and, in a
+    /// group, only while they are a member.
+    func visibleMessage(_ clientMsgID: String, in conversationId: String, caller: Int,
+                        in tx: any StorageTransaction) throws -> MessageRow {
+        let me = try conversations.member(conversationId, uid: caller, in: tx)
+        guard let msg = try tx.messages.message(in: conversationId, clientMsgID: clientMsgID),
+              msg.seq > me.joinedSeq, msg.seq <= me.ceilingSeq, msg.seq > me.clearedSeq else {
+            throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
+        }
+        guard me.isActive else { throw APIFailure.forbidden("you are no longer a member of this group") }
+        return msg
+    }
+
+    /// A `message_update` of the message as stored now to every participant.
+    func announceUpdate(of messageId: Int64, target: ConversationService.Target, caller: Int,
+                        in tx: any StorageTransaction) throws -> [Int: Int] {
+        guard let updated = try tx.messages.message(id: messageId) else { return [:] }
+        let audience = try audience(of: updated.conversationId, target: target, in: tx)
+        var cursors: [Int: Int] = [:]
+        for uid in audience.uids(sender: caller) {
+            cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: messageId, in: tx)
+        }
+        return cursors
+    }
+}

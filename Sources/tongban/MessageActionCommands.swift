@@ -1,0 +1,73 @@
+import ArgumentParser
+import ChatCore
+import ChatStore
+import ChatSync
+import Foundation
+
+/// The message a command acts on: `--message ID`, or with `--last` (the
+/// default) the newest one that `pick` accepts, after a sync.
+private func target(_ session: Session, _ conv: String, message: String?,
+                    _ pick: (StoredMessage) -> Bool) async throws -> StoredMessage {
+    _ = try await syncNow(session)
+    if let message {
+        guard let m = try session.reader.message(clientMsgID: message), m.conversationId == conv else {
+            throw CLIError(L.string("cli.noSuchMessage", ["id": TerminalSanitizer.oneLine(message)]))
+        }
+        return m
+    }
+    guard let m = try session.reader.newestPage(conversationId: conv, limit: 200).messages.last(where: pick) else {
+        throw CLIError(L.string("cli.noMessageToActOn"))
+    }
+    return m
+}
+
+/// `tongban react --with X [--message ID | --last] EMOJI [--off]` (PROTOCOL.md v3).
+struct React: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "React to a message with one emoji, or take the reaction back.")
+    @OptionGroup var common: Common
+    @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
+    @Option(help: "clientMsgID of the message.") var message: String?
+    @Flag(help: "The newest message in the conversation (the default when --message is not given).") var last = false
+    @Flag(help: "Take your reaction back.") var off = false
+    @Argument(help: "One emoji, e.g. 👍.") var emoji: String
+
+    func validate() throws {
+        guard Reactions.isValidEmoji(emoji) else { throw ValidationError(L.string("cli.badEmoji")) }
+    }
+
+    func run() async throws {
+        let session = try await common.session()
+        let conv = try await conversationId(session, with: with)
+        let m = try await target(session, conv, message: message) { !$0.revoked && !$0.isControl && $0.seq != nil }
+        do { try await session.react(to: m.clientMsgID, in: conv, emoji: emoji, on: !off) } catch let e as APIError {
+            throw CLIError(e.description)
+        }
+        let now = try session.reader.message(clientMsgID: m.clientMsgID)?.reactions ?? Reactions()
+        out(now.isEmpty ? L.string("cli.reactions.none")
+                        : now.entries.map { "\(TerminalSanitizer.oneLine($0.emoji)) \($0.users.count)" }.joined(separator: "  "))
+    }
+}
+
+/// `tongban edit --with X [--message ID | --last] TEXT` (PROTOCOL.md v3).
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change the words of one of your sent text messages (within the server's edit window).")
+    @OptionGroup var common: Common
+    @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
+    @Option(help: "clientMsgID of the message.") var message: String?
+    @Flag(help: "Your newest text message in the conversation (the default when --message is not given).") var last = false
+    @Argument(help: "The new text.") var text: String
+
+    func run() async throws {
+        let session = try await common.session()
+        let conv = try await conversationId(session, with: with)
+        let me = session.credentials.imUid
+        let m = try await target(session, conv, message: message) {
+            $0.sendID == me && !$0.revoked && $0.seq != nil && [ContentType.text, ContentType.mention].contains($0.contentType)
+        }
+        guard m.sendID == me else { throw CLIError(L.string("ui.notEditable")) }
+        do { try await session.edit(m.clientMsgID, in: conv, to: text) } catch let e as APIError {
+            throw CLIError(e.code == .editWindowPassed ? L.string("error.editWindow") : e.description)
+        }
+        out(L.string("cli.edited"))
+    }
+}

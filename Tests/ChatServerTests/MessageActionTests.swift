@@ -1,0 +1,146 @@
+import ChatCore
+import Foundation
+import Testing
+@testable import ChatServer
+
+/// PROTOCOL.md v3 "Acting on a message": reactions and edits, their rules
+/// and who may do them; run on SQLite and again on PostgreSQL.
+@Suite(.serialized) struct MessageActionTests {
+    func react(_ api: API, _ conv: String, _ id: String, _ emoji: String, on: Bool = true) async throws -> Reply {
+        try await api.post("/chat/message/react", ReactRequest(conversationId: conv, clientMsgId: id, emoji: emoji, on: on))
+    }
+
+    func edit(_ api: API, _ conv: String, _ id: String, _ content: String) async throws -> Reply {
+        try await api.post("/chat/message/edit", EditRequest(conversationId: conv, clientMsgId: id, content: content))
+    }
+
+    func updates(_ api: API, of id: String) async throws -> [WireMessage] {
+        try await api.syncEvents().compactMap { if case .messageUpdate(let m) = $0, m.clientMsgID == id { m } else { nil } }
+    }
+
+    @Test func reactionsAreCountedOncePerUserAndReachBothSides() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let (outsider, _) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await a.sendText(conv, "晚上吃什么", id: "q")
+
+        let first = try await react(b, conv, "q", "👍")
+        #expect(first.status == 200, "\(first.text)")
+        #expect(try first.decode(ReactResponse.self).reactions.users(of: "👍") == [ub.imUid])
+        #expect(try await react(b, conv, "q", "👍").decode(ReactResponse.self).reactions.users(of: "👍") == [ub.imUid],
+                "the same reaction twice is one")
+        let both = try await react(a, conv, "q", "👍").decode(ReactResponse.self).reactions
+        #expect(both.users(of: "👍") == [ub.imUid, ua.imUid])
+        _ = try await react(a, conv, "q", "❤️")
+
+        // The message carries them in history, and every change reached both sides once.
+        let h = try #require(try await b.history(conv).messages.first { $0.clientMsgID == "q" })
+        #expect(h.reactions?.users(of: "👍").count == 2 && h.reactions?.users(of: "❤️") == [ua.imUid])
+        #expect(h.reactions?.entries.first?.emoji == "👍", "most used first")
+        for api in [a, b] {
+            let seen = try await updates(api, of: "q")
+            #expect(seen.count == 3, "one update per change, none for the repeat")
+            #expect(seen.last?.reactions == h.reactions)
+        }
+
+        // Taking one back; the last one gone leaves no reactions at all.
+        _ = try await react(a, conv, "q", "❤️", on: false)
+        _ = try await react(a, conv, "q", "👍", on: false)
+        let left = try await react(b, conv, "q", "👍", on: false).decode(ReactResponse.self).reactions
+        #expect(left.isEmpty)
+        #expect(try #require(try await a.history(conv).messages.first).reactions == nil)
+        #expect(try await react(a, conv, "q", "👍", on: false).status == 200, "taking back what is not there is a no-op")
+
+        // Who may, and what counts as an emoji.
+        #expect(try await react(outsider, conv, "q", "👍").status == 403)
+        #expect(try await react(a, conv, "nope", "👍").status == 404)
+        for bad in ["", "👍👍", "ab", " ", "\u{7}", String(repeating: "\u{1F3F4}", count: 1) + String(repeating: "\u{E0067}", count: 8)] {
+            #expect(try await react(a, conv, "q", bad).status == 400, "\(bad.debugDescription)")
+        }
+        // No seq, no unread: reactions are not messages.
+        #expect(try await b.summary(conv)?.maxSeq == 1)
+    }
+
+    @Test func aMessageTakesAtMostTwentyEmojiAndARevokedOneNone() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (_, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await a.sendText(conv, "反应很多", id: "many")
+        let emoji = ["😀", "😁", "😂", "🤣", "😃", "😄", "😅", "😆", "😉", "😊", "😋", "😎", "😍", "😘", "🥰", "😗", "😙", "🥲", "😚", "🙂"]
+        for e in emoji { #expect(try await react(a, conv, "many", e).status == 200) }
+        let over = try await react(a, conv, "many", "🤔")
+        #expect(over.status == 400 && over.text.contains("20"))
+        #expect(try await react(a, conv, "many", "😀").status == 200, "one already there is still fine")
+        _ = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "many"))
+        #expect(try await react(a, conv, "many", "👍").status == 400)
+    }
+
+    @Test func editsAreTheSendersOwnWithinTheWindow() async throws {
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let server = try await TestServer.start { $0.editWindowSeconds = 3600; $0.clock = clock.clock }
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await a.sendText(conv, "明天十点见", id: "t")
+        _ = try await b.sendText(conv, "好", id: "ok")
+
+        clock.advance(ms: 60_000)
+        let r = try await edit(a, conv, "t", "明天十一点见")
+        #expect(r.status == 200, "\(r.text)")
+        let edited = try r.decode(WireMessage.self)
+        #expect(edited.content == "明天十一点见" && edited.seq == 1 && edited.editedAt == 1_800_000_060_000)
+        let h = try await b.history(conv).messages
+        #expect(h.map(\.content) == ["明天十一点见", "好"], "same seq, new words")
+        for api in [a, b] {
+            #expect(try await updates(api, of: "t").last?.content == "明天十一点见")
+            #expect(!(try await api.get("/chat/sync?since=0").text.contains("明天十点见")), "the old words are in no log")
+        }
+        #expect(try await b.summary(conv)?.maxSeq == 2, "an edit takes no seq")
+
+        #expect(try await edit(b, conv, "t", "改别人的").status == 403)
+        #expect(try await edit(a, conv, "t", "   ").status == 400)
+        #expect(try await edit(a, conv, "t", String(repeating: "长", count: 4001)).status == 413)
+        #expect(try await edit(a, conv, "nope", "x").status == 404)
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 0, 255) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await a.sendCustom(conv, ["type": "image", "objectKey": key], id: "pic")
+        #expect(try await edit(a, conv, "pic", "not a text").status == 403)
+
+        clock.advance(ms: 3600_000)
+        let late = try await edit(a, conv, "t", "太晚了")
+        #expect(late.status == 422 && late.errorCode == "edit_window_passed")
+        _ = try await a.sendText(conv, "会撤回", id: "gone")
+        _ = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "gone"))
+        #expect(try await edit(a, conv, "gone", "复活").status == 400)
+    }
+
+    @Test func inAGroupOnlyMembersActAndMentionsAreChecked() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (g, users) = try await makeGroup(server, size: 3)
+        let (owner, _) = users[0], (b, ub) = users[1], (c, uc) = users[2]
+        _ = try await owner.mention(g.conversationId, "@B 开会", at: [ub.imUid], id: "m")
+        #expect(try await c.summary(g.conversationId)?.mentionSeq == 0)
+        #expect(try await react(b, g.conversationId, "m", "🙏").status == 200)
+        #expect(try await updates(c, of: "m").last?.reactions?.users(of: "🙏") == [ub.imUid], "every member hears of it")
+
+        // An edit that names someone outside the group is refused; naming a member is fine.
+        let outsider = try await server.user().1
+        #expect(try await edit(owner, g.conversationId, "m",
+                               MentionPayload(text: "@x", atUserIDs: [outsider.imUid]).jsonText).status == 400)
+        let named = try await edit(owner, g.conversationId, "m", MentionPayload(text: "@C 开会", atUserIDs: [uc.imUid]).jsonText)
+        #expect(named.status == 200, "\(named.text)")
+        let m = try #require(try await c.syncEvents().compactMap { if case .message(let w) = $0, w.clientMsgID == "m" { w } else { nil } }.first)
+        #expect(try await c.summary(g.conversationId)?.mentionSeq == m.seq, "named by the edit, C is mentioned at the message's seq")
+
+        // A kicked member acts on nothing any more.
+        _ = try await owner.kick(g.groupId, uc)
+        #expect(try await react(c, g.conversationId, "m", "👍").status == 403)
+    }
+}

@@ -108,7 +108,7 @@ public final class LocalServer: Sendable {
     /// Every message of a conversation as stored, by seq (revoked ones as revoked).
     public func messages(in conversationId: String) throws -> [WireMessage] {
         try services.storage.read { tx in
-            try tx.messages.messages(in: conversationId, after: 0, limit: Int(Int32.max)).map(\.wire)
+            try tx.messages.messages(in: conversationId, after: 0, limit: Int(Int32.max), for: nil).map(\.wire)
         }
     }
 

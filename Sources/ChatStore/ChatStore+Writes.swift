@@ -130,6 +130,15 @@ extension ChatStore {
         }
     }
 
+    /// Messages deleted for me (here, or on another device): gone from this
+    /// store, their seqs known complete so no gap is fetched for them.
+    public func deleteForMe(_ clientMsgIDs: [String], in conversationId: String) throws {
+        try dbPool.write { db in
+            var ignored = AppliedChanges()
+            try MessageTable.deleteForMe(clientMsgIDs, in: conversationId, me: self.me, db: db, changes: &ignored)
+        }
+    }
+
     public func setFlashViewed(clientMsgID: String) throws {
         try dbPool.write { db in try MessageTable.setFlashViewed(clientMsgID: clientMsgID, db: db) }
     }

@@ -96,6 +96,14 @@ extension Session {
         try store.saveUpdated(updated)
     }
 
+    /// Deletes messages for me alone: the server first (my other devices
+    /// hear of it), then here. A message the server never saw (failed,
+    /// unsent) is the send queue's to discard, not this.
+    public func deleteForMe(_ clientMsgIDs: [String], in id: String) async throws {
+        try await api.deleteMessages(conversationId: id, clientMsgIDs: clientMsgIDs)
+        try store.deleteForMe(clientMsgIDs, in: id)
+    }
+
     /// The server hears how far I read in `id` (the store already knows).
     public func sendReadMark(_ id: String, upTo seq: Int) async throws {
         _ = try await api.markRead(conversationId: id, seq: seq)

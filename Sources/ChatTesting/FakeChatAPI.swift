@@ -28,7 +28,7 @@ public final class FakeChatAPI: ChatAPI {
     /// The calls of `ChatAPI`, for counting and failure injection.
     public enum Endpoint: String, Sendable, CaseIterable {
         case register, login, logout, me, searchUsers, rename, profiles
-        case send, revoke, react, edit, history
+        case send, revoke, react, edit, deleteMessages, history
         case conversations, startConversation, pin, markRead, deleteConversation, clearConversation, mute
         case createGroup, groupInfo, lookupGroup, joinGroup, invite, leaveGroup, kick, updateGroup, groupMembers
         case sync
@@ -293,6 +293,10 @@ public final class FakeChatAPI: ChatAPI {
 
     public func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage {
         try await call(.edit) { try await $0.edit(conversationId: conversationId, clientMsgID: clientMsgID, content: content) }
+    }
+
+    public func deleteMessages(conversationId: String, clientMsgIDs: [String]) async throws {
+        try await call(.deleteMessages) { try await $0.deleteMessages(conversationId: conversationId, clientMsgIDs: clientMsgIDs) }
     }
 
     public func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse {

@@ -78,6 +78,17 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// Messages deleted for me only (v3): gone here and on my other devices.
+    public func deleteForMe(messageIds: [String], in c: Conversation, emit: Emit) async {
+        do {
+            try await session.deleteForMe(messageIds, in: c.id)
+            await emit(.notice(localizer.string("ui.deletedForMe")))
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+        await emit(.storeChanged)
+    }
+
     /// My text's new words (v3); a refusal (too late, blank, too long)
     /// comes back with the server's reason and the message as it was.
     public func edit(messageId: String, to text: String, in c: Conversation, emit: Emit) async {

@@ -95,7 +95,7 @@ extension ChatState {
         case .cleared:
             hasMoreHistory = false
             return [read()]
-        case .failed:
+        case .failed, .notice:
             // The host shows the words.
             return []
         }

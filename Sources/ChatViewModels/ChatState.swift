@@ -139,6 +139,8 @@ public enum ChatEvent: Sendable {
     case cleared
     /// Something failed; the words are for the status line.
     case failed(String)
+    /// Something worked that shows nowhere else; the words are for the status line.
+    case notice(String)
 }
 
 /// What `ChatEffects.read` found: the window's page and what goes with it.

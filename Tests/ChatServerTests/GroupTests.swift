@@ -79,6 +79,7 @@ import Testing
         #expect(try await outsider.post("/chat/message/revoke", RevokeRequest(conversationId: id, clientMsgId: "x")).status == 403)
         #expect(try await outsider.post("/chat/message/react", ReactRequest(conversationId: id, clientMsgId: "x", emoji: "👍", on: true)).status == 403)
         #expect(try await outsider.post("/chat/message/edit", EditRequest(conversationId: id, clientMsgId: "x", content: "x")).status == 403)
+        #expect(try await outsider.post("/chat/message/delete", DeleteMessagesRequest(conversationId: id, clientMsgIds: ["x"])).status == 403)
         #expect(try await outsider.invite(g.groupId, [uo]).status == 403)
         #expect(try await outsider.leave(g.groupId).status == 403)
         #expect(try await outsider.group(987_654).status == 404)

@@ -120,6 +120,50 @@ import Testing
         #expect(try await edit(a, conv, "gone", "复活").status == 400)
     }
 
+    @Test func deleteForMeHidesOnlyFromTheCaller() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await a.sendText(conv, "一", id: "one")
+        _ = try await b.sendText(conv, "二（要删掉）", id: "two")
+        _ = try await b.sendText(conv, "三（也删掉）", id: "three")
+        let del = { (ids: [String]) in
+            try await b.post("/chat/message/delete", DeleteMessagesRequest(conversationId: conv, clientMsgIds: ids))
+        }
+        #expect(try await a.post("/chat/message/delete", DeleteMessagesRequest(conversationId: conv, clientMsgIds: ["nope"])).status == 404)
+        #expect(try await del([]).status == 400)
+        #expect(try await del(Array(repeating: "one", count: 101)).status == 400)
+        let (outsider, _) = try await server.user()
+        #expect(try await outsider.post("/chat/message/delete", DeleteMessagesRequest(conversationId: conv, clientMsgIds: ["one"])).status == 403)
+
+        #expect(try await del(["two", "three"]).status == 204)
+        #expect(try await del(["two"]).status == 204, "twice is a no-op")
+        // Gone for B: history, the list's preview, the sync log (but for the note to B's other devices).
+        #expect(try await b.history(conv).messages.map(\.clientMsgID) == ["one"])
+        #expect(try await b.summary(conv)?.lastMessage?.clientMsgID == "one")
+        let bEvents = try await b.syncEvents()
+        #expect(!(try await b.get("/chat/sync?since=0").text.contains("要删掉")), "no words of it are left in B's log")
+        let notes = bEvents.compactMap { if case .messageUpdate(let m) = $0, m.deletedForMe == true { m.clientMsgID } else { nil } }
+        #expect(Set(notes) == ["two", "three"])
+        // A keeps everything, and hears nothing of it.
+        #expect(try await a.history(conv).messages.map(\.clientMsgID) == ["one", "two", "three"])
+        #expect(!(try await a.syncEvents()).contains { if case .messageUpdate(let m) = $0 { m.deletedForMe == true } else { false } })
+        #expect(try await a.summary(conv)?.unreadCount == 2)
+
+        // A later change of a deleted message reaches A only.
+        #expect(try await react(a, conv, "two", "👍").status == 200)
+        #expect(try await updates(b, of: "two").allSatisfy { $0.deletedForMe == true }, "B is not told of it again")
+        #expect(try await updates(a, of: "two").last?.reactions?.users(of: "👍") == [ua.imUid])
+        // A message deleted unread no longer counts as unread, nor shows in the list.
+        _ = try await a.sendText(conv, "四", id: "four")
+        #expect(try await b.summary(conv)?.unreadCount == 1)
+        #expect(try await del(["four", "one"]).status == 204)
+        #expect(try await b.summary(conv)?.unreadCount == 0)
+        #expect(try await b.summary(conv)?.lastMessage == nil)
+    }
+
     @Test func inAGroupOnlyMembersActAndMentionsAreChecked() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

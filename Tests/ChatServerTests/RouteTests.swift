@@ -22,7 +22,7 @@ import Testing
             (.POST, "/chat/conversation/pin", "{}"), (.POST, "/chat/conversation/read", "{}"),
             (.POST, "/chat/conversation/delete", "{}"), (.POST, "/chat/conversation/clear", "{}"),
             (.POST, "/chat/message/send", "{}"), (.POST, "/chat/message/revoke", "{}"),
-            (.POST, "/chat/message/react", "{}"), (.POST, "/chat/message/edit", "{}"),
+            (.POST, "/chat/message/react", "{}"), (.POST, "/chat/message/edit", "{}"), (.POST, "/chat/message/delete", "{}"),
             (.GET, "/chat/messages?conversation_id=\(conv)", nil), (.GET, "/chat/sync", nil), (.GET, "/chat/ws", nil),
             (.POST, "/media/upload", "{}"), (.POST, "/media/sign", "{}"),
             (.GET, "/media/object/chat/image/2026/01/01/x.png?exp=1&sig=00", nil),

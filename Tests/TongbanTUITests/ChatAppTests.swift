@@ -351,12 +351,21 @@ import Testing
         await app.handle(.escape)
         #expect(app.state.input.text == "草稿", "Esc keeps the original and gives the draft back")
         await app.handle(.char("e"))
+        let edited = try #require(app.selectedMessage?.id)
         await app.handle(.ctrl("u"))
         await type(app, "九点见")
         await app.handle(.enter)
         #expect(await waitFor(app, "九点见 （已编辑）"))
         #expect(app.state.input.text == "草稿")
         #expect(app.frame(width: 120, height: 40).find("八点见 （") == nil)
+
+        // `x` on a delivered message deletes it for me only, after asking.
+        await app.handle(.char("x"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("只删除你这边的"))
+        await app.handle(.char("y"))
+        #expect(await waitForGone(app, "九点见"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("已删除（仅自己这边）"))
+        #expect(try session.reader.message(clientMsgID: edited) == nil)
     }
 
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {

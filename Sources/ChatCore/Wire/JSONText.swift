@@ -66,6 +66,7 @@ extension WireMessage {
             out.append(0x7D)
         }
         if let editedAt { out.append(0x2C); JSONText.appendKey("editedAt", to: &out); JSONText.appendInt(editedAt, to: &out) }
+        if deletedForMe == true { out.append(0x2C); JSONText.appendKey("deletedForMe", to: &out); out.append(contentsOf: "true".utf8) }
         out.append(0x7D)
     }
 }

@@ -93,6 +93,16 @@ public struct ReactResponse: Codable, Sendable, Hashable {
     public init(reactions: Reactions) { self.reactions = reactions }
 }
 
+/// v3 `POST /chat/message/delete`: 1-100 messages deleted for the caller only.
+public struct DeleteMessagesRequest: Codable, Sendable {
+    public var conversationId: String
+    public var clientMsgIds: [String]
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id", clientMsgIds = "client_msg_ids" }
+    public init(conversationId: String, clientMsgIds: [String]) {
+        self.conversationId = conversationId; self.clientMsgIds = clientMsgIds
+    }
+}
+
 /// v3 `POST /chat/message/edit`: the new `content`, of the message's own content type.
 public struct EditRequest: Codable, Sendable {
     public var conversationId: String

@@ -17,6 +17,9 @@ public struct WireMessage: Codable, Sendable, Hashable {
     public var reactions: Reactions?
     /// v3: when the sender last edited it (Unix milliseconds).
     public var editedAt: Int?
+    /// v3: only in a `message_update` to the user who deleted it for
+    /// themselves (their other devices drop it); its content is then empty.
+    public var deletedForMe: Bool?
 
     public init(
         serverMsgID: String, clientMsgID: String, conversationId: String, seq: Int,
@@ -56,6 +59,7 @@ public struct WireMessage: Codable, Sendable, Hashable {
         // Reactions that do not read are left out, not the message.
         reactions = (try? c.decodeIfPresent(Reactions.self, forKey: .reactions)).flatMap { $0.isEmpty ? nil : $0 }
         editedAt = (try c.decodeIfPresent(Int.self, forKey: .editedAt)).map(WireRange.clamp)
+        deletedForMe = (try? c.decodeIfPresent(Bool.self, forKey: .deletedForMe)) == true ? true : nil
     }
 }
 

@@ -30,6 +30,11 @@ struct MessageController {
             return json(try messages.edit(caller: ctx.uid, conversationId: r.conversationId, clientMsgID: r.clientMsgId,
                                           content: r.content))
         }
+        routes.post("message/delete") { req, ctx -> Response in
+            let r = try await read.decode(DeleteMessagesRequest.self, req)
+            try messages.deleteForMe(caller: ctx.uid, conversationId: r.conversationId, clientMsgIDs: r.clientMsgIds)
+            return Response(status: .noContent)
+        }
         routes.get("messages") { req, ctx in
             let q = req.uri.queryParameters
             guard let id = q.get("conversation_id") else { throw APIFailure.invalid("conversation_id is required") }

@@ -72,7 +72,7 @@ final class ConversationService: Sendable {
         let m = try member(id, uid: uid, in: tx)
         let maxSeq = try tx.conversations.maxSeq(of: id) ?? 0
         let floor = max(m.clearedSeq, m.joinedSeq)
-        let last = try tx.messages.lastVisible(in: id, after: floor, upTo: m.ceilingSeq)
+        let last = try tx.messages.lastVisible(in: id, after: floor, upTo: m.ceilingSeq, for: uid)
         let unread = try tx.messages.unreadCount(in: id, after: max(m.readSeq, floor), upTo: m.ceilingSeq, notFrom: uid)
         let created = try tx.conversations.createdAt(of: id) ?? 0
         var s = ConversationSummary(

@@ -60,6 +60,39 @@ extension MessageService {
         return message
     }
 
+    /// Deletes messages for the caller alone: never returned to them again
+    /// (history, sync, the list's preview and unread count); their other
+    /// devices get a `message_update` with `deletedForMe` and no content.
+    /// Others keep the messages. Deleting one twice is a no-op.
+    func deleteForMe(caller: Int, conversationId: String, clientMsgIDs: [String]) throws {
+        guard (1...100).contains(clientMsgIDs.count) else { throw APIFailure.invalid("give 1-100 client_msg_ids") }
+        _ = try ConversationService.target(of: conversationId, caller: caller)
+        let cursors = try storage.write { tx -> [Int: Int] in
+            let me = try self.conversations.member(conversationId, uid: caller, in: tx)
+            var rows: [MessageRow] = []
+            for id in Set(clientMsgIDs) {
+                guard let msg = try tx.messages.message(in: conversationId, clientMsgID: id),
+                      msg.seq > me.joinedSeq, msg.seq <= me.ceilingSeq else {
+                    throw APIFailure.notFound("no message \(id.prefix(64)) in this conversation")
+                }
+                rows.append(msg)
+            }
+            rows.sort { $0.seq < $1.seq }
+            try tx.messages.hide(rows.map(\.id), for: caller)
+            try tx.syncLog.deleteEntries(of: caller, messageIds: rows.map(\.id))
+            var cursors: [Int: Int] = [:]
+            for row in rows {
+                var gone = row.wire
+                gone.content = ""
+                gone.reactions = nil
+                gone.deletedForMe = true
+                cursors[caller] = try self.syncLog.append(.messageUpdate(gone), to: caller, messageId: nil, in: tx)
+            }
+            return cursors
+        }
+        notices.committed(cursors)
+    }
+
     /// A message of the conversation the caller can see and may act on:
     /// within their history (after joining, before leaving) and, in a
     /// group, only while they are a member.
@@ -79,8 +112,9 @@ extension MessageService {
                         in tx: any StorageTransaction) throws -> [Int: Int] {
         guard let updated = try tx.messages.message(id: messageId) else { return [:] }
         let audience = try audience(of: updated.conversationId, target: target, in: tx)
+        let hiders = try tx.messages.hiders(of: messageId)
         var cursors: [Int: Int] = [:]
-        for uid in audience.uids(sender: caller) {
+        for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
             cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: messageId, in: tx)
         }
         return cursors

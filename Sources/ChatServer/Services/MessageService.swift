@@ -179,7 +179,8 @@ final class MessageService: Sendable {
             try tx.media.revokeGrants(messageId: msg.id)
             try self.scrubLog(messageId: msg.id, in: tx)
             let updated = try tx.messages.message(id: msg.id)!
-            for uid in audience.uids(sender: caller) {
+            let hiders = try tx.messages.hiders(of: msg.id)
+            for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
                 cursors[uid] = try self.syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: msg.id, in: tx)
             }
             return (notice.seq, cursors)
@@ -204,12 +205,12 @@ final class MessageService: Sendable {
             let floor = max(me.clearedSeq, me.joinedSeq)
             let ceiling = me.leftSeq.map { $0 + 1 } ?? Int.max
             if let after = afterSeq {
-                let rows = try tx.messages.messages(in: conversationId, after: max(after, floor), limit: limit + 1)
+                let rows = try tx.messages.messages(in: conversationId, after: max(after, floor), limit: limit + 1, for: caller)
                     .filter { $0.seq < ceiling }
                 return HistoryResponse(messages: rows.prefix(limit).map(\.wire), hasMore: rows.count > limit)
             }
             let rows = try tx.messages.messages(in: conversationId, above: floor, below: min(beforeSeq ?? Int.max, ceiling),
-                                                limit: limit + 1)
+                                                limit: limit + 1, for: caller)
             return HistoryResponse(messages: rows.prefix(limit).reversed().map(\.wire), hasMore: rows.count > limit)
         }
     }

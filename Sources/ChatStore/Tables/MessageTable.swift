@@ -166,6 +166,20 @@ enum MessageTable {
             .execute(arguments: [reactions.jsonText, clientMsgID])
     }
 
+    /// Removes messages deleted for me; their seqs count as held (so the
+    /// gap they leave is never asked for); the row's unread count and
+    /// preview follow.
+    static func deleteForMe(_ clientMsgIDs: [String], in conversationId: String, me: StoreOwner, db: Database,
+                            changes: inout AppliedChanges) throws {
+        for id in clientMsgIDs {
+            guard let m = try record(clientMsgID: id, db: db), m.conversationId == conversationId else { continue }
+            try db.cachedStatement(sql: "DELETE FROM message WHERE clientMsgID = ?").execute(arguments: [id])
+            if let seq = m.seq { try HistoryTable.addRange(conversationId: conversationId, low: seq, high: seq, db: db) }
+            changes.updatedClientMsgIDs.insert(id)
+        }
+        try ConversationTable.noteNewMessages([], conversationId: conversationId, me: me, db: db, changes: &changes)
+    }
+
     static func setFlashViewed(clientMsgID: String, db: Database) throws {
         try db.cachedStatement(sql: "UPDATE message SET flashViewed = 1 WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
     }

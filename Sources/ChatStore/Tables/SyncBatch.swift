@@ -58,6 +58,9 @@ enum SyncBatch {
                     changes.updatedClientMsgIDs.insert(target)
                 }
                 touched[w.conversationId, default: []].append(record)
+            case .messageUpdate(let w) where w.deletedForMe == true:
+                guard me.isMine(w.conversationId) else { continue }
+                try MessageTable.deleteForMe([w.clientMsgID], in: w.conversationId, me: me, db: db, changes: &changes)
             case .messageUpdate(let w):
                 guard me.isMine(w.conversationId) else { continue }
                 try MessageTable.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)

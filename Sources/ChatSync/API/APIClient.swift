@@ -200,6 +200,11 @@ public final class APIClient: ChatAPI {
                        body: EditRequest(conversationId: conversationId, clientMsgId: clientMsgID, content: content))
     }
 
+    public func deleteMessages(conversationId: String, clientMsgIDs: [String]) async throws {
+        try await noContent(.POST, "/chat/message/delete",
+                            body: DeleteMessagesRequest(conversationId: conversationId, clientMsgIds: clientMsgIDs))
+    }
+
     public func history(conversationId: String, beforeSeq: Int? = nil, afterSeq: Int? = nil, limit: Int = 40) async throws -> HistoryResponse {
         var path = "/chat/messages?conversation_id=\(Self.query(conversationId))&limit=\(limit)"
         if let beforeSeq { path += "&before_seq=\(beforeSeq)" }

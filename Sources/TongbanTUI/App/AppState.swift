@@ -67,6 +67,8 @@ struct AppState {
         case revoke(messageId: String)
         /// `x` on a failed message: it goes, and what it held is sent.
         case discard(messageId: String)
+        /// v3: a message the server has, deleted for me only.
+        case deleteForMe(messageId: String)
         case viewFlash(ChatMessage)
         case clearHistory
     }

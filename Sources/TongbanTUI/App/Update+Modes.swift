@@ -93,6 +93,7 @@ extension Update {
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
             case .revoke(let id): return chat(.revoking(messageId: id), &s) + [.revoke(messageId: id)]
             case .discard(let id): return [.discard(messageId: id)]
+            case .deleteForMe(let id): return [.deleteForMe(messageIds: [id])]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
             case .clearHistory: return [.clearHistory]
             }

@@ -112,6 +112,7 @@ enum Update {
         let wanted = chat.update(event)
         s.chat = chat
         if case .failed(let text) = event { s.status = text }
+        if case .notice(let text) = event { s.status = text }
         if case .windowRead(let r) = event, s.draftFromStore, let c = r.conversation {
             s.draftFromStore = false
             s.input = InputLine(text: c.draftText ?? "")
@@ -278,9 +279,12 @@ enum Update {
             guard m.isMe else { s.status = L.string("ui.notMine"); return [] }
             s.mode = .confirm(.revoke(messageId: m.id))
         case .messagesDiscard:
+            // A failed message is discarded (the server never had it); one
+            // the server has is deleted for me only.
             guard let m = s.selectedMessage else { return [] }
-            guard m.isMe, m.status == .failed else { s.status = L.string("ui.notDiscardable"); return [] }
-            s.mode = .confirm(.discard(messageId: m.id))
+            if m.isMe, m.status == .failed { s.mode = .confirm(.discard(messageId: m.id)); return [] }
+            guard m.status == .success, m.seq > 0 else { s.status = L.string("ui.notDiscardable"); return [] }
+            s.mode = .confirm(.deleteForMe(messageId: m.id))
         case .messagesEnter:
             guard let m = s.selectedMessage else { return [] }
             if m.status == .failed { return [.retry(messageId: m.id)] }

@@ -91,6 +91,8 @@ final class EffectRunner {
         case .revoke(let id): if let current { await chatEffects.revoke(messageId: id, emit: emit(current.ref)) }
         case .react(let id, let emoji, let on):
             if let current { await chatEffects.react(messageId: id, emoji: emoji, on: on, in: current.conversation, emit: emit(current.ref)) }
+        case .deleteForMe(let ids):
+            if let current { await chatEffects.deleteForMe(messageIds: ids, in: current.conversation, emit: emit(current.ref)) }
         case .edit(let id, let text):
             if let current { await chatEffects.edit(messageId: id, to: text, in: current.conversation, emit: emit(current.ref)) }
         case .retry(let id): if let current { await chatEffects.retry(messageId: id, emit: emit(current.ref)) }

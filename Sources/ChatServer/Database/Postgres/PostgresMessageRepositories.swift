@@ -183,10 +183,12 @@ struct PostgresMessageRepository: MessageRepository {
         try conn.execute("UPDATE message SET content = \(content), edited_at = \(editedAt) WHERE id = \(id)")
     }
 
-    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow? {
+    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int, for reader: Int) throws -> MessageRow? {
         try conn.query("""
             \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND seq > \(seq) AND seq <= \(ceiling)
-                AND NOT is_control ORDER BY seq DESC LIMIT 1
+                AND NOT is_control
+                AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(reader) AND h.message_id = message.id)
+            ORDER BY seq DESC LIMIT 1
             """).first.map(Self.row)
     }
 
@@ -194,20 +196,35 @@ struct PostgresMessageRepository: MessageRepository {
         try conn.scalar("""
             SELECT COUNT(*) FROM message WHERE conversation_id = \(conversationId) AND seq > \(seq) AND seq <= \(ceiling)
                 AND sender_uid <> \(uid) AND NOT is_control AND content_type NOT BETWEEN 1501 AND 1510
+                AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = message.id)
             """) ?? 0
     }
 
-    func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow] {
+    func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow] {
         try conn.query("""
-            \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND seq > \(seq) ORDER BY seq ASC LIMIT \(limit)
+            \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND seq > \(seq)
+                AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(reader ?? 0) AND h.message_id = message.id)
+            ORDER BY seq ASC LIMIT \(limit)
             """).map(Self.row)
     }
 
-    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int) throws -> [MessageRow] {
+    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int, for reader: Int) throws -> [MessageRow] {
         try conn.query("""
             \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND seq > \(floor) AND seq < \(ceiling)
+                AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(reader) AND h.message_id = message.id)
             ORDER BY seq DESC LIMIT \(limit)
             """).map(Self.row)
+    }
+
+    func hiders(of id: Int64) throws -> Set<Int> {
+        Set(try conn.query("SELECT uid FROM message_hidden WHERE message_id = \(id)").map { try $0.makeRandomAccess()[0].decode(Int.self) })
+    }
+
+    func hide(_ messageIds: [Int64], for uid: Int) throws {
+        guard !messageIds.isEmpty else { return }
+        try conn.execute("""
+            INSERT INTO message_hidden(uid, message_id) SELECT \(uid), unnest(\(messageIds)::BIGINT[]) ON CONFLICT DO NOTHING
+            """)
     }
 
     static let columns = """
@@ -255,6 +272,11 @@ struct PostgresSyncLogRepository: SyncLogRepository {
             throw PostgresFailure(underlying: ServerSetupError(description: "event insert returned \(cursors.count) of \(uids.count) rows"))
         }
         return cursors
+    }
+
+    func deleteEntries(of uid: Int, messageIds: [Int64]) throws {
+        guard !messageIds.isEmpty else { return }
+        try conn.execute("DELETE FROM event WHERE uid = \(uid) AND message_id = ANY(\(messageIds)::BIGINT[])")
     }
 
     func rewrite(messageId: Int64, asMessage: String, asUpdate: String) throws {

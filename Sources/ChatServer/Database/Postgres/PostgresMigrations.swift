@@ -93,6 +93,8 @@ enum PostgresMigrations {
         ("v2-message-actions", [
             "ALTER TABLE message ADD COLUMN reactions TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE message ADD COLUMN edited_at BIGINT",
+            // Delete for me: a message a user never sees again (others keep it).
+            "CREATE TABLE message_hidden (uid BIGINT NOT NULL, message_id BIGINT NOT NULL, PRIMARY KEY (uid, message_id))",
         ]),
     ]
 

@@ -53,13 +53,20 @@ protocol MessageRepository {
     /// v3: the sender's new content, and when they changed it.
     func edit(id: Int64, content: String, editedAt: Int) throws
 
-    /// The newest message above `seq` and at most `ceiling` that is not a control one.
-    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow?
+    /// The newest message above `seq` and at most `ceiling` that is not a
+    /// control one, nor deleted by `reader`.
+    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int, for reader: Int) throws -> MessageRow?
     /// Messages above `seq` and at most `ceiling` that are neither control
-    /// ones nor group notices, and not from `uid`.
+    /// ones nor group notices, and not from `uid` nor deleted by them.
     func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int
-    /// Up to `limit` messages above `seq`, oldest first.
-    func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow]
-    /// Up to `limit` messages above `floor` and below `ceiling`, newest first.
-    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int) throws -> [MessageRow]
+    /// Up to `limit` messages above `seq`, oldest first; with a `reader`,
+    /// those they deleted for themselves left out.
+    func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow]
+    /// Up to `limit` messages above `floor` and below `ceiling`, newest
+    /// first, those `reader` deleted for themselves left out.
+    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int, for reader: Int) throws -> [MessageRow]
+    /// v3 delete for me: `uid` never sees these messages again.
+    func hide(_ messageIds: [Int64], for uid: Int) throws
+    /// Who deleted message `id` for themselves.
+    func hiders(of id: Int64) throws -> Set<Int>
 }

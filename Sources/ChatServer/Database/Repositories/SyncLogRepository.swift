@@ -13,6 +13,8 @@ protocol SyncLogRepository {
     /// Rewrites every entry about message `messageId`: `message_update`
     /// events get `asUpdate`, the others `asMessage`.
     func rewrite(messageId: Int64, asMessage: String, asUpdate: String) throws
+    /// Removes `uid`'s entries about these messages (deleted for them).
+    func deleteEntries(of uid: Int, messageIds: [Int64]) throws
     /// Entries tied to no message whose body contains `text`.
     func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)]
     func replaceBody(cursor: Int, with body: String) throws

@@ -48,30 +48,46 @@ struct SQLiteMessageRepository: MessageRepository {
             .execute(arguments: [content, editedAt, id])
     }
 
-    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int) throws -> MessageRow? {
+    func lastVisible(in conversationId: String, after seq: Int, upTo ceiling: Int, for reader: Int) throws -> MessageRow? {
         try MessageRow.fetchOne(db.cachedStatement(sql: """
-            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND isControl = 0
+            SELECT * FROM message m WHERE conversationId = ? AND seq > ? AND seq <= ? AND isControl = 0
+            AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = m.id)
             ORDER BY seq DESC LIMIT 1
-            """), arguments: [conversationId, seq, ceiling])
+            """), arguments: [conversationId, seq, ceiling, reader])
     }
 
     func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND senderUid <> ?
+            SELECT COUNT(*) FROM message m WHERE conversationId = ? AND seq > ? AND seq <= ? AND senderUid <> ?
             AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1510
+            AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ?4 AND h.messageId = m.id)
             """), arguments: [conversationId, seq, ceiling, uid]) ?? 0
     }
 
-    func messages(in conversationId: String, after seq: Int, limit: Int) throws -> [MessageRow] {
+    func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow] {
         try MessageRow.fetchAll(db.cachedStatement(sql: """
-            SELECT * FROM message WHERE conversationId = ? AND seq > ? ORDER BY seq ASC LIMIT ?
-            """), arguments: [conversationId, seq, limit])
+            SELECT * FROM message m WHERE conversationId = ? AND seq > ?
+            AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = m.id)
+            ORDER BY seq ASC LIMIT ?
+            """), arguments: [conversationId, seq, reader ?? 0, limit])
     }
 
-    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int) throws -> [MessageRow] {
+    func messages(in conversationId: String, above floor: Int, below ceiling: Int, limit: Int, for reader: Int) throws -> [MessageRow] {
         try MessageRow.fetchAll(db.cachedStatement(sql: """
-            SELECT * FROM message WHERE conversationId = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?
-            """), arguments: [conversationId, floor, ceiling, limit])
+            SELECT * FROM message m WHERE conversationId = ? AND seq > ? AND seq < ?
+            AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = m.id)
+            ORDER BY seq DESC LIMIT ?
+            """), arguments: [conversationId, floor, ceiling, reader, limit])
+    }
+
+    func hiders(of id: Int64) throws -> Set<Int> {
+        Set(try Int.fetchAll(db.cachedStatement(sql: "SELECT uid FROM message_hidden WHERE messageId = ?"), arguments: [id]))
+    }
+
+    func hide(_ messageIds: [Int64], for uid: Int) throws {
+        for id in messageIds {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO message_hidden(uid, messageId) VALUES (?, ?)").execute(arguments: [uid, id])
+        }
     }
 }
 

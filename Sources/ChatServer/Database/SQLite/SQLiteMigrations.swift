@@ -136,6 +136,12 @@ enum SQLiteMigrations {
                 t.add(column: "reactions", .text).notNull().defaults(to: "")
                 t.add(column: "editedAt", .integer)
             }
+            // Delete for me: a message a user never sees again (others keep it).
+            try db.create(table: "message_hidden") { t in
+                t.column("uid", .integer).notNull()
+                t.column("messageId", .integer).notNull()
+                t.primaryKey(["uid", "messageId"])
+            }
         }
         return m
     }

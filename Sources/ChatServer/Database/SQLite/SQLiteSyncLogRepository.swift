@@ -27,6 +27,12 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
             """).execute(arguments: [asUpdate, asMessage, messageId])
     }
 
+    func deleteEntries(of uid: Int, messageIds: [Int64]) throws {
+        for id in messageIds {
+            try db.cachedStatement(sql: "DELETE FROM event WHERE uid = ? AND messageId = ?").execute(arguments: [uid, id])
+        }
+    }
+
     func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT cursor, body FROM event WHERE messageId IS NULL AND instr(body, ?) > 0

@@ -84,13 +84,16 @@ extension Session {
         try store.setReactions(clientMsgID: clientMsgID, reactions)
     }
 
-    /// My text (or mention) `clientMsgID` now says `text`; a mention keeps
-    /// whom it named. The store takes the message as the server now has it.
+    /// My text, mention or reply `clientMsgID` now says `text`; a mention
+    /// keeps whom it named, a reply what it quotes. The store takes the message as the server now has it.
     public func edit(_ clientMsgID: String, in id: String, to text: String) async throws {
         guard let m = try store.message(clientMsgID: clientMsgID) else { throw StoreError.unknownMessage(clientMsgID) }
         var content = text
         if m.contentType == ContentType.mention, let p = MentionPayload(jsonText: m.content) {
             content = MentionPayload(text: text, atUserIDs: p.atUserIDs, atAll: p.atAll).jsonText
+        } else if m.contentType == ContentType.quote, var p = QuotePayload(jsonText: m.content) {
+            p.text = text
+            content = p.jsonText
         }
         let updated = try await api.edit(conversationId: id, clientMsgID: clientMsgID, content: content)
         try store.saveUpdated(updated)

@@ -71,6 +71,46 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// A reply (v3) to `messageId`, its quote filled in from the message as
+    /// shown (the server fills it again from its own copy). False when it
+    /// could not be queued.
+    public func sendReply(_ text: String, to messageId: String, mentioned: [String], atAll: Bool, in chat: ChatState,
+                          emit: Emit) async -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return true }
+        let c = chat.conversation
+        var reply = QuotePayload(text: trimmed, quote: .init(clientMsgID: messageId))
+        if let m = chat.messages.first(where: { $0.id == messageId }) { reply.quote = Self.quoted(m) }
+        if let mention = chat.mention(trimmed, mentioned: mentioned, atAll: atAll) {
+            reply.atUserIDs = mention.atUserIDs
+            reply.atAll = mention.atAll
+        }
+        do {
+            try await session.sendQueue.enqueue(.quote(reply), to: c.id, receiveId: c.receiveId)
+            await emit(.sent)
+            return true
+        } catch {
+            await emit(.failed(describe(error)))
+            return false
+        }
+    }
+
+    /// What a reply shows of `m` before the server's copy comes back.
+    static func quoted(_ m: ChatMessage) -> QuotePayload.Quoted {
+        let kind = MessageKinds.kind(for: m.type)
+        var q = QuotePayload.Quoted(clientMsgID: m.id, seq: m.seq, sendID: m.senderId)
+        switch m.type {
+        case .text: q.contentType = ContentType.text
+        case .mention: q.contentType = ContentType.mention
+        case .quote: q.contentType = ContentType.quote
+        default:
+            q.contentType = ContentType.custom
+            q.type = kind.customType
+        }
+        if let text = m.text { q.text = String(text.prefix(QuotePayload.quotedTextLimit)) }
+        return q
+    }
+
     /// Adds or takes back my `emoji` on a message (v3); the store, and so
     /// the bubble, takes the server's answer.
     public func react(messageId: String, emoji: String, on: Bool, in c: Conversation, emit: Emit) async {

@@ -25,9 +25,24 @@ struct HistoryLine: Encodable {
     var width: Double?
     var height: Double?
     var durationSec: Int?
-    /// v3: emoji -> imUids (absent when none), and when it was edited.
+    /// v3: a reply's quote (what the server filled in), emoji -> imUids
+    /// (absent when none), and when it was edited.
+    var quote: QuoteLine?
     var reactions: Reactions?
     var editedAt: Int?
+}
+
+/// A reply's quote in `history --json`.
+struct QuoteLine: Encodable {
+    var clientMsgID: String
+    var seq: Int?
+    var sendID: String?
+    var text: String?
+    var type: String?
+    var revoked: Bool
+    init(_ q: QuotePayload.Quoted) {
+        clientMsgID = q.clientMsgID; seq = q.seq; sendID = q.sendID; text = q.text; type = q.type; revoked = q.revoked
+    }
 }
 
 struct History: AsyncParsableCommand {
@@ -56,6 +71,7 @@ struct History: AsyncParsableCommand {
                                status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
                                isDestroyed: m.isDestroyed, objectKey: m.objectKey, multiObjectKeys: m.multiObjectKeys,
                                width: m.width, height: m.height, durationSec: m.durationSec,
+                               quote: m.content.quote.map { QuoteLine($0.quote) },
                                reactions: m.reactions.isEmpty ? nil : m.reactions, editedAt: m.editedAt)
         }
         if json {
@@ -76,7 +92,12 @@ struct History: AsyncParsableCommand {
             if let r = l.reactions {
                 mark += "  [" + r.entries.map { "\(TerminalSanitizer.oneLine($0.emoji)) \($0.users.count)" }.joined(separator: " ") + "]"
             }
-            out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(l.content))\(mark)")
+            var body = l.content
+            if let q = l.quote {
+                let said = q.revoked ? L.string("ui.quoteRevoked") : MessageKind.flattenLines(q.text ?? q.type.map { "[\($0)]" } ?? "")
+                body = "「" + said + "」 " + body
+            }
+            out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(body))\(mark)")
         }
     }
 

@@ -62,7 +62,7 @@ struct Edit: AsyncParsableCommand {
         let conv = try await conversationId(session, with: with)
         let me = session.credentials.imUid
         let m = try await target(session, conv, message: message) {
-            $0.sendID == me && !$0.revoked && $0.seq != nil && [ContentType.text, ContentType.mention].contains($0.contentType)
+            $0.sendID == me && !$0.revoked && $0.seq != nil && [ContentType.text, ContentType.mention, ContentType.quote].contains($0.contentType)
         }
         guard m.sendID == me else { throw CLIError(L.string("ui.notEditable")) }
         do { try await session.edit(m.clientMsgID, in: conv, to: text) } catch let e as APIError {

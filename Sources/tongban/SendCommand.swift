@@ -13,6 +13,8 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Mention a member (account, display name or uid); repeat for more. The text gets \"@Name \" in front unless it already names them.")
     var mention: [String] = []
     @Flag(name: .customLong("mention-all"), help: "Mention everyone in the group (owner only).") var mentionAll = false
+    @Option(name: .customLong("reply-to"), help: "clientMsgID of a message of the conversation this text replies to (quoting it).")
+    var replyTo: String?
     @Option(help: "An image file (JPEG, PNG, GIF, WebP); over 200 KB it is re-encoded as JPEG.") var image: String?
     @Option(help: "An image file sent as a flash image (viewable once).") var flash: String?
     @Option(parsing: .upToNextOption, help: "Up to 9 image files in one message.") var multi: [String] = []
@@ -91,6 +93,21 @@ struct Send: AsyncParsableCommand {
             return try await repo.enqueue(o.content, to: conv, uploads: o.uploads)
         }
         let body = text.isEmpty ? (readLine(strippingNewline: false) ?? "") : text.joined(separator: " ")
+        if let replyTo {
+            // The quote as the store has it; the server fills it in again from its own copy.
+            let trimmed = body.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw CLIError("nothing to send: the text is empty") }
+            guard let target = try session.reader.message(clientMsgID: replyTo), target.conversationId == conv else {
+                throw CLIError(L.string("cli.noSuchMessage", ["id": TerminalSanitizer.oneLine(replyTo)]))
+            }
+            var reply = QuotePayload(text: trimmed, quote: .init(clientMsgID: replyTo, seq: target.seq, sendID: target.sendID,
+                                                                 contentType: target.contentType))
+            if !mention.isEmpty || mentionAll {
+                let mentioned = try await mentionPayload(session, conv, trimmed)
+                (reply.text, reply.atUserIDs, reply.atAll) = (mentioned.text, mentioned.atUserIDs, mentioned.atAll)
+            }
+            return try await repo.enqueue(.quote(reply), to: conv)
+        }
         if !mention.isEmpty || mentionAll {
             let mentioned = try await mentionPayload(session, conv, body)
             return try await repo.enqueue(.mention(mentioned), to: conv)

@@ -164,6 +164,69 @@ import Testing
         #expect(try await b.summary(conv)?.lastMessage == nil)
     }
 
+    func reply(_ api: API, _ conv: String, _ text: String, to target: String, id: String = UUID().uuidString,
+               at users: [String] = []) async throws -> Reply {
+        let content = QuotePayload(text: text, quote: .init(clientMsgID: target), atUserIDs: users).jsonText
+        return try await api.post("/chat/message/send", SendMessageRequest(recvID: conv, content: content,
+                                                                           contentType: ContentType.quote, clientMsgId: id))
+    }
+
+    @Test func repliesQuoteWhatTheServerHasAndForgetARevokedOne() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await a.sendText(conv, String(repeating: "长", count: 150), id: "long")
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 255, 0) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await a.sendCustom(conv, ["type": "image", "objectKey": key], id: "pic")
+
+        // The client's quote says anything; the server's copy is what is stored.
+        let forged = #"{"text":"好","quote":{"clientMsgID":"long","text":"我没说过这话","sendID":"tb_999"}}"#
+        let r = try await b.post("/chat/message/send", SendMessageRequest(recvID: conv, content: forged,
+                                                                          contentType: ContentType.quote, clientMsgId: "r1"))
+        #expect(r.status == 200, "\(r.text)")
+        #expect(try await reply(b, conv, "好看", to: "pic", id: "r2").status == 200)
+        let h = try await a.history(conv).messages
+        func quoteOf(_ id: String, in messages: [WireMessage]) throws -> QuotePayload {
+            let m = try #require(messages.first { $0.clientMsgID == id })
+            return try #require(QuotePayload(jsonText: m.content))
+        }
+        let r1 = try quoteOf("r1", in: h)
+        #expect(r1.text == "好" && r1.quote.seq == 1 && r1.quote.sendID == ua.imUid && r1.quote.contentType == 101)
+        #expect(r1.quote.text == String(repeating: "长", count: 100), "at most 100 characters of it")
+        let r2 = try quoteOf("r2", in: h)
+        #expect(r2.quote.type == "image" && r2.quote.text == nil)
+
+        // What cannot be quoted.
+        #expect(try await reply(b, conv, "?", to: "nope").status == 400)
+        #expect(try await reply(b, conv, "   ", to: "long").status == 400)
+        let (c, uc) = try await server.user()
+        _ = try await c.sendText(conversationId(uc, ua), "别处的话", id: "elsewhere")
+        #expect(try await reply(a, conv, "串台", to: "elsewhere").status == 400, "a message of another conversation")
+
+        // The quoted message revoked: every reply forgets its words, and both sides hear of it.
+        _ = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "long"))
+        let after = try quoteOf("r1", in: try await b.history(conv).messages)
+        #expect(after.quote.revoked && after.quote.text == nil && after.text == "好")
+        for api in [a, b] {
+            #expect(try await updates(api, of: "r1").last.flatMap { QuotePayload(jsonText: $0.content) }?.quote.revoked == true)
+            #expect(!(try await api.get("/chat/sync?since=0").text.contains(String(repeating: "长", count: 20))), "nor any log")
+        }
+        #expect(try await reply(b, conv, "还能回吗", to: "long").status == 400, "a revoked message cannot be quoted")
+        // A reply is edited like a text; it keeps its quote whatever the edit says of it.
+        let sneaky = QuotePayload(text: "好（改）", quote: .init(clientMsgID: "long", text: "换个说法")).jsonText
+        let edited = try await edit(b, conv, "r1", sneaky)
+        #expect(edited.status == 200, "\(edited.text)")
+        let kept = try #require(QuotePayload(jsonText: try edited.decode(WireMessage.self).content))
+        #expect(kept.text == "好（改）" && kept.quote.revoked && kept.quote.text == nil)
+        #expect(try await edit(b, conv, "r1", QuotePayload(text: "换引用", quote: .init(clientMsgID: "pic")).jsonText).status == 400)
+        // A reply is an ordinary message: it is the list's newest, with a seq of its own.
+        let last = try #require(try await a.summary(conv)?.lastMessage)
+        #expect(last.clientMsgID == "r2" && last.contentType == ContentType.quote && last.seq == 4)
+    }
+
     @Test func inAGroupOnlyMembersActAndMentionsAreChecked() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
@@ -182,6 +245,13 @@ import Testing
         #expect(named.status == 200, "\(named.text)")
         let m = try #require(try await c.syncEvents().compactMap { if case .message(let w) = $0, w.clientMsgID == "m" { w } else { nil } }.first)
         #expect(try await c.summary(g.conversationId)?.mentionSeq == m.seq, "named by the edit, C is mentioned at the message's seq")
+
+        // A reply that names someone mentions them, as a 106 message would.
+        let reply = try await reply(b, g.conversationId, "@C 你呢", to: "m", id: "rm", at: [uc.imUid])
+        #expect(reply.status == 200, "\(reply.text)")
+        let rm = try #require(try await c.syncEvents().compactMap { if case .message(let w) = $0, w.clientMsgID == "rm" { w } else { nil } }.first)
+        #expect(try await c.summary(g.conversationId)?.mentionSeq == rm.seq)
+        #expect(try await self.reply(b, g.conversationId, "@外人", to: "m", at: [outsider.imUid]).status == 400)
 
         // A kicked member acts on nothing any more.
         _ = try await owner.kick(g.groupId, uc)

@@ -368,6 +368,37 @@ import Testing
         #expect(try session.reader.message(clientMsgID: edited) == nil)
     }
 
+    /// `r` quotes the selected message; the reply reaches the server as a
+    /// 114 whose quote the server filled in; Enter on it goes back to the quoted one.
+    @Test func replyToAMessage() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        await app.handle(.escape)
+        await app.handle(.char("k"))  // her newest message
+        let quoted = try #require(app.selectedMessage)
+        #expect(quoted.text == "好的，发消息给我试试，我会回复你")
+        await app.handle(.char("r"))
+        #expect(app.frame(width: 120, height: 40).find("回复 Alice 爱丽丝：好的，发消息给我试试") != nil)
+        await type(app, "收到，这就试")
+        await app.handle(.enter)
+        _ = await session.sendQueue.drain()
+        #expect(await waitFor(app, "│ Alice 爱丽丝：好的，发消息给我试试，我会回复你"))
+        #expect(app.frame(width: 120, height: 40).find("回复 Alice 爱丽丝") == nil, "the note goes with the send")
+        let sent = try #require(try session.reader.newestPage(conversationId: quoted.conversationId, limit: 1).messages.last)
+        #expect(sent.contentType == ContentType.quote)
+        #expect(QuotePayload(jsonText: sent.content)?.quote.clientMsgID == quoted.id)
+        // Enter on the reply selects the quoted message.
+        #expect(await waitForGone(app, "收到，这就试 …"))
+        await app.handle(.escape)  // to the message pane
+        await app.handle(.char("G"))
+        await app.handle(.char("k"))
+        #expect(app.selectedMessage?.content.quote != nil)
+        await app.handle(.enter)
+        #expect(app.selectedMessage?.id == quoted.id, "the quoted message is selected")
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

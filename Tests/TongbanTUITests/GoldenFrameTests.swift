@@ -67,6 +67,38 @@ import Testing
         try Golden.check("chat-editing", s, Self.zh)
     }
 
+    /// v3: reply bubbles (a quoted text, a quoted picture, a quote of a
+    /// revoked message) and the note above the input while replying.
+    @Test func replies() throws {
+        var s = Fixture.state(width: 100, height: 20)
+        s.myImUid = "me"
+        var asked = Fixture.message("q-1", .text("周六几点出发？\n还要带什么"), type: .text, me: false, minutesAgo: 30)
+        asked.seq = 1
+        func reply(_ id: String, _ text: String, _ q: QuotePayload.Quoted, me: Bool, _ ago: Int) -> ChatMessage {
+            var m = Fixture.message(id, .quote(QuotePayload(text: text, quote: q)), type: .quote, me: me, minutesAgo: ago)
+            m.seq = 2
+            return m
+        }
+        let messages = [
+            reply("q-4", "这条引用的已经撤回了", .init(clientMsgID: "gone", seq: 1, sendID: "alice", revoked: true), me: false, 5),
+            reply("q-3", "这张图真好看", .init(clientMsgID: "pic", seq: 1, sendID: "alice", contentType: 110, type: "image"), me: true, 10),
+            reply("q-2", "八点，带水", .init(clientMsgID: "q-1", seq: 1, sendID: "alice", contentType: 101, text: "周六几点出发？\n还要带什么"),
+                  me: true, 20),
+            asked,
+        ]
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: messages, isLoading: false,
+                           hasMoreHistory: false, newMessageBannerCount: 0, cachedKeys: [], me: "me")
+        s.focus = .messages
+        s.selectedId = "q-1"
+        _ = Update.handle(.char("r"), &s, Self.zh)
+        #expect(s.replying?.messageId == "q-1" && s.focus == .input)
+        try Golden.check("chat-reply", s, Self.zh)
+        // Enter on a reply jumps to what it quotes.
+        s.focus = .messages
+        s.selectedId = "q-2"
+        #expect(Update.handle(.enter, &s, Self.zh).contains { if case .reveal(1, "q-1") = $0 { true } else { false } })
+    }
+
     @Test func chatWhileTypingWithANewMessageBanner() throws {
         var s = Fixture.chatState(width: 100, height: 24)
         s.focus = .input

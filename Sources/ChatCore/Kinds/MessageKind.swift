@@ -75,12 +75,14 @@ public enum MessageAction: Sendable, Equatable {
     case play
     /// Save it into the downloads folder.
     case save
+    /// Jump to the message a reply quotes.
+    case showQuoted
 }
 
 /// The registry of every kind this client knows.
 public enum MessageKinds {
     public static let all: [MessageKind] = [
-        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .groupNotice,
+        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .quote, .groupNotice,
         .flashViewed, .revokeNotice, .timeMarker, .unknown,
     ]
 

@@ -75,11 +75,11 @@ public struct ChatMessage: Identifiable, Sendable, Hashable {
     }
 
     /// The text of a text message, or nil.
-    public var text: String? { content.text ?? content.mention?.text }
+    public var text: String? { content.text ?? content.mention?.text ?? content.quote?.text }
 
     /// Whether this message mentions `imUid` (by name or `@all`).
     public func mentions(_ imUid: String) -> Bool {
-        guard let p = content.mention else { return false }
+        guard let p = content.mention ?? content.quote?.mention else { return false }
         return p.mentions(imUid) && senderId != imUid
     }
 

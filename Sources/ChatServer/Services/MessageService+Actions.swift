@@ -36,15 +36,25 @@ extension MessageService {
         let (message, cursors) = try storage.write { tx -> (WireMessage, [Int: Int]) in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can edit a message") }
-            guard [ContentType.text, ContentType.mention].contains(msg.contentType) else {
-                throw APIFailure.forbidden("only texts and mentions can be edited")
+            guard [ContentType.text, ContentType.mention, ContentType.quote].contains(msg.contentType) else {
+                throw APIFailure.forbidden("only texts, mentions and replies can be edited")
             }
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message cannot be edited") }
             let now = self.config.clock.nowMs()
             guard now - msg.sendTime <= self.config.editWindowSeconds * 1000 else {
                 throw APIFailure(.editWindowPassed, "messages can be edited for \(self.config.editWindowSeconds) seconds after sending")
             }
-            let payload = try self.validateContent(type: msg.contentType, content: content)
+            var payload = try self.validateContent(type: msg.contentType, content: content)
+            var content = content
+            if var reply = payload.quote {
+                // A reply keeps what it quotes, as the server filled it in.
+                guard let old = QuotePayload(jsonText: msg.content), reply.quote.clientMsgID == old.quote.clientMsgID else {
+                    throw APIFailure.invalid("an edited reply must quote the same message")
+                }
+                reply.quote = old.quote
+                payload = .quote(reply)
+                content = reply.jsonText
+            }
             let audience = try self.audience(of: conversationId, target: target, in: tx)
             // Mentions are checked as on a send; a member named anew is mentioned at the message's seq.
             let mentioned = try self.mentionedMembers(payload, caller: caller, target: target, audience: audience, in: tx)

@@ -122,12 +122,17 @@ extension MessageService {
             flashTarget = target
             isControl = true
         }
+        // A reply stores the quote as the server has it, whatever the client said of it.
+        var content = r.content
+        if let reply = payload.quote {
+            content = try filledQuote(reply, in: conversationId, caller: caller, tx: tx).jsonText
+        }
         let keys = MessageKinds.objectKeys(in: payload)
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
         let row = try append(conversationId: conversationId, sender: caller, to: audience, clientMsgID: r.clientMsgId,
-                             contentType: r.contentType, content: r.content, isControl: isControl,
+                             contentType: r.contentType, content: content, isControl: isControl,
                              in: tx, cursors: &cursors, serverMsgID: job.serverMsgID)
         if !mentioned.isEmpty { try tx.conversations.noteMention(conversationId, seq: row.seq, uids: mentioned) }
         for key in keys {
@@ -148,11 +153,35 @@ extension MessageService {
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
     }
 
+    /// A reply with its quote filled in from the server's copy of the quoted
+    /// message, which must be one of this conversation the sender can see
+    /// and not revoked (400 otherwise).
+    func filledQuote(_ reply: QuotePayload, in conversationId: String, caller: Int,
+                     tx: any StorageTransaction) throws -> QuotePayload {
+        let me = try conversations.member(conversationId, uid: caller, in: tx)
+        guard let target = try tx.messages.message(in: conversationId, clientMsgID: reply.quote.clientMsgID),
+              target.seq > max(me.joinedSeq, me.clearedSeq), target.seq <= me.ceilingSeq,
+              !ContentType.isGroupNotice(target.contentType) else {
+            throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
+        }
+        guard !target.revoked else { throw APIFailure.invalid("a revoked message cannot be quoted") }
+        var filled = reply
+        filled.quote = QuotePayload.Quoted(clientMsgID: target.clientMsgID, seq: target.seq, sendID: target.sendID,
+                                           contentType: target.contentType)
+        let (_, quoted) = IMMessageMapper.decode(contentType: target.contentType, content: target.content)
+        if let text = quoted.text ?? quoted.mention?.text ?? quoted.quote?.text {
+            filled.quote.text = String(text.prefix(QuotePayload.quotedTextLimit))
+        } else if target.contentType == ContentType.custom {
+            filled.quote.type = JSONObject(jsonText: target.content)?.string("type")
+        }
+        return filled
+    }
+
     /// Who a mention names (never the sender): each named id must be in
     /// the audience (400), `@all` only from a group's owner (403).
     func mentionedMembers(_ payload: MessageContent, caller: Int, target: ConversationService.Target,
                           audience: Audience, in tx: any StorageTransaction) throws -> [Int] {
-        guard let p = payload.mention else { return [] }
+        guard let p = payload.mention ?? payload.quote?.mention else { return [] }
         let members = audience.uids(sender: caller)
         let inAudience = Set(members)
         var named: [Int] = []
@@ -210,6 +239,18 @@ extension MessageService {
                 throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")
             }
             return decoded
+        case ContentType.quote:
+            guard let p = QuotePayload(jsonText: content) else {
+                throw APIFailure.invalid("a reply's content must be {\"text\", \"quote\": {\"clientMsgID\"}}")
+            }
+            guard !p.text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
+                throw APIFailure.invalid("text must not be empty")
+            }
+            if p.text.count > config.maxTextCharacters {
+                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
+            }
+            guard p.atUserIDs.count <= config.maxGroupMembers else { throw APIFailure.invalid("too many mentions") }
+            return .quote(p)
         case ContentType.revokeNotice:
             throw APIFailure.invalid("revoke notices are made by the server; use /chat/message/revoke")
         default:

@@ -92,9 +92,12 @@ extension MessageService {
         return out
     }
 
-    /// A payload whose send is the message and its log entries, nothing else.
+    /// A payload whose send is the message and its log entries, nothing
+    /// else: no receipt to apply, nobody mentioned, no media to grant, no
+    /// quote to fill in from the server's copy.
     static func isPlain(_ payload: MessageContent) -> Bool {
-        payload.flashViewedTarget == nil && payload.mention == nil && MessageKinds.objectKeys(in: payload).isEmpty
+        payload.flashViewedTarget == nil && payload.mention == nil && payload.quote == nil
+            && MessageKinds.objectKeys(in: payload).isEmpty
     }
 
     /// What `noteAppended` does send by send, folded per member row: the

@@ -175,6 +175,18 @@ final class MessageService: Sendable {
                 contentType: ContentType.revokeNotice, content: Self.json(noticeContent),
                 isControl: true, in: tx, cursors: &cursors)
             try tx.messages.markRevoked(id: msg.id, noticeSeq: notice.seq)
+            // Replies quoting it forget what it said, as everything else does.
+            for reply in try tx.messages.replies(to: msg.clientMsgID, in: conversationId) {
+                guard var p = QuotePayload(jsonText: reply.content) else { continue }
+                p.quote.text = nil
+                p.quote.type = nil
+                p.quote.revoked = true
+                try tx.messages.setContent(id: reply.id, p.jsonText)
+                try self.scrubLog(messageId: reply.id, in: tx)
+                for (uid, cursor) in try self.announceUpdate(of: reply.id, target: target, caller: caller, in: tx) {
+                    cursors[uid] = cursor
+                }
+            }
             // Only the uploader can still read what was in a revoked message.
             try tx.media.revokeGrants(messageId: msg.id)
             try self.scrubLog(messageId: msg.id, in: tx)

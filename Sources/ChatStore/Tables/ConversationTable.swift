@@ -189,8 +189,8 @@ enum ConversationTable {
             if seq > conv.maxSeq { conv.maxSeq = seq }
             if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
             if m.sendID == me.imUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
-            if m.contentType == ContentType.mention, seq > conv.mentionSeq, m.sendID != me.imUid,
-               MentionPayload(jsonText: m.content)?.mentions(me.imUid) == true {
+            if seq > conv.mentionSeq, m.sendID != me.imUid,
+               MentionPayload.carried(contentType: m.contentType, content: m.content)?.mentions(me.imUid) == true {
                 conv.mentionSeq = seq
             }
         }

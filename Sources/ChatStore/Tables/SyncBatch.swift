@@ -44,7 +44,7 @@ enum SyncBatch {
                 if isNew && !record.isControl && record.sendID != me.imUid && !ContentType.isGroupNotice(w.contentType) {
                     changes.incoming[w.conversationId, default: 0] += 1
                     changes.newestIncoming[w.conversationId] = w
-                    if w.contentType == ContentType.mention, MentionPayload(jsonText: w.content)?.mentions(me.imUid) == true {
+                    if MentionPayload.carried(contentType: w.contentType, content: w.content)?.mentions(me.imUid) == true {
                         changes.mentioned.insert(w.conversationId)
                     }
                 }

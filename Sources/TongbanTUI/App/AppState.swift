@@ -111,6 +111,13 @@ struct AppState {
         var original: String
         var stashed: InputLine
     }
+    /// The message the next send replies to (v3), as the bar above the input names it.
+    var replying: Replying?
+    struct Replying: Equatable {
+        var messageId: String
+        var senderName: String
+        var firstLine: String
+    }
     /// What was typed and not sent (an edit in progress aside): the chat's draft.
     var draft: String { editing?.stashed.text ?? input.text }
     /// Members picked with `@` completion for the text being typed (imUids),

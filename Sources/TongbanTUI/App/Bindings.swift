@@ -10,7 +10,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
-    case messagesType = "messages.type", messagesEdit = "messages.edit"
+    case messagesType = "messages.type", messagesEdit = "messages.edit", messagesReply = "messages.reply"
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
@@ -72,6 +72,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesOpen, [.char("o")], "help.messages.open"),
         bind(.messages, .messagesRevoke, [.char("R")], "help.messages.revoke", hint: "hint.revoke"),
         bind(.messages, .messagesDiscard, [.char("x")], "help.messages.discard"),
+        bind(.messages, .messagesReply, [.char("r")], "help.messages.reply", hint: "hint.reply"),
         bind(.messages, .messagesEdit, [.char("e")], "help.messages.edit"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),

@@ -15,6 +15,11 @@ extension Update {
         case .inputNewline:
             s.input.insert("\n")
         case .inputLeave:
+            if s.replying != nil {
+                // The first Esc drops the reply; what was typed stays.
+                s.replying = nil
+                return []
+            }
             if let e = s.editing {
                 // Esc keeps the original: the bar gets back what it held.
                 s.input = e.stashed
@@ -62,6 +67,11 @@ extension Update {
         } else if let command = groupCommand(text, &s) {
             guard let command = command else { return [] }
             effects = [.group(command)]
+        } else if let reply = s.replying {
+            // A reply carries the `@` names picked for it, in a group.
+            let isGroup = s.chat?.conversation.isGroup == true
+            effects = [.sendReply(raw, to: reply.messageId, mentioned: isGroup ? s.mentions : [], all: isGroup && s.mentionsAll)]
+            s.replying = nil
         } else if s.chat?.conversation.isGroup == true, !s.mentions.isEmpty || s.mentionsAll {
             effects = [.sendMention(raw, mentioned: s.mentions, all: s.mentionsAll)]
         } else {

@@ -125,6 +125,7 @@ enum Update {
     static func open(_ c: Conversation, _ s: inout AppState) -> [Effect] {
         let left = s.chat == nil ? [] : chat(.disappear(draft: s.draft), &s)
         s.editing = nil
+        s.replying = nil
         s.openings += 1
         var opened = ChatState(conversation: c, me: s.myImUid)
         opened.generation = s.openings
@@ -142,6 +143,7 @@ enum Update {
     static func close(_ s: inout AppState) -> [Effect] {
         let left = chat(.disappear(draft: s.draft), &s)
         s.editing = nil
+        s.replying = nil
         s.chat = nil
         s.input = InputLine()
         s.focus = .list
@@ -289,7 +291,7 @@ enum Update {
             guard let m = s.selectedMessage else { return [] }
             if m.status == .failed { return [.retry(messageId: m.id)] }
             guard !m.isRecalled else { return [] }
-            return perform(MessageKinds.kind(for: m.type).primaryAction(m), on: m, &s)
+            return perform(MessageKinds.kind(for: m.type).primaryAction(m), on: m, &s, L)
         case .messagesOpen:
             if let m = s.selectedMessage, !m.isRecalled, MessageKinds.kind(for: m.type).canOpenExternally {
                 return [.openExternally(m)]
@@ -299,10 +301,20 @@ enum Update {
             guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
             let emoji = QuickReactions.emoji(for: action)
             return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
+        case .messagesReply:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReplyable"); return [] }
+            if let e = s.editing { s.input = e.stashed; s.editing = nil }
+            let name = m.isMe ? L.string("group.you")
+                : chat.conversation.isGroup ? chat.senderNames[m.senderId] ?? m.senderId : chat.conversation.nickname
+            s.replying = AppState.Replying(messageId: m.id, senderName: TerminalSanitizer.oneLine(name),
+                                           firstLine: TerminalSanitizer.oneLine(MessageKinds.summary(of: m, localizer: L)))
+            s.focus = .input
         case .messagesEdit:
             guard let m = s.selectedMessage else { return [] }
-            guard m.isMe, m.status == .success, m.seq > 0, !m.isRecalled, m.type == .text || m.type == .mention,
+            guard m.isMe, m.status == .success, m.seq > 0, !m.isRecalled, [.text, .mention, .quote].contains(m.type),
                   let text = m.text else { s.status = L.string("ui.notEditable"); return [] }
+            s.replying = nil
             s.editing = AppState.Editing(messageId: m.id, original: text, stashed: s.input)
             s.input = InputLine(text: text)
             s.focus = .input
@@ -319,7 +331,7 @@ enum Update {
     }
 
     /// Enter on a message: what its kind says Enter does.
-    static func perform(_ action: MessageAction, on m: ChatMessage, _ s: inout AppState) -> [Effect] {
+    static func perform(_ action: MessageAction, on m: ChatMessage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         switch action {
         case .none: return []
         case .confirmFlash:
@@ -328,6 +340,10 @@ enum Update {
         case .play: return [.play(m)]
         case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
         case .save: return [.saveFile(m, thenOpen: false)]
+        case .showQuoted:
+            guard let q = m.content.quote?.quote, let seq = q.seq else { return [] }
+            s.status = q.revoked ? L.string("ui.quoteRevoked") : nil
+            return [.reveal(seq: seq, messageId: q.clientMsgID)]
         }
     }
 

@@ -48,6 +48,8 @@ struct BubbleContext {
     var isGroup = false
     var senderNames: [String: String] = [:]
     var me = ""
+    /// A single chat's peer, as the header names them (a quote of them says so).
+    var peerName = ""
 }
 
 /// Draws one message as the lines of its bubble; each kind's drawing lives
@@ -57,7 +59,7 @@ enum Bubbles {
 
     static let drawers: [ChatMessageType: Drawer] = [
         .text: text, .image: image, .flashImage: flashImage, .multiImage: multiImage,
-        .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention,
+        .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention, .quote: quote,
     ]
 
     static func lines(_ m: ChatMessage, _ c: BubbleContext) -> [BubbleLine] {

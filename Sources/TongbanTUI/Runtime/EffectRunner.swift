@@ -91,6 +91,11 @@ final class EffectRunner {
         case .revoke(let id): if let current { await chatEffects.revoke(messageId: id, emit: emit(current.ref)) }
         case .react(let id, let emoji, let on):
             if let current { await chatEffects.react(messageId: id, emoji: emoji, on: on, in: current.conversation, emit: emit(current.ref)) }
+        case .sendReply(let text, let id, let mentioned, let all):
+            guard let current else { return }
+            if !(await chatEffects.sendReply(text, to: id, mentioned: mentioned, atAll: all, in: current, emit: emit(current.ref))) {
+                await dispatch(.sendRefused(text))
+            }
         case .deleteForMe(let ids):
             if let current { await chatEffects.deleteForMe(messageIds: ids, in: current.conversation, emit: emit(current.ref)) }
         case .edit(let id, let text):

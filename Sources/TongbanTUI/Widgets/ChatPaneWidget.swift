@@ -19,8 +19,13 @@ enum ChatPaneWidget {
         hx += g.put(after, x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
         if c.isOnline && !c.isGroup { g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online) }
         g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
-        g.put(String(repeating: "─", count: w), x: x, y: layout.input.y - 1, style: Theme.border)
+        g.put(String(repeating: "─", count: w), x: x, y: (layout.replyNote ?? layout.input).y - 1, style: Theme.border)
         InputBarWidget.render(s.input, focused: s.focus == .input, into: &g, layout.input)
+        if let note = layout.replyNote, let r = s.replying {
+            let text = L.string("ui.replyingTo", ["name": r.senderName, "text": r.firstLine])
+            g.put(TextWrap.truncate(TerminalSanitizer.oneLine(text), width: max(1, note.width - 2)), x: note.x + 1, y: note.y,
+                  style: Theme.dim, maxWidth: note.width - 1)
+        }
         MessageListWidget.render(s, L, options, into: &g, layout.messages)
     }
 }

@@ -21,7 +21,8 @@ enum MessageListWidget {
         let areaHeight = max(1, area.height)
         let context = BubbleContext(L: L, width: max(10, area.width * 7 / 10), thumbnails: s.thumbnails,
                                     cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now,
-                                    isGroup: chat.conversation.isGroup, senderNames: chat.senderNames, me: chat.me)
+                                    isGroup: chat.conversation.isGroup, senderNames: chat.senderNames, me: chat.me,
+                                    peerName: chat.conversation.nickname)
         let selected = s.selected
         let wanted = s.scroll + areaHeight + max(areaHeight, 20)
         var blocks: [[BubbleLine]] = []   // newest first

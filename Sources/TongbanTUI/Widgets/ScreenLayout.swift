@@ -14,6 +14,8 @@ struct ScreenLayout {
     let header: Rect
     let messages: Rect
     let input: Rect
+    /// The line above the input bar naming the message being replied to (v3).
+    let replyNote: Rect?
     let status: Rect
     /// The screen without the status line (overlays centre in it).
     let body: Rect
@@ -42,7 +44,14 @@ struct ScreenLayout {
         // The header and its rule, the messages, a rule, the input bar.
         let (header, below) = pane.splitTop(2)
         let inputLines = InputBarWidget.visibleLines(s.input, width: InputBarWidget.textWidth(pane.width))
-        let (rest, input) = below.splitBottom(inputLines)
+        var (rest, input) = below.splitBottom(inputLines)
+        if s.replying != nil, rest.height > 3 {
+            let (above, note) = rest.splitBottom(1)
+            rest = above
+            replyNote = note
+        } else {
+            replyNote = nil
+        }
         self.header = header
         self.input = input
         self.messages = Rect(x: rest.x, y: rest.y, width: rest.width, height: max(1, rest.height - 1))

@@ -179,6 +179,17 @@ struct PostgresMessageRepository: MessageRepository {
         try conn.execute("UPDATE message SET reactions = \(reactions.jsonText) WHERE id = \(id)")
     }
 
+    func replies(to clientMsgID: String, in conversationId: String) throws -> [MessageRow] {
+        try conn.query("""
+            \(unescaped: Self.columns) WHERE conversation_id = \(conversationId) AND content_type = 114 AND NOT revoked
+                AND strpos(content, \(QuoteNeedle.of(clientMsgID))) > 0
+            """).map(Self.row).filter { QuotePayload(jsonText: $0.content)?.quote.clientMsgID == clientMsgID }
+    }
+
+    func setContent(id: Int64, _ content: String) throws {
+        try conn.execute("UPDATE message SET content = \(content) WHERE id = \(id)")
+    }
+
     func edit(id: Int64, content: String, editedAt: Int) throws {
         try conn.execute("UPDATE message SET content = \(content), edited_at = \(editedAt) WHERE id = \(id)")
     }

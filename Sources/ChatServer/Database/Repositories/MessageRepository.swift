@@ -35,6 +35,18 @@ struct MessageRow: Sendable {
     }
 }
 
+/// What a stored reply's JSON holds when its quote names a message: the
+/// key and the id as JSON writes them (a quote inside the reply's own
+/// text is escaped, so it never matches). A narrowing only: the callers
+/// decode what it finds.
+enum QuoteNeedle {
+    static func of(_ clientMsgID: String) -> String {
+        var bytes: [UInt8] = Array("\"clientMsgID\":".utf8)
+        JSONText.appendString(clientMsgID, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 /// Messages, by conversation and seq.
 protocol MessageRepository {
     /// Stores `row` (its `id`, `revoked`, `flashViewed` and `noticeSeq` are
@@ -50,6 +62,11 @@ protocol MessageRepository {
     func markFlashViewed(id: Int64) throws
     /// v3: replaces the message's reactions.
     func setReactions(id: Int64, _ reactions: Reactions) throws
+    /// v3: replies (114) in a conversation whose quote names `clientMsgID`,
+    /// not revoked themselves.
+    func replies(to clientMsgID: String, in conversationId: String) throws -> [MessageRow]
+    /// v3: a content the server itself rewrote (a reply's quote of a revoked message).
+    func setContent(id: Int64, _ content: String) throws
     /// v3: the sender's new content, and when they changed it.
     func edit(id: Int64, content: String, editedAt: Int) throws
 

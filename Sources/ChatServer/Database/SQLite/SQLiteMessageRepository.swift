@@ -43,6 +43,17 @@ struct SQLiteMessageRepository: MessageRepository {
         try db.cachedStatement(sql: "UPDATE message SET reactions = ? WHERE id = ?").execute(arguments: [reactions.jsonText, id])
     }
 
+    func replies(to clientMsgID: String, in conversationId: String) throws -> [MessageRow] {
+        try MessageRow.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message WHERE conversationId = ? AND contentType = 114 AND revoked = 0 AND instr(content, ?) > 0
+            """), arguments: [conversationId, QuoteNeedle.of(clientMsgID)])
+            .filter { QuotePayload(jsonText: $0.content)?.quote.clientMsgID == clientMsgID }
+    }
+
+    func setContent(id: Int64, _ content: String) throws {
+        try db.cachedStatement(sql: "UPDATE message SET content = ? WHERE id = ?").execute(arguments: [content, id])
+    }
+
     func edit(id: Int64, content: String, editedAt: Int) throws {
         try db.cachedStatement(sql: "UPDATE message SET content = ?, editedAt = ? WHERE id = ?")
             .execute(arguments: [content, editedAt, id])

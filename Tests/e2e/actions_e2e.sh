@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Acting on a message end to end (PROTOCOL.md v3): `me` in the full-screen
+# client (tmux, 120x40) and Alice on the scripting commands, against one real
+# tongban-server. Each action is seen on the other side: Alice's reaction and
+# edit on my screen, my reply, reaction and edit in her history; a delete for
+# me leaves her copy alone.
+set -euo pipefail
+BIN=${BIN:-.build/debug}
+WORK=$(mktemp -d /tmp/tongban-actions-e2e.XXXXXX)
+SESSION=tongban-actions-e2e-$$
+SERVER_PID=""
+PASS=0
+cleanup() {
+  tmux kill-session -t "$SESSION" 2>/dev/null || true
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "actions e2e FAIL: $*"; tail -5 "$WORK/tui.err" 2>/dev/null; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
+ok() { PASS=$((PASS + 1)); }
+. "$(dirname "$0")/screen.sh"
+expect_gone() {
+  for _ in $(seq 1 100); do
+    if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "screen still shows: $1"
+}
+# Waits until a command's output holds $1.
+expect_output() {
+  local want=$1; shift
+  for _ in $(seq 1 50); do
+    if "$@" 2>/dev/null | grep -qF -- "$want"; then return 0; fi
+    sleep 0.2
+  done
+  fail "\`$*\` never printed: $want"
+}
+
+. "$(dirname "$0")/server.sh"
+start_server "$WORK/server" "$WORK/server.log"
+URL="http://127.0.0.1:$PORT"
+export TONGBAN_LANG=zh-Hans
+tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
+for u in mei alice; do
+  echo "actions-e2e-pw" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
+done
+tb alice send --to mei "周六八点山脚下见" >/dev/null || fail "first send"
+
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"
+expect_screen "周六八点山脚下见"
+tmux send-keys -t "$SESSION" Enter   # open the chat with Alice
+expect_screen "Alt-Enter/Ctrl-J 换行"
+
+# Alice edits her message and reacts to it: both reach my open chat by push.
+tb alice edit --with mei --last "周六九点山脚下见" >/dev/null || fail "alice edit"
+expect_screen "周六九点山脚下见 （已编辑）"; ok
+tb alice react --with mei --last "🙏" >/dev/null || fail "alice react"
+expect_screen "🙏 1"; ok
+
+# I reply to it (k selects it, r quotes it) and she reads the quote.
+# (Wait for the message pane's hints: a key read together with the Esc would be Alt+key.)
+tmux send-keys -t "$SESSION" Escape
+expect_screen "r 回复"
+sleep 0.3
+tmux send-keys -t "$SESSION" k
+tmux send-keys -t "$SESSION" r
+expect_screen "回复 alice："
+tmux send-keys -t "$SESSION" -l "好，带上水"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "│ "; ok
+expect_output "「周六九点山脚下见」 好，带上水" tb alice history --with mei; ok
+
+# I react to her message with 👍 (1) and she sees the count.
+tmux send-keys -t "$SESSION" Escape
+expect_screen "r 回复"
+sleep 0.3
+tmux send-keys -t "$SESSION" k
+tmux send-keys -t "$SESSION" k
+tmux send-keys -t "$SESSION" 1
+expect_screen "👍 1"
+expect_output '"👍"' tb alice history --with mei --json; ok
+
+# I edit my reply (e, Ctrl-U, new words, Enter): she has the new words, marked edited.
+tmux send-keys -t "$SESSION" j
+tmux send-keys -t "$SESSION" e
+expect_screen "编辑消息：Enter 保存，Esc 取消"
+tmux send-keys -t "$SESSION" C-u
+tmux send-keys -t "$SESSION" -l "好，我带水和干粮"
+tmux send-keys -t "$SESSION" Enter
+expect_screen "好，我带水和干粮 （已编辑）"
+expect_output "好，我带水和干粮 （已编辑）" tb alice history --with mei; ok
+
+# Alice deletes my reply for herself: gone from her history, still on my screen.
+ID=$(tb alice history --with mei --json | python3 -c 'import json,sys; print([m["id"] for m in json.load(sys.stdin) if m.get("quote")][0])')
+tb alice delete --with mei --message "$ID" >/dev/null || fail "delete for me"
+tb alice history --with mei | grep -qF "干粮" && fail "the deleted reply is still in Alice's history"; ok
+expect_screen "好，我带水和干粮 （已编辑）"; ok
+echo "actions e2e: $PASS passed, 0 failed"

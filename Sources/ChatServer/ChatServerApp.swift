@@ -62,6 +62,7 @@ public enum ChatServerApp {
         authed.addRoutes(media.routes, atPath: "/media")
         authed.addRoutes(SignalController(signals: service.signals, read: read).routes, atPath: "/signal")
         authed.addRoutes(GroupController(groups: service.groups, read: read).routes, atPath: "/group")
+        authed.addRoutes(FavoriteController(messages: service.messages, read: read).routes, atPath: "/favorite")
         return router
     }
 

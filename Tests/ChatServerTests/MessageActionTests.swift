@@ -227,6 +227,59 @@ import Testing
         #expect(last.clientMsgID == "r2" && last.contentType == ContentType.quote && last.seq == 4)
     }
 
+    @Test func favouritesOutliveLeavingAndGoWhenRevoked() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (g, users) = try await makeGroup(server, size: 2)
+        let (owner, _) = users[0], (b, ub) = users[1]
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (9, 9, 9) }
+        let key = try await owner.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await owner.sendCustom(g.conversationId, ["type": "image", "objectKey": key], id: "pic")
+        _ = try await owner.sendText(g.conversationId, "值得收藏的一句话", id: "words")
+        let add = { (id: String) in try await b.post("/favorite/add", FavoriteAddRequest(conversationId: g.conversationId, clientMsgId: id)) }
+        let first = try await add("pic")
+        #expect(first.status == 201, "\(first.text)")
+        let kept = try first.decode(Favorite.self)
+        #expect(kept.conversationName == g.name && kept.message.clientMsgID == "pic")
+        #expect(try await add("pic").decode(Favorite.self).favoriteId == kept.favoriteId, "keeping it again is the same copy")
+        #expect(try await add("words").status == 201)
+        #expect(try await add("nope").status == 404)
+        let (outsider, _) = try await server.user()
+        #expect(try await outsider.post("/favorite/add", FavoriteAddRequest(conversationId: g.conversationId, clientMsgId: "words")).status == 403)
+
+        // Newest first, paged.
+        let page = try await b.get("/favorite/list?limit=1").decode(FavoriteListResponse.self)
+        #expect(page.favorites.map(\.message.clientMsgID) == ["words"] && page.hasMore)
+        let rest = try await b.get("/favorite/list?limit=10&before=\(page.favorites[0].favoriteId)").decode(FavoriteListResponse.self)
+        #expect(rest.favorites.map(\.message.clientMsgID) == ["pic"] && !rest.hasMore)
+
+        // B leaves the group: the favourites stay, and the picture stays readable for B.
+        #expect(try await b.leave(g.groupId).status == 204)
+        #expect(try await b.get("/favorite/list").decode(FavoriteListResponse.self).favorites.count == 2)
+        #expect(try await b.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] != nil)
+
+        // The sender revokes the words: every copy of them goes.
+        #expect(try await owner.post("/chat/message/revoke", RevokeRequest(conversationId: g.conversationId, clientMsgId: "words")).status == 200)
+        #expect(try await b.get("/favorite/list").decode(FavoriteListResponse.self).favorites.map(\.message.clientMsgID) == ["pic"])
+        #expect(try await outsider.post("/favorite/remove", FavoriteRemoveRequest(favoriteId: kept.favoriteId)).status == 404,
+                "only the owner removes it")
+        #expect(try await b.post("/favorite/remove", FavoriteRemoveRequest(favoriteId: kept.favoriteId)).status == 204)
+        #expect(try await b.get("/favorite/list").decode(FavoriteListResponse.self).favorites.isEmpty)
+        _ = ub
+    }
+
+    @Test func flashImagesAreNotKept() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (1, 2, 3) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await a.sendCustom(conv, ["type": "flash_image", "objectKey": key], id: "flash")
+        #expect(try await b.post("/favorite/add", FavoriteAddRequest(conversationId: conv, clientMsgId: "flash")).status == 400)
+    }
+
     @Test func inAGroupOnlyMembersActAndMentionsAreChecked() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -32,6 +32,7 @@ import Testing
             (.POST, "/group/create", "{}"), (.GET, "/group/info?group_id=1", nil), (.GET, "/group/lookup?unique_name=x", nil),
             (.POST, "/group/join", "{}"), (.POST, "/group/invite", "{}"), (.POST, "/group/leave", "{}"),
             (.POST, "/group/kick", "{}"), (.POST, "/group/update", "{}"), (.GET, "/group/members?group_id=1", nil),
+            (.POST, "/favorite/add", "{}"), (.GET, "/favorite/list", nil), (.POST, "/favorite/remove", "{}"),
         ]
         for (method, path, body) in endpoints {
             let r = try await a.send(method, path, body: body.map { Data($0.utf8) })

@@ -59,6 +59,7 @@ protocol StorageTransaction {
     var media: any MediaRepository { get }
     var signals: any SignalRepository { get }
     var groups: any GroupRepository { get }
+    var favorites: any FavoriteRepository { get }
     /// Whole batches of sends at once, where the backend has them.
     var sendBatch: (any SendBatchRepository)? { get }
 }

@@ -175,7 +175,8 @@ final class MessageService: Sendable {
                 contentType: ContentType.revokeNotice, content: Self.json(noticeContent),
                 isControl: true, in: tx, cursors: &cursors)
             try tx.messages.markRevoked(id: msg.id, noticeSeq: notice.seq)
-            // Replies quoting it forget what it said, as everything else does.
+            // Nobody keeps a copy of it any more; replies quoting it forget what it said.
+            try tx.favorites.removeAll(messageId: msg.id)
             for reply in try tx.messages.replies(to: msg.clientMsgID, in: conversationId) {
                 guard var p = QuotePayload(jsonText: reply.content) else { continue }
                 p.quote.text = nil

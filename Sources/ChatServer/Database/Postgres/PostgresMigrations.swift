@@ -96,6 +96,23 @@ enum PostgresMigrations {
             // Delete for me: a message a user never sees again (others keep it).
             "CREATE TABLE message_hidden (uid BIGINT NOT NULL, message_id BIGINT NOT NULL, PRIMARY KEY (uid, message_id))",
         ]),
+        // Favourites (PROTOCOL.md v3): a copy of the message, and the objects
+        // it keeps readable by its owner.
+        ("v3-favorites", [
+            """
+            CREATE TABLE favorite (
+                id BIGSERIAL PRIMARY KEY, uid BIGINT NOT NULL, conversation_id TEXT NOT NULL,
+                conversation_name TEXT NOT NULL, message_id BIGINT NOT NULL, message TEXT NOT NULL,
+                created_at BIGINT NOT NULL, UNIQUE (uid, message_id))
+            """,
+            "CREATE INDEX favorite_message ON favorite(message_id)",
+            """
+            CREATE TABLE favorite_object (
+                favorite_id BIGINT NOT NULL REFERENCES favorite(id) ON DELETE CASCADE, uid BIGINT NOT NULL,
+                object_key TEXT NOT NULL, PRIMARY KEY (favorite_id, object_key))
+            """,
+            "CREATE INDEX favorite_object_key ON favorite_object(object_key, uid)",
+        ]),
     ]
 
     static func migrate(_ conn: PostgresLink) throws {

@@ -139,6 +139,7 @@ struct PostgresTransaction: StorageTransaction {
     var media: any MediaRepository { PostgresMediaRepository(conn: conn) }
     var signals: any SignalRepository { PostgresSignalRepository(conn: conn) }
     var groups: any GroupRepository { PostgresGroupRepository(conn: conn) }
+    var favorites: any FavoriteRepository { PostgresFavoriteRepository(conn: conn) }
     var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 

@@ -10,10 +10,11 @@ struct SQLiteMediaRepository: MediaRepository {
 
     func mayRead(_ key: String, uid: Int) throws -> Bool {
         try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ? OR EXISTS (
+            SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ?2 OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversationId = g.conversationId
-                WHERE g.objectKey = m.objectKey AND mb.uid = ?))
-            """), arguments: [key, uid, uid]) != nil
+                WHERE g.objectKey = m.objectKey AND mb.uid = ?2) OR EXISTS (
+                SELECT 1 FROM favorite_object f WHERE f.objectKey = m.objectKey AND f.uid = ?2))
+            """), arguments: [key, uid]) != nil
     }
 
     func contentType(of key: String) throws -> String? {

@@ -143,6 +143,28 @@ enum SQLiteMigrations {
                 t.primaryKey(["uid", "messageId"])
             }
         }
+        // Favourites (PROTOCOL.md v3): a copy of the message, and the
+        // objects it keeps readable by its owner.
+        m.registerMigration("v5-favorites") { db in
+            try db.create(table: "favorite") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("uid", .integer).notNull()
+                t.column("conversationId", .text).notNull()
+                t.column("conversationName", .text).notNull()
+                t.column("messageId", .integer).notNull()
+                t.column("message", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.uniqueKey(["uid", "messageId"])
+            }
+            try db.create(index: "favorite_message", on: "favorite", columns: ["messageId"])
+            try db.create(table: "favorite_object") { t in
+                t.column("favoriteId", .integer).notNull().references("favorite", onDelete: .cascade)
+                t.column("uid", .integer).notNull()
+                t.column("objectKey", .text).notNull()
+                t.primaryKey(["favoriteId", "objectKey"])
+            }
+            try db.create(index: "favorite_object_key", on: "favorite_object", columns: ["objectKey", "uid"])
+        }
         return m
     }
 }

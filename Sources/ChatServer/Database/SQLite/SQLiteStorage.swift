@@ -132,6 +132,7 @@ struct SQLiteTransaction: StorageTransaction {
     var media: any MediaRepository { SQLiteMediaRepository(db: db) }
     var signals: any SignalRepository { SQLiteSignalRepository(db: db) }
     var groups: any GroupRepository { SQLiteGroupRepository(db: db) }
+    var favorites: any FavoriteRepository { SQLiteFavoriteRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

@@ -107,6 +107,29 @@ extension Session {
         try store.deleteForMe(clientMsgIDs, in: id)
     }
 
+    /// Keeps a copy of a message in my favourites (on the server: they
+    /// outlive leaving the group and reach my other devices).
+    @discardableResult
+    public func addFavorite(_ clientMsgID: String, in id: String) async throws -> Favorite {
+        try await api.addFavorite(conversationId: id, clientMsgID: clientMsgID)
+    }
+
+    /// All my favourites, newest first (a page of 100 at a time from the server).
+    public func favorites() async throws -> [Favorite] {
+        var all: [Favorite] = []
+        var before: Int?
+        while true {
+            let page = try await api.favorites(before: before, limit: 100)
+            all += page.favorites
+            guard page.hasMore, let last = page.favorites.last else { return all }
+            before = last.favoriteId
+        }
+    }
+
+    public func removeFavorite(_ favoriteId: Int) async throws {
+        try await api.removeFavorite(favoriteId)
+    }
+
     /// The server hears how far I read in `id` (the store already knows).
     public func sendReadMark(_ id: String, upTo seq: Int) async throws {
         _ = try await api.markRead(conversationId: id, seq: seq)

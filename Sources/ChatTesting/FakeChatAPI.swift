@@ -29,6 +29,7 @@ public final class FakeChatAPI: ChatAPI {
     public enum Endpoint: String, Sendable, CaseIterable {
         case register, login, logout, me, searchUsers, rename, profiles
         case send, revoke, react, edit, deleteMessages, history
+        case addFavorite, favorites, removeFavorite
         case conversations, startConversation, pin, markRead, deleteConversation, clearConversation, mute
         case createGroup, groupInfo, lookupGroup, joinGroup, invite, leaveGroup, kick, updateGroup, groupMembers
         case sync
@@ -293,6 +294,18 @@ public final class FakeChatAPI: ChatAPI {
 
     public func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage {
         try await call(.edit) { try await $0.edit(conversationId: conversationId, clientMsgID: clientMsgID, content: content) }
+    }
+
+    public func addFavorite(conversationId: String, clientMsgID: String) async throws -> Favorite {
+        try await call(.addFavorite) { try await $0.addFavorite(conversationId: conversationId, clientMsgID: clientMsgID) }
+    }
+
+    public func favorites(before: Int?, limit: Int) async throws -> FavoriteListResponse {
+        try await call(.favorites) { try await $0.favorites(before: before, limit: limit) }
+    }
+
+    public func removeFavorite(_ favoriteId: Int) async throws {
+        try await call(.removeFavorite) { try await $0.removeFavorite(favoriteId) }
     }
 
     public func deleteMessages(conversationId: String, clientMsgIDs: [String]) async throws {

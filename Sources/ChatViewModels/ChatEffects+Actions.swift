@@ -118,6 +118,16 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// Keeps a message in my favourites (v3).
+    public func addFavorite(messageId: String, in c: Conversation, emit: Emit) async {
+        do {
+            try await session.addFavorite(messageId, in: c.id)
+            await emit(.notice(localizer.string("ui.favorited")))
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+    }
+
     /// Messages deleted for me only (v3): gone here and on my other devices.
     public func deleteForMe(messageIds: [String], in c: Conversation, emit: Emit) async {
         do {

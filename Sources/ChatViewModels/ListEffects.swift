@@ -133,6 +133,23 @@ public struct ListEffects {
 
     /// Replies to my signals; empty (with the reason as an error) when the
     /// server cannot be asked.
+    /// My favourites, newest first; nil (and the reason) when the server cannot say.
+    public func favorites(emit: Emit) async -> [Favorite]? {
+        do { return try await session.favorites() } catch {
+            await emit(.failed(describe(error)))
+            return nil
+        }
+    }
+
+    public func removeFavorite(_ id: Int, emit: Emit) async {
+        do {
+            try await session.removeFavorite(id)
+            await emit(.notice(localizer.string("cli.fav.removed")))
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+    }
+
     public func signalInbox(emit: Emit) async -> [SignalInboxItem] {
         do { return try await session.signalInbox() } catch {
             await emit(.failed(describe(error)))

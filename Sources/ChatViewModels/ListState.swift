@@ -98,6 +98,8 @@ public enum ListEvent: Sendable {
     /// The server answered the change of `id` (agreed or refused).
     case settled(id: String)
     case failed(String)
+    /// Something worked that shows nowhere else; the words are for the status line.
+    case notice(String)
 }
 
 /// The I/O the list's update asks for.
@@ -135,7 +137,7 @@ extension ListState {
             pending[id] = nil
             show(stored)
             return [.readList]
-        case .failed:
+        case .failed, .notice:
             return []
         }
     }

@@ -71,3 +71,58 @@ struct Edit: AsyncParsableCommand {
         out(L.string("cli.edited"))
     }
 }
+
+/// `tongban fav add | ls | rm` (PROTOCOL.md v3 favourites, 收藏).
+struct Fav: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Your favourites: copies of messages kept until their sender revokes them.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Keep a message in your favourites.")
+        @OptionGroup var common: Common
+        @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
+        @Option(help: "clientMsgID of the message.") var message: String?
+        @Flag(help: "The newest message in the conversation (the default when --message is not given).") var last = false
+
+        func run() async throws {
+            let session = try await common.session()
+            let conv = try await conversationId(session, with: with)
+            let m = try await target(session, conv, message: message) { !$0.revoked && !$0.isControl && $0.seq != nil }
+            let kept = try await server(session) { try await session.addFavorite(m.clientMsgID, in: conv) }
+            out(L.string("cli.fav.added", ["id": String(kept.favoriteId)]))
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "Your favourites, newest first.")
+        @OptionGroup var common: Common
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let session = try await common.session()
+            let all = try await server(session) { try await session.favorites() }
+            if json { return try jsonOut(all) }
+            if all.isEmpty { out(L.string("cli.fav.none")) }
+            let me = session.credentials.imUid
+            for f in all {
+                let m = IMMessageMapper.map(f.message, currentUID: me)
+                let said = m.text ?? MessageKinds.summary(of: m, localizer: L)
+                out("\(f.favoriteId)  [\(TimeLabel.text(f.createdAt, L))] \(TerminalSanitizer.oneLine(f.conversationName)): "
+                    + indentedBody(said))
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a favourite (its number in `tongban fav ls`).")
+        @OptionGroup var common: Common
+        @Argument(help: "The favourite's number.") var id: Int
+
+        func run() async throws {
+            let session = try await common.session()
+            try await server(session) { try await session.removeFavorite(id) }
+            out(L.string("cli.fav.removed"))
+        }
+    }
+}

@@ -399,6 +399,33 @@ import Testing
         #expect(app.selectedMessage?.id == quoted.id, "the quoted message is selected")
     }
 
+    /// `s` keeps a message; `f` in the list shows the favourites, Enter
+    /// opens one in its chat with it selected, `x` removes it.
+    @Test func favouritesFromAMessageToTheListAndBack() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        let kept = try #require(app.selectedMessage)
+        await app.handle(.char("s"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("已收藏"))
+        await app.handle(.escape)  // to the list
+        await app.handle(.char("f"))
+        let shown = app.frame(width: 120, height: 40)
+        #expect(shown.find("收藏") != nil && shown.find("Alice 爱丽丝  ") != nil, "the favourite names its chat")
+        await app.handle(.enter)
+        #expect(app.selectedMessage?.id == kept.id, "opened in its chat, selected")
+        // Back to the list (Esc steps out of the input, the selection, the pane).
+        for _ in 0..<4 where app.focus != .list { await app.handle(.escape) }
+        #expect(app.focus == .list)
+        await app.handle(.char("f"))
+        await app.handle(.char("x"))
+        #expect(app.frame(width: 120, height: 40).find("还没有收藏") != nil)
+        #expect(try await session.favorites().isEmpty)
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

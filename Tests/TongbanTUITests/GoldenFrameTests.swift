@@ -99,6 +99,26 @@ import Testing
         #expect(Update.handle(.enter, &s, Self.zh).contains { if case .reveal(1, "q-1") = $0 { true } else { false } })
     }
 
+    /// v3: the favourites view from the list, newest first.
+    @Test func favourites() throws {
+        var s = Fixture.state(width: 100, height: 20)
+        s.now = Date(timeIntervalSince1970: Double(Fixture.now) / 1000)
+        s.utcOffsetSeconds = 8 * 3600
+        func kept(_ id: Int, _ name: String, _ type: Int, _ content: String, daysAgo: Int) -> Favorite {
+            Favorite(favoriteId: id, conversationId: "c\(id)", conversationName: name,
+                     message: WireMessage(serverMsgID: "s\(id)", clientMsgID: "m\(id)", conversationId: "c\(id)", seq: id,
+                                          sendID: "alice", recvID: "me", contentType: type, content: content,
+                                          sendTime: Fixture.now - daysAgo * 86_400_000),
+                     createdAt: Fixture.now - daysAgo * 86_400_000)
+        }
+        s.mode = .favorites([
+            kept(3, "周末爬山群", 101, "集合地点：香山东门\n带好水", daysAgo: 0),
+            kept(2, "Alice 爱丽丝", 110, #"{"type":"image","objectKey":"k"}"#, daysAgo: 1),
+            kept(1, "Bob 鲍勃", 101, "\u{1B}[31m会议纪要\u{7}", daysAgo: 40),
+        ], 1)
+        try Golden.check("favorites", s, Self.zh)
+    }
+
     @Test func chatWhileTypingWithANewMessageBanner() throws {
         var s = Fixture.chatState(width: 100, height: 24)
         s.focus = .input

@@ -200,6 +200,18 @@ public final class APIClient: ChatAPI {
                        body: EditRequest(conversationId: conversationId, clientMsgId: clientMsgID, content: content))
     }
 
+    public func addFavorite(conversationId: String, clientMsgID: String) async throws -> Favorite {
+        try await json(Favorite.self, .POST, "/favorite/add", body: FavoriteAddRequest(conversationId: conversationId, clientMsgId: clientMsgID))
+    }
+
+    public func favorites(before: Int?, limit: Int) async throws -> FavoriteListResponse {
+        try await json(FavoriteListResponse.self, .GET, "/favorite/list?limit=\(limit)" + (before.map { "&before=\($0)" } ?? ""))
+    }
+
+    public func removeFavorite(_ favoriteId: Int) async throws {
+        try await noContent(.POST, "/favorite/remove", body: FavoriteRemoveRequest(favoriteId: favoriteId))
+    }
+
     public func deleteMessages(conversationId: String, clientMsgIDs: [String]) async throws {
         try await noContent(.POST, "/chat/message/delete",
                             body: DeleteMessagesRequest(conversationId: conversationId, clientMsgIds: clientMsgIDs))

@@ -35,6 +35,10 @@ public protocol ChatAPI: Sendable {
     func react(conversationId: String, clientMsgID: String, emoji: String, on: Bool) async throws -> Reactions
     /// v3: my message's new content (of its own content type); the message as it now is.
     func edit(conversationId: String, clientMsgID: String, content: String) async throws -> WireMessage
+    /// v3 favourites: keep a copy, list mine newest first, remove one.
+    func addFavorite(conversationId: String, clientMsgID: String) async throws -> Favorite
+    func favorites(before: Int?, limit: Int) async throws -> FavoriteListResponse
+    func removeFavorite(_ favoriteId: Int) async throws
     /// v3: these messages are never shown to me again (others keep them).
     func deleteMessages(conversationId: String, clientMsgIDs: [String]) async throws
     func history(conversationId: String, beforeSeq: Int?, afterSeq: Int?, limit: Int) async throws -> HistoryResponse

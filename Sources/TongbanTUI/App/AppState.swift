@@ -24,6 +24,8 @@ struct AppState {
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
         case signals([SignalInboxItem], Int)
+        /// v3: my favourites, newest first, and the one selected.
+        case favorites([Favorite], Int)
         /// `,`: in a group, the selected member (the one `x` removes).
         case settings(member: Int)
         case help

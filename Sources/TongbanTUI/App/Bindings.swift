@@ -6,11 +6,12 @@ enum Action: String, CaseIterable, Sendable {
     case listDown = "list.down", listUp = "list.up", listTop = "list.top", listBottom = "list.bottom"
     case listOpen = "list.open", listPin = "list.pin", listDelete = "list.delete", listNew = "list.new"
     case listMute = "list.mute"
-    case listSignals = "list.signals", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
+    case listSignals = "list.signals", listFavorites = "list.favorites", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
     case messagesType = "messages.type", messagesEdit = "messages.edit", messagesReply = "messages.reply"
+    case messagesFavorite = "messages.favorite"
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
@@ -59,6 +60,7 @@ struct Binding: Sendable {
         bind(.list, .listDelete, [.char("d")], "help.list.delete", hint: "hint.delete"),
         bind(.list, .listNew, [.char("n")], "help.list.new", hint: "hint.new"),
         bind(.list, .listSignals, [.char("s")], "help.list.signals", hint: "hint.signals"),
+        bind(.list, .listFavorites, [.char("f")], "help.list.favorites"),
         bind(.list, .listSearch, [.char("/")], "help.list.search", hint: "hint.search"),
         bind(.list, .listRefresh, [.char("r")], "help.list.refresh"),
         bind(.list, .listBack, [.escape], "help.list.back"),
@@ -74,6 +76,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesDiscard, [.char("x")], "help.messages.discard"),
         bind(.messages, .messagesReply, [.char("r")], "help.messages.reply", hint: "hint.reply"),
         bind(.messages, .messagesEdit, [.char("e")], "help.messages.edit"),
+        bind(.messages, .messagesFavorite, [.char("s")], "help.messages.favorite"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),
         bind(.messages, .messagesReact2, [.char("2")], "help.messages.react"),

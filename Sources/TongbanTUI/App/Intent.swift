@@ -23,6 +23,8 @@ enum Intent {
     case messageHits(query: String, [AppState.SearchHit])
     case usersFound(query: String, [UserBasicInfo])
     case signalsLoaded([SignalInboxItem])
+    /// v3: my favourites as the server has them (nil: they could not be read).
+    case favoritesLoaded([Favorite]?)
     case flashShown(ChatMessage, RGBImage)
     case pictureShown(ChatMessage, index: Int, RGBImage)
     case thumbnailDecoded(key: String, AppState.Thumbnail)
@@ -85,6 +87,11 @@ enum Effect: Equatable {
     case startConversation(UserBasicInfo)
     case loadSignals
     case openSignal(SignalInboxItem)
+    /// v3 favourites: load them, keep one, remove one, open one in its chat.
+    case loadFavorites
+    case addFavorite(messageId: String)
+    case removeFavorite(Int)
+    case openFavorite(Favorite)
     case showFlash(ChatMessage, width: Int, height: Int)
     case showPicture(ChatMessage, index: Int, width: Int, height: Int)
     case play(ChatMessage)

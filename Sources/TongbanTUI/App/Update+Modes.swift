@@ -126,6 +126,8 @@ extension Update {
             return newGroupKey(key, form, &s)
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
+        case .favorites(let items, let i):
+            return favoritesKey(key, items, i, &s)
         case .settings(let member):
             return settingsKey(key, member, &s, L)
         }
@@ -212,6 +214,27 @@ extension Update {
         case .backspace: s.mode = .newChat(String(q.dropLast()), nil, 0)
         case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
         case .paste(let text): s.mode = .newChat(q + text, nil, 0)
+        default: break
+        }
+        return []
+    }
+
+    /// The favourites view: j/k move, Enter opens the message in its chat,
+    /// `x` removes the favourite, Esc closes.
+    static func favoritesKey(_ key: Key, _ items: [Favorite], _ i: Int, _ s: inout AppState) -> [Effect] {
+        switch key {
+        case .escape, .char("q"): s.mode = .normal
+        case .down, .char("j"): s.mode = .favorites(items, min(i + 1, max(0, items.count - 1)))
+        case .up, .char("k"): s.mode = .favorites(items, max(0, i - 1))
+        case .char("x"):
+            guard i < items.count else { return [] }
+            var rest = items
+            let gone = rest.remove(at: i)
+            s.mode = .favorites(rest, min(i, max(0, rest.count - 1)))
+            return [.removeFavorite(gone.favoriteId)]
+        case .enter:
+            s.mode = .normal
+            if i < items.count { return [.openFavorite(items[i])] }
         default: break
         }
         return []

@@ -52,6 +52,9 @@ enum Update {
                 s.mode = .newGroup(form)
             }
             return []
+        case .favoritesLoaded(let items):
+            if let items { s.mode = .favorites(items, 0) }
+            return []
         case .signalsLoaded(let items):
             s.mode = .signals(items, 0)
             return []
@@ -92,6 +95,7 @@ enum Update {
         let before = s.list.totalUnread
         var effects = s.list.update(event).map(Effect.list)
         if case .failed(let text) = event { s.status = text }
+        if case .notice(let text) = event { s.status = text }
         s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
         if case .stored = event, s.list.totalUnread > before { effects += Alerts.ring(&s) }
         if s.list.totalUnread != before { effects.append(.setTitle(s.titleText)) }
@@ -243,6 +247,7 @@ enum Update {
             }
         case .listNew: s.mode = .newChat("", nil, 0)
         case .listSignals: return [.loadSignals]
+        case .listFavorites: return [.loadFavorites]
         case .listRefresh: return [.list(.refresh)]
         case .listSearch: s.mode = .listSearch("")
         case .listBack:
@@ -301,6 +306,10 @@ enum Update {
             guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
             let emoji = QuickReactions.emoji(for: action)
             return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
+        case .messagesFavorite:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.status == .success, m.seq > 0, !m.isRecalled, !m.isFlash else { s.status = L.string("ui.notKeepable"); return [] }
+            return [.addFavorite(messageId: m.id)]
         case .messagesReply:
             guard let m = s.selectedMessage else { return [] }
             guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReplyable"); return [] }

@@ -125,6 +125,20 @@ final class EffectRunner {
         case .startConversation(let user):
             if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
         case .loadSignals: await dispatch(.signalsLoaded(await listEffects.signalInbox(emit: listEmit)))
+        case .loadFavorites: await dispatch(.favoritesLoaded(await listEffects.favorites(emit: listEmit)))
+        case .addFavorite(let id):
+            if let current { await chatEffects.addFavorite(messageId: id, in: current.conversation, emit: emit(current.ref)) }
+        case .removeFavorite(let id): await listEffects.removeFavorite(id, emit: listEmit)
+        case .openFavorite(let f):
+            // Its chat, if I am still in it, scrolled to it; else what it said, on the status line.
+            guard let c = listEffects.read()?.first(where: { $0.id == f.conversationId }) else {
+                await listEmit(.notice(L.string("ui.favorite.chatGone", ["name": f.conversationName])))
+                return
+            }
+            await dispatch(.open(c))
+            guard let current = openChat() else { return }
+            await chat(.reveal(seq: f.message.seq), for: current.conversation, current.ref)
+            await dispatch(.selectMessage(id: f.message.clientMsgID))
         case .openSignal(let item):
             if let c = await listEffects.openSignal(item, emit: listEmit) { await dispatch(.open(c)) }
         case .showFlash(let m, let w, let h): await showFlash(m, width: w, height: h)

@@ -68,6 +68,17 @@ enum OverlayWidget {
         case .newGroup(let form):
             DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
                                 into: &g, area)
+        case .favorites(let items, let i):
+            // Newest first: where it came from, when it was kept, what it said (on one line, sanitised).
+            var lines: [(String, Style)] = []
+            if items.isEmpty { lines.append((L.string("ui.favorites.empty"), Theme.dim)) }
+            for (n, f) in items.enumerated() {
+                let m = IMMessageMapper.map(f.message, currentUID: s.myImUid)
+                let said = MessageKinds.summary(of: m, localizer: L)
+                let line = "\(f.conversationName)  \(TimeLabel.text(f.createdAt, L, now: s.now))  \(said)"
+                lines.append((TerminalSanitizer.oneLine(line), n == i ? Theme.selected : Style()))
+            }
+            DialogWidget.render(title: L.string("ui.favorites"), lines: lines, into: &g, area)
         case .signals(let items, let i):
             var lines: [(String, Style)] = []
             if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }

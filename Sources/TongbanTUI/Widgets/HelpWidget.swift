@@ -20,6 +20,8 @@ enum HelpWidget {
         Binding.Scope.allCases.map { scope in
             var rows: [(keys: String, what: String)] = []
             var rowOf: [String: Int] = [:]
+            // A row of many keys named as a range (`1-6`) keeps that name; only rebound keys join it.
+            var named: Set<String> = []
             for b in Binding.table where b.scope == scope {
                 guard let action = b.action else {
                     let parts = L.string(b.help).split(separator: "\t", maxSplits: 1).map(String.init)
@@ -28,6 +30,16 @@ enum HelpWidget {
                 }
                 let added = keyMap.rebound.filter { $0.action == action.rawValue }.map { label($0.key) }
                 let keys = b.keys.map(label)
+                if let text = b.hintKeysText, rowOf[b.help] == nil {
+                    named.insert(b.help)
+                    rowOf[b.help] = rows.count
+                    rows.append((unique(added + [text]), L.string(b.help)))
+                    continue
+                }
+                if let i = rowOf[b.help], named.contains(b.help) {
+                    if !added.isEmpty { rows[i].keys = unique(added + rows[i].keys.split(separator: " ").map(String.init)) }
+                    continue
+                }
                 if let i = rowOf[b.help] {
                     rows[i].keys = unique(added + rows[i].keys.split(separator: " ").map(String.init) + keys)
                 } else {

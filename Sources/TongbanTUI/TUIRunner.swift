@@ -32,6 +32,17 @@ public enum TUIRunner {
         app.terminalSize = { terminal.size }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
+        let clipboard = Clipboard.choose(environment: ProcessInfo.processInfo.environment) { Programs.which($0) }
+        app.copy = { text in
+            switch clipboard {
+            case .program(let path, let arguments):
+                return Clipboard.run(path: path, arguments: arguments, text: text) ? (path as NSString).lastPathComponent : nil
+            case .osc52(let insideTmux):
+                guard let sequence = Clipboard.osc52(text, insideTmux: insideTmux) else { return nil }
+                terminal.notify(sequence)
+                return insideTmux ? "OSC 52 (tmux)" : "OSC 52"
+            }
+        }
         let env = ProcessInfo.processInfo.environment
         let method = NotifyMethod.choose(environment: env) { Programs.which($0) != nil }
         let insideTmux = env["TMUX"] != nil

@@ -5,6 +5,7 @@ import ChatServer
 @testable import ChatSync
 import Foundation
 import Logging
+import Synchronization
 import TerminalUI
 import Testing
 @testable import TongbanTUI
@@ -424,6 +425,24 @@ import Testing
         await app.handle(.char("x"))
         #expect(app.frame(width: 120, height: 40).find("还没有收藏") != nil)
         #expect(try await session.favorites().isEmpty)
+    }
+
+    /// `c` puts the selected message's text on the clipboard and says how.
+    @Test func copyAMessagesText() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let copied = Mutex<[String]>([])
+        app.copy = { text in copied.withLock { $0.append(text) }; return "OSC 52" }
+        await app.handle(.enter)
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        await app.handle(.char("c"))
+        #expect(copied.withLock { $0 } == ["好的，发消息给我试试，我会回复你"])
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("已复制到剪贴板（OSC 52）"))
+        app.copy = nil
+        await app.handle(.char("c"))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("这个终端没有剪贴板"))
     }
 
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {

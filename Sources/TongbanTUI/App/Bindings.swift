@@ -11,7 +11,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
     case messagesType = "messages.type", messagesEdit = "messages.edit", messagesReply = "messages.reply"
-    case messagesFavorite = "messages.favorite"
+    case messagesFavorite = "messages.favorite", messagesCopy = "messages.copy"
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
@@ -77,6 +77,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesReply, [.char("r")], "help.messages.reply", hint: "hint.reply"),
         bind(.messages, .messagesEdit, [.char("e")], "help.messages.edit"),
         bind(.messages, .messagesFavorite, [.char("s")], "help.messages.favorite"),
+        bind(.messages, .messagesCopy, [.char("c")], "help.messages.copy"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),
         bind(.messages, .messagesReact2, [.char("2")], "help.messages.react"),

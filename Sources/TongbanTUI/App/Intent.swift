@@ -69,6 +69,8 @@ enum Effect: Equatable {
     case react(messageId: String, emoji: String, on: Bool)
     /// v3: a reply to `messageId` (with the `@` names picked in a group).
     case sendReply(String, to: String, mentioned: [String], all: Bool)
+    /// v3: a message's text to the system clipboard.
+    case copy(String)
     /// v3: messages deleted for me only.
     case deleteForMe(messageIds: [String])
     /// v3: my text's new words.

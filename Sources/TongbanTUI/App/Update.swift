@@ -306,6 +306,10 @@ enum Update {
             guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
             let emoji = QuickReactions.emoji(for: action)
             return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
+        case .messagesCopy:
+            guard let m = s.selectedMessage else { return [] }
+            guard !m.isRecalled, let text = m.text else { s.status = L.string("ui.copy.notText"); return [] }
+            return [.copy(text)]
         case .messagesFavorite:
             guard let m = s.selectedMessage else { return [] }
             guard m.status == .success, m.seq > 0, !m.isRecalled, !m.isFlash else { s.status = L.string("ui.notKeepable"); return [] }

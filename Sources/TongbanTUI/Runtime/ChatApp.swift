@@ -31,6 +31,10 @@ public final class ChatApp {
     public var setTitle: ((String) -> Void)?
     /// Desktop notifications (the real terminal sets this; nil: none).
     public var notify: ((DesktopNotification) -> Void)?
+    /// Puts text on the system clipboard; says how (nil: it could not).
+    /// The real terminal sets this; it may block (a clipboard program), so
+    /// it is called away from the key loop.
+    public var copy: (@Sendable (String) -> String?)?
     private var redrawPending = false
     private var lastTickMinute = 0
 
@@ -45,6 +49,7 @@ public final class ChatApp {
         runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
         runner.notify = { [weak self] n in self?.notify?(n) }
+        runner.copy = { [weak self] in self?.copy }
         runner.inputText = { [weak self] in self?.state.draft ?? "" }
         runner.openChat = { [weak self] in self?.state.chat }
         session.sync.observe { [weak self] update in

@@ -30,6 +30,8 @@ final class EffectRunner {
     var ring: () -> Void = {}
     var setTitle: (String) -> Void = { _ in }
     var notify: (DesktopNotification) -> Void = { _ in }
+    /// The clipboard, when the terminal has one (see `ChatApp.copy`).
+    var copy: () -> (@Sendable (String) -> String?)? = { nil }
     /// The text in the input bar (saved as a draft when a chat closes).
     var inputText: () -> String = { "" }
     var player: Process?
@@ -161,6 +163,11 @@ final class EffectRunner {
         case .ring: ring()
         case .setTitle(let title): setTitle(title)
         case .notify(let title, let body): notify(DesktopNotification(title: title, body: body))
+        case .copy(let text):
+            guard let copy = copy() else { return await dispatch(.status(L.string("ui.copy.none"))) }
+            // A clipboard program is waited for off the main actor.
+            let how = await Task.detached { copy(text) }.value
+            await dispatch(.status(how.map { L.string("ui.copied", ["how": $0]) } ?? L.string("ui.copy.failed")))
         }
     }
 

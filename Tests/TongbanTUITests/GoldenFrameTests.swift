@@ -99,6 +99,39 @@ import Testing
         #expect(Update.handle(.enter, &s, Self.zh).contains { if case .reveal(1, "q-1") = $0 { true } else { false } })
     }
 
+    /// Seed 004's long-press menu: `.` lists what the selected message
+    /// allows with each key; the keys work in it, and Enter runs the highlighted one.
+    @Test func messageMenu() throws {
+        var s = Fixture.state(width: 100, height: 24)
+        s.myImUid = "me"
+        var mine = Fixture.message("m-mine", .text("八点见"), type: .text, me: true, minutesAgo: 3)
+        var picture = Fixture.message("m-pic", .image(ImagePayload(objectKey: "k", w: 10, h: 10)), type: .image, me: false, minutesAgo: 5)
+        (mine.seq, picture.seq) = (2, 1)
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: [mine, picture], isLoading: false,
+                           hasMoreHistory: false, newMessageBannerCount: 0, cachedKeys: [], me: "me")
+        s.focus = .messages
+        s.selectedId = "m-mine"
+        _ = Update.handle(.char("."), &s, Self.zh)
+        try Golden.check("chat-menu", s, Self.zh)
+        guard case .actions(let items, _) = s.mode else { Issue.record("no menu"); return }
+        #expect(items.map(\.key) == ["r", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
+        // An item's key runs it: `e` starts editing.
+        _ = Update.handle(.char("e"), &s, Self.zh)
+        #expect(s.mode == .normal && s.editing?.messageId == "m-mine")
+        _ = Update.handle(.escape, &s, Self.zh)
+        // Someone's picture: Enter views it first; `2` reacts ❤️ from the menu.
+        s.focus = .messages
+        s.selectedId = "m-pic"
+        _ = Update.handle(.char("."), &s, Self.zh)
+        guard case .actions(let pictureItems, _) = s.mode else { Issue.record("no menu"); return }
+        #expect(pictureItems.prefix(2).map(\.key) == ["Enter", "o"] && !pictureItems.contains { $0.key == "e" || $0.key == "R" })
+        let reacted = Update.handle(.char("2"), &s, Self.zh)
+        #expect(reacted.contains { if case .react("m-pic", "❤️", true) = $0 { true } else { false } })
+        _ = Update.handle(.char("."), &s, Self.zh)
+        let viewed = Update.handle(.enter, &s, Self.zh)
+        #expect(viewed.contains { if case .showPicture = $0 { true } else { false } })
+    }
+
     /// v3: the favourites view from the list, newest first.
     @Test func favourites() throws {
         var s = Fixture.state(width: 100, height: 20)

@@ -24,6 +24,9 @@ struct AppState {
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
         case signals([SignalInboxItem], Int)
+        /// v3 (seed 004's long-press menu): what the selected message allows,
+        /// and the item highlighted.
+        case actions([MenuItem], Int)
         /// v3: my favourites, newest first, and the one selected.
         case favorites([Favorite], Int)
         /// `,`: in a group, the selected member (the one `x` removes).
@@ -113,6 +116,13 @@ struct AppState {
         var original: String
         var stashed: InputLine
     }
+    /// One line of the message menu: the action it runs and its key.
+    struct MenuItem: Equatable {
+        var action: Action
+        var key: String
+        var title: String
+    }
+
     /// The message the next send replies to (v3), as the bar above the input names it.
     var replying: Replying?
     struct Replying: Equatable {

@@ -11,7 +11,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
     case messagesType = "messages.type", messagesEdit = "messages.edit", messagesReply = "messages.reply"
-    case messagesFavorite = "messages.favorite", messagesCopy = "messages.copy"
+    case messagesFavorite = "messages.favorite", messagesCopy = "messages.copy", messagesMenu = "messages.menu"
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
@@ -78,6 +78,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesEdit, [.char("e")], "help.messages.edit"),
         bind(.messages, .messagesFavorite, [.char("s")], "help.messages.favorite"),
         bind(.messages, .messagesCopy, [.char("c")], "help.messages.copy"),
+        bind(.messages, .messagesMenu, [.char(".")], "help.messages.menu", hint: "hint.menu"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),
         bind(.messages, .messagesReact2, [.char("2")], "help.messages.react"),
@@ -139,8 +140,9 @@ struct Binding: Sendable {
 enum QuickReactions {
     static let all = ["👍", "❤️", "😂", "😮", "😢", "🙏"]
 
+    static let actions: [Action] = [.messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6]
+
     static func emoji(for action: Action) -> String {
-        let keys: [Action] = [.messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6]
-        return all[keys.firstIndex(of: action) ?? 0]
+        all[actions.firstIndex(of: action) ?? 0]
     }
 }

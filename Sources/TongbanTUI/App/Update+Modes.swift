@@ -128,6 +128,8 @@ extension Update {
             return signalsKey(key, items, i, &s)
         case .favorites(let items, let i):
             return favoritesKey(key, items, i, &s)
+        case .actions(let items, let i):
+            return menuKey(key, items, i, &s, L)
         case .settings(let member):
             return settingsKey(key, member, &s, L)
         }
@@ -215,6 +217,28 @@ extension Update {
         case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
         case .paste(let text): s.mode = .newChat(q + text, nil, 0)
         default: break
+        }
+        return []
+    }
+
+    /// The message menu: j/k move, Enter runs the highlighted item, an
+    /// item's own key runs it, Esc closes.
+    static func menuKey(_ key: Key, _ items: [AppState.MenuItem], _ i: Int, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch key {
+        case .escape, .char("q"): s.mode = .normal
+        case .down, .char("j"): s.mode = .actions(items, min(i + 1, max(0, items.count - 1)))
+        case .up, .char("k"): s.mode = .actions(items, max(0, i - 1))
+        case .enter:
+            s.mode = .normal
+            guard i < items.count else { return [] }
+            return messagesAction(items[i].action, &s, L)
+        default:
+            // The key of an item (the message pane's keys, as rebound), or a reaction.
+            guard let action = s.keyMap.action(for: key, in: .messages),
+                  items.contains(where: { $0.action == action }) || QuickReactions.actions.contains(action) && items.contains(where: { $0.action == .messagesReact1 })
+            else { return [] }
+            s.mode = .normal
+            return messagesAction(action, &s, L)
         }
         return []
     }

@@ -306,6 +306,11 @@ enum Update {
             guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
             let emoji = QuickReactions.emoji(for: action)
             return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
+        case .messagesMenu:
+            guard let m = s.selectedMessage else { return [] }
+            let items = menu(for: m, s, L)
+            guard !items.isEmpty else { s.status = L.string("ui.menu.empty"); return [] }
+            s.mode = .actions(items, 0)
         case .messagesCopy:
             guard let m = s.selectedMessage else { return [] }
             guard !m.isRecalled, let text = m.text else { s.status = L.string("ui.copy.notText"); return [] }
@@ -341,6 +346,38 @@ enum Update {
         default: break
         }
         return []
+    }
+
+    /// Seed 004's long-press menu for `m`: what its kind does on Enter and
+    /// `o`, then what any message allows as it stands (reply, keep, copy,
+    /// edit, delete, revoke) and the reaction row, each with its key.
+    static func menu(for m: ChatMessage, _ s: AppState, _ L: Localizer) -> [AppState.MenuItem] {
+        func item(_ a: Action, _ title: String) -> AppState.MenuItem {
+            let key = s.keyMap.rebound.first { $0.action == a.rawValue }?.key ?? Binding.table.first { $0.action == a }?.keys.first
+            return AppState.MenuItem(action: a, key: key.map(HelpWidget.label) ?? "", title: L.string(title))
+        }
+        var items: [AppState.MenuItem] = []
+        if m.status == .failed {
+            return [item(.messagesEnter, "ui.menu.retry"), item(.messagesDiscard, "ui.menu.discard")]
+        }
+        guard !m.isRecalled else { return [] }
+        let kind = MessageKinds.kind(for: m.type)
+        let primary: [MessageAction: String] = [.showPictures: "ui.menu.view", .confirmFlash: "ui.menu.viewFlash", .play: "ui.menu.play",
+                                                .save: "ui.menu.save", .showQuoted: "ui.menu.quoted"]
+        if let title = primary[kind.primaryAction(m)] { items.append(item(.messagesEnter, title)) }
+        if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
+        guard m.status == .success, m.seq > 0 else { return items }
+        items.append(item(.messagesReply, "ui.menu.reply"))
+        if !m.isFlash { items.append(item(.messagesFavorite, "ui.menu.favorite")) }
+        if m.text != nil { items.append(item(.messagesCopy, "ui.menu.copy")) }
+        if m.isMe, [.text, .mention, .quote].contains(m.type) { items.append(item(.messagesEdit, "ui.menu.edit")) }
+        items.append(item(.messagesDiscard, "ui.menu.delete"))
+        if m.isMe { items.append(item(.messagesRevoke, "ui.menu.revoke")) }
+        var react = item(.messagesReact1, "ui.menu.react")
+        react.key = "1-6"
+        react.title += " " + QuickReactions.all.joined(separator: " ")
+        items.append(react)
+        return items
     }
 
     /// Enter on a message: what its kind says Enter does.

@@ -68,6 +68,13 @@ enum OverlayWidget {
         case .newGroup(let form):
             DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
                                 into: &g, area)
+        case .actions(let items, let i):
+            let keyWidth = items.map { DisplayWidth.of($0.key) }.max() ?? 0
+            let lines = items.enumerated().map { n, item in
+                ("  " + item.key + String(repeating: " ", count: keyWidth - DisplayWidth.of(item.key)) + "  " + item.title,
+                 n == i ? Theme.selected : Style())
+            }
+            DialogWidget.render(title: L.string("ui.menu"), lines: lines, into: &g, area)
         case .favorites(let items, let i):
             // Newest first: where it came from, when it was kept, what it said (on one line, sanitised).
             var lines: [(String, Style)] = []

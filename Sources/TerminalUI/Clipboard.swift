@@ -38,9 +38,14 @@ public enum Clipboard {
         return "\u{1B}Ptmux;" + plain.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\" + plain
     }
 
+    /// A write to a program that exited would raise SIGPIPE, which ends
+    /// this process: ignored, once, so the write fails with EPIPE instead.
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Runs a clipboard program with `text` on its standard input (an
     /// argument list, never a shell); false when it could not run or failed.
     public static func run(path: String, arguments: [String], text: String) -> Bool {
+        _ = ignoreBrokenPipes
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments
@@ -49,7 +54,9 @@ public enum Clipboard {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         do { try p.run() } catch { return false }
-        input.fileHandleForWriting.write(Data(text.utf8))
+        // A program that exits without reading closes the pipe: the write
+        // fails (EPIPE) instead of trapping, and the exit status says so.
+        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
         try? input.fileHandleForWriting.close()
         p.waitUntilExit()
         return p.terminationStatus == 0

@@ -180,6 +180,23 @@ final class NCursesScreen {
     }
 
     /// An escape sequence to the terminal as it is (a notification).
+    /// Gives the terminal to another program (an editor): the program's
+    /// modes are saved, the screen left as at exit, bracketed paste off.
+    func suspend() {
+        def_prog_mode()
+        endwin()
+        tb_write_raw("\u{1B}[?2004l")
+    }
+
+    /// Takes the terminal back after `suspend` and draws everything again.
+    func resume() {
+        reset_prog_mode()
+        tb_write_raw("\u{1B}[?2004h")
+        refresh()
+        needsFullRedraw = true
+        if let last { draw(last, cursor: lastCursor) }
+    }
+
     func writeRaw(_ sequence: String) {
         tb_write_raw(sequence)
     }

@@ -73,6 +73,8 @@ public final class Terminal: @unchecked Sendable {
         case title(String)
         case raw(String)
         case invalidate
+        /// Leave the screen, say so on `left`, wait on `back`, take it again.
+        case suspend(left: DispatchSemaphore, back: DispatchSemaphore)
     }
 
     private struct Frame {
@@ -223,6 +225,25 @@ public final class Terminal: @unchecked Sendable {
         wake()
     }
 
+    /// Runs `body` (an editor, say) with the terminal to itself: curses
+    /// leaves the screen first and takes it back, redrawn, after. `body`
+    /// runs on a thread of its own, so it may wait for a process.
+    public func suspended<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        let left = DispatchSemaphore(value: 0), back = DispatchSemaphore(value: 0)
+        let queued = lock.withLock { () -> Bool in
+            guard phase == .running else { return false }
+            requests.append(.suspend(left: left, back: back))
+            return true
+        }
+        guard queued else { return await Task.detached { body() }.value }
+        wake()
+        return await Task.detached {
+            left.wait()
+            defer { back.signal() }
+            return body()
+        }.value
+    }
+
     /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks
     /// like xterm, tmux, screen or another terminal known to support it.
     /// Control characters are stripped. The previous title is restored by
@@ -277,6 +298,12 @@ public final class Terminal: @unchecked Sendable {
                 case .title(let title): screen.setTitle(title)
                 case .raw(let sequence): screen.writeRaw(sequence)
                 case .invalidate: screen.invalidate()
+                case .suspend(let left, let back):
+                    // No key is read meanwhile: the other program has the terminal.
+                    screen.suspend()
+                    left.signal()
+                    back.wait()
+                    screen.resume()
                 }
             }
             if let frame {

@@ -32,6 +32,11 @@ public enum TUIRunner {
         app.terminalSize = { terminal.size }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
+        app.compose = { text in
+            await ExternalEditor.compose(text, environment: ProcessInfo.processInfo.environment) { body in
+                await terminal.suspended(body)
+            }
+        }
         let clipboard = Clipboard.choose(environment: ProcessInfo.processInfo.environment) { Programs.which($0) }
         app.copy = { text in
             switch clipboard {

@@ -445,6 +445,31 @@ import Testing
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("这个终端没有剪贴板"))
     }
 
+    /// Ctrl-X Ctrl-E hands the draft to the editor; what it saved is in
+    /// the input bar, unsent; Ctrl-E alone still goes to the line's end.
+    @Test func composeInTheEditor() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        let given = Mutex<[String]>([])
+        app.compose = { text in given.withLock { $0.append(text) }; return text + "\n编辑器里写的第二行" }
+        await app.handle(.enter)
+        await type(app, "草稿")
+        await app.handle(.ctrl("x"))
+        await app.handle(.ctrl("e"))
+        #expect(given.withLock { $0 } == ["草稿"])
+        #expect(app.state.input.text == "草稿\n编辑器里写的第二行")
+        #expect(try session.reader.outboxEntries().isEmpty, "nothing was sent")
+        await app.handle(.home)
+        await app.handle(.ctrl("e"))
+        #expect(given.withLock { $0.count } == 1, "Ctrl-E alone moves the cursor")
+        app.compose = { _ in nil }
+        await app.handle(.ctrl("x"))
+        await app.handle(.ctrl("e"))
+        #expect(app.state.input.text == "草稿\n编辑器里写的第二行")
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("草稿未变"))
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

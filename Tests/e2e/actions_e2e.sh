@@ -47,10 +47,18 @@ done
 tb alice send --to mei "周六八点山脚下见" >/dev/null || fail "first send"
 
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
-  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"
+  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 EDITOR='sed -i s/临时/编辑器里写好/' $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"
 expect_screen "周六八点山脚下见"
 tmux send-keys -t "$SESSION" Enter   # open the chat with Alice
 expect_screen "Alt-Enter/Ctrl-J 换行"
+
+# Ctrl-X Ctrl-E: the draft goes through $EDITOR (sed here) and comes back unsent.
+tmux send-keys -t "$SESSION" -l "临时草稿"
+tmux send-keys -t "$SESSION" C-x
+tmux send-keys -t "$SESSION" C-e
+expect_screen "> 编辑器里写好草稿"; ok
+tmux send-keys -t "$SESSION" C-u
+expect_gone "编辑器里写好草稿"
 
 # Alice edits her message and reacts to it: both reach my open chat by push.
 tb alice edit --with mei --last "周六九点山脚下见" >/dev/null || fail "alice edit"

@@ -130,6 +130,8 @@ struct AppState {
         var senderName: String
         var firstLine: String
     }
+    /// Ctrl-X was pressed in the input bar: Ctrl-E next opens the editor.
+    var awaitingCtrlE = false
     /// What was typed and not sent (an edit in progress aside): the chat's draft.
     var draft: String { editing?.stashed.text ?? input.text }
     /// Members picked with `@` completion for the text being typed (imUids),

@@ -96,6 +96,7 @@ struct Binding: Sendable {
         bind(.input, .inputLeave, [.escape], "help.input.leave", hint: "hint.leave"),
         document(.input, "help.input.move"),
         document(.input, "help.input.delete"),
+        document(.input, "help.input.editor"),
         document(.input, "help.input.image", hint: "hint.commands"),
         document(.input, "help.input.flash"),
         document(.input, "help.input.multi"),

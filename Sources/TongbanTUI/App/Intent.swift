@@ -23,6 +23,8 @@ enum Intent {
     case messageHits(query: String, [AppState.SearchHit])
     case usersFound(query: String, [UserBasicInfo])
     case signalsLoaded([SignalInboxItem])
+    /// v3: what the editor saved: the input bar's new text, unsent.
+    case composed(String)
     /// v3: my favourites as the server has them (nil: they could not be read).
     case favoritesLoaded([Favorite]?)
     case flashShown(ChatMessage, RGBImage)
@@ -69,6 +71,8 @@ enum Effect: Equatable {
     case react(messageId: String, emoji: String, on: Bool)
     /// v3: a reply to `messageId` (with the `@` names picked in a group).
     case sendReply(String, to: String, mentioned: [String], all: Bool)
+    /// v3: the draft to `$VISUAL`/`$EDITOR` and back.
+    case compose(String)
     /// v3: a message's text to the system clipboard.
     case copy(String)
     /// v3: messages deleted for me only.

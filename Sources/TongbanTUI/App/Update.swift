@@ -52,6 +52,10 @@ enum Update {
                 s.mode = .newGroup(form)
             }
             return []
+        case .composed(let text):
+            s.input = InputLine(text: text)
+            s.focus = .input
+            return []
         case .favoritesLoaded(let items):
             if let items { s.mode = .favorites(items, 0) }
             return []
@@ -195,6 +199,12 @@ enum Update {
             return []
         }
         if s.mode != .normal { return handleMode(key, &s, L) }
+        // Ctrl-X Ctrl-E: compose in the editor, as bash and zsh do.
+        if s.focus == .input, s.chat != nil, key == .ctrl("x") { s.awaitingCtrlE = true; return [] }
+        if s.awaitingCtrlE {
+            s.awaitingCtrlE = false
+            if key == .ctrl("e"), s.focus == .input { return [.compose(s.input.text)] }
+        }
         if s.focus == .input, let effects = mentionKey(key, &s) { return effects }
         // Listing a directory is I/O: the runner does it and answers with `.pathCompleted`.
         if key == .tab, s.focus == .input, PathCompletion.applies(to: s.input.text) { return [.completePath(s.input.text)] }

@@ -35,6 +35,9 @@ public final class ChatApp {
     /// The real terminal sets this; it may block (a clipboard program), so
     /// it is called away from the key loop.
     public var copy: (@Sendable (String) -> String?)?
+    /// Hands the draft to an editor with the terminal and returns what it
+    /// saved (nil: unchanged). The real terminal sets this.
+    public var compose: (@Sendable (String) async -> String?)?
     private var redrawPending = false
     private var lastTickMinute = 0
 
@@ -50,6 +53,7 @@ public final class ChatApp {
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
         runner.notify = { [weak self] n in self?.notify?(n) }
         runner.copy = { [weak self] in self?.copy }
+        runner.compose = { [weak self] in self?.compose }
         runner.inputText = { [weak self] in self?.state.draft ?? "" }
         runner.openChat = { [weak self] in self?.state.chat }
         session.sync.observe { [weak self] update in

@@ -32,6 +32,8 @@ final class EffectRunner {
     var notify: (DesktopNotification) -> Void = { _ in }
     /// The clipboard, when the terminal has one (see `ChatApp.copy`).
     var copy: () -> (@Sendable (String) -> String?)? = { nil }
+    /// The external editor, when the terminal has one (see `ChatApp.compose`).
+    var compose: () -> (@Sendable (String) async -> String?)? = { nil }
     /// The text in the input bar (saved as a draft when a chat closes).
     var inputText: () -> String = { "" }
     var player: Process?
@@ -163,6 +165,13 @@ final class EffectRunner {
         case .ring: ring()
         case .setTitle(let title): setTitle(title)
         case .notify(let title, let body): notify(DesktopNotification(title: title, body: body))
+        case .compose(let text):
+            guard let compose = compose() else { return await dispatch(.status(L.string("ui.compose.none"))) }
+            if let edited = await compose(text) {
+                await dispatch(.composed(edited))
+            } else {
+                await dispatch(.status(L.string("ui.compose.failed")))
+            }
         case .copy(let text):
             guard let copy = copy() else { return await dispatch(.status(L.string("ui.copy.none"))) }
             // A clipboard program is waited for off the main actor.

@@ -52,6 +52,41 @@ import Testing
         return false
     }
 
+    /// v3: mentions by their text, replies by theirs, files by their name;
+    /// rows stored before the migration are found too.
+    @Test func mentionsRepliesAndFileNamesAreFound() throws {
+        let dir = tempDir()
+        let path = dir.appendingPathComponent("old.sqlite").path
+        let mention = MentionPayload(text: "@阿紫 周末登山", atUserIDs: ["tb_1"]).jsonText
+        let file = #"{"type":"file","objectKey":"k","name":"登山路线图.pdf","size":3}"#
+        do {
+            // Stored and indexed by a version that kept no words for them.
+            let q = try DatabaseQueue(path: path)
+            try StoreMigrations.migrator.migrate(q, upTo: "v9-message-actions")
+            try q.write { db in
+                try db.execute(sql: "INSERT INTO conversation(id, targetUid) VALUES (?, 2)", arguments: [conv])
+                for (seq, type, content) in [(1, 106, mention), (2, 110, file), (3, 110, "{not json")] {
+                    try db.execute(sql: """
+                        INSERT INTO message(clientMsgID, conversationId, seq, sendID, recvID, contentType, content, sendTime,
+                                            revoked, flashViewed, isControl, status, searchText)
+                        VALUES (?, ?, ?, 'tb_2', 'tb_1', ?, ?, ?, 0, 0, 0, 'success', '')
+                        """, arguments: ["c\(seq)", conv, seq, type, content, 1_000_000 + seq])
+                }
+                try db.execute(sql: "UPDATE search_index_state SET indexedThrough = 3")
+            }
+        }
+        let store = try ChatStore(path: path, myUid: 1)
+        #expect(Set(try store.search("周末登山").map(\.seq)) == [1], "an old mention, by its text")
+        #expect(Set(try store.search("路线图").map(\.seq)) == [2], "an old file, by its name")
+        try store.apply(events: [
+            .message(msg(4, QuotePayload(text: "登山鞋带了吗", quote: .init(clientMsgID: "c1")).jsonText, type: ContentType.quote)),
+            .message(msg(5, MentionPayload(text: "@所有人 登山集合", atUserIDs: [], atAll: true).jsonText, type: ContentType.mention)),
+        ], cursor: 5)
+        #expect(try store.indexSearchBacklog() == false)
+        #expect(Set(try store.search("登山").map(\.seq)) == [1, 2, 4, 5])
+        try ftsIntegrity(store)
+    }
+
     @Test func revokingAndClearingIndexedAndWaitingMessagesKeepsTheIndexSound() throws {
         let store = try store()
         try store.apply(events: [

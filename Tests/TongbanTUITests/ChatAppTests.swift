@@ -470,6 +470,34 @@ import Testing
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("草稿未变"))
     }
 
+    /// `/` in the list finds conversations by name and, below them,
+    /// messages of every conversation (Chinese without spaces); Enter on
+    /// a message opens its chat with it selected.
+    @Test func searchEverywhereFromTheList() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.char("/"))
+        await type(app, "香山东门")
+        let f = app.frame(width: 120, height: 40)
+        let hit = try #require(f.find("🔍 Bob 鲍勃"), "the message's conversation")
+        // The row below it: the text around the match, the match highlighted.
+        let snippet = f.rowText(hit.y + 1)
+        let column = try #require(snippet.range(of: "香山东门")).lowerBound
+        let x = DisplayWidth.of(String(snippet[..<column]))
+        #expect(f[x, hit.y + 1].style.underline && !f[x - 1, hit.y + 1].style.underline, "the match is highlighted")
+        await app.handle(.enter)
+        #expect(app.chat?.conversation.nickname == "Bob 鲍勃")
+        #expect(app.selectedMessage?.text?.contains("香山东门") == true)
+        // A name matches first; the messages follow.
+        for _ in 0..<4 where app.focus != .list { await app.handle(.escape) }
+        await app.handle(.char("/"))
+        await type(app, "Bob")
+        #expect(app.state.visibleConversations.first?.nickname == "Bob 鲍勃")
+        await app.handle(.escape)
+        #expect(app.state.listHits.isEmpty, "closing the search forgets its hits")
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

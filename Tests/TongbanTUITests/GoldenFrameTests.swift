@@ -132,6 +132,23 @@ import Testing
         #expect(viewed.contains { if case .showPicture = $0 { true } else { false } })
     }
 
+    /// v3: `/` in the list: conversations by name, then messages of every
+    /// conversation with their chat, time and the match highlighted.
+    @Test func searchEverywhere() throws {
+        var s = Fixture.state(width: 100, height: 16)
+        s.now = Date(timeIntervalSince1970: Double(Fixture.now) / 1000)
+        s.utcOffsetSeconds = 8 * 3600
+        s.mode = .listSearch("Alice")
+        s.listHits = [
+            .init(conversationId: "c2", conversationName: "Bob 鲍勃", clientMsgId: "h1", seq: 3, sendTime: Fixture.now - 3_600_000,
+                  text: "我问了 Alice，她说周六早上八点最好，别迟到"),
+            .init(conversationId: "c3", conversationName: "周末爬山群", clientMsgId: "h2", seq: 9, sendTime: Fixture.now - 86_400_000,
+                  text: "很长很长很长很长很长很长很长很长很长很长很长很长很长的铺垫之后才提到 alice 的名字"),
+        ]
+        s.listIndex = 1
+        try Golden.check("list-search-everywhere", s, Self.zh)
+    }
+
     /// v3: the favourites view from the list, newest first.
     @Test func favourites() throws {
         var s = Fixture.state(width: 100, height: 20)

@@ -56,6 +56,8 @@ extension MessageKind {
             }
         },
         primaryAction: { _ in .save },
-        canOpenExternally: true
+        canOpenExternally: true,
+        // Found by its name.
+        searchText: { content in content.file?.name ?? "" }
     )
 }

@@ -108,7 +108,8 @@ extension MessageKind {
     /// contentType 106. Summary: its text on one line.
     public static let mention = MessageKind(
         customType: nil, messageType: .mention,
-        summary: { msg, _ in MessageKind.flattenLines(msg.content.mention?.text ?? "") }
+        summary: { msg, _ in MessageKind.flattenLines(msg.content.mention?.text ?? "") },
+        searchText: { content in content.mention?.text ?? "" }
     )
 
     /// contentType 1501-1510. Summary: the notice's sentence, as the sender

@@ -216,6 +216,20 @@ enum StoreMigrations {
                 t.add(column: "editedAt", .integer)
             }
         }
+        m.registerMigration("v10-search-mentions-and-files") { db in
+            // Search finds a mention by its text and a file by its name
+            // (`MessageKind.searchText`); rows stored before are given
+            // theirs. The update trigger keeps the index in step for rows
+            // already in it; the others are indexed as usual.
+            try db.execute(sql: """
+                UPDATE message SET searchText = json_extract(content, '$.text')
+                WHERE contentType = 106 AND revoked = 0 AND json_valid(content)
+                  AND json_type(content, '$.text') = 'text';
+                UPDATE message SET searchText = json_extract(content, '$.name')
+                WHERE contentType = 110 AND revoked = 0 AND json_valid(content)
+                  AND json_extract(content, '$.type') = 'file' AND json_type(content, '$.name') = 'text';
+                """)
+        }
         return m
     }
 }

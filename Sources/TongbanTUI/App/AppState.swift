@@ -78,6 +78,16 @@ struct AppState {
         case clearHistory
     }
 
+    /// A message found by `/` in the list, in any conversation (v3).
+    struct GlobalHit: Equatable, Sendable {
+        var conversationId: String
+        var conversationName: String
+        var clientMsgId: String
+        var seq: Int
+        var sendTime: Int
+        var text: String
+    }
+
     /// A message found by `/` in a chat.
     struct SearchHit: Equatable, Sendable {
         var clientMsgId: String
@@ -130,6 +140,8 @@ struct AppState {
         var senderName: String
         var firstLine: String
     }
+    /// The messages `/` in the list found for its query (below the conversations whose names match).
+    var listHits: [GlobalHit] = []
     /// Ctrl-X was pressed in the input bar: Ctrl-E next opens the editor.
     var awaitingCtrlE = false
     /// What was typed and not sent (an edit in progress aside): the chat's draft.

@@ -23,6 +23,8 @@ enum Intent {
     case messageHits(query: String, [AppState.SearchHit])
     case usersFound(query: String, [UserBasicInfo])
     case signalsLoaded([SignalInboxItem])
+    /// v3: what `/` in the list found in the messages for `query`.
+    case listHits(query: String, [AppState.GlobalHit])
     /// v3: what the editor saved: the input bar's new text, unsent.
     case composed(String)
     /// v3: my favourites as the server has them (nil: they could not be read).
@@ -89,6 +91,11 @@ enum Effect: Equatable {
     case startRecording
     case finishRecording(file: URL, send: Bool)
     case searchMessages(String)
+    /// v3: `/` in the list searches the messages of every conversation too.
+    case searchEverywhere(String)
+    /// A message somewhere: its chat opened, scrolled to it, it selected
+    /// (a favourite, a hit of `/` in the list); `name` says which chat is gone.
+    case openMessage(conversationId: String, name: String, seq: Int, messageId: String)
     case searchUsers(String)
     case startConversation(UserBasicInfo)
     case loadSignals
@@ -97,7 +104,7 @@ enum Effect: Equatable {
     case loadFavorites
     case addFavorite(messageId: String)
     case removeFavorite(Int)
-    case openFavorite(Favorite)
+
     case showFlash(ChatMessage, width: Int, height: Int)
     case showPicture(ChatMessage, index: Int, width: Int, height: Int)
     case play(ChatMessage)

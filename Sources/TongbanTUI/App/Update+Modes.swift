@@ -153,21 +153,36 @@ extension Update {
         return []
     }
 
+    /// `/` in the list: the conversations whose names match, then the
+    /// messages of every conversation that do (v3); the selection walks
+    /// both, Enter opens a conversation or goes to a message.
     static func listSearchKey(_ key: Key, _ q: String, _ s: inout AppState) -> [Effect] {
+        var query: String?
+        let convs = s.visibleConversations
         switch key {
-        case .escape: s.mode = .normal
-        case .enter:
-            let convs = s.visibleConversations
+        case .escape:
             s.mode = .normal
+            s.listHits = []
+        case .enter:
+            s.mode = .normal
+            defer { s.listHits = [] }
             if s.listIndex < convs.count { return open(convs[s.listIndex], &s) }
-        case .backspace: s.mode = .listSearch(String(q.dropLast())); s.listIndex = 0
-        case .down: s.listIndex = min(s.listIndex + 1, max(0, s.visibleConversations.count - 1))
+            let i = s.listIndex - convs.count
+            guard i < s.listHits.count else { return [] }
+            let h = s.listHits[i]
+            return [.openMessage(conversationId: h.conversationId, name: h.conversationName, seq: h.seq, messageId: h.clientMsgId)]
+        case .backspace: query = String(q.dropLast())
+        case .down: s.listIndex = min(s.listIndex + 1, max(0, convs.count + s.listHits.count - 1))
         case .up: s.listIndex = max(0, s.listIndex - 1)
-        case .char(let c): s.mode = .listSearch(q + String(c)); s.listIndex = 0
-        case .paste(let text): s.mode = .listSearch(q + text); s.listIndex = 0
+        case .char(let c): query = q + String(c)
+        case .paste(let text): query = q + text
         default: break
         }
-        return []
+        guard let query else { return [] }
+        s.mode = .listSearch(query)
+        s.listIndex = 0
+        if query.trimmingCharacters(in: .whitespaces).isEmpty { s.listHits = []; return [] }
+        return [.searchEverywhere(query)]
     }
 
     static func messageSearchKey(_ key: Key, _ q: String, _ hits: [AppState.SearchHit], _ i: Int,
@@ -258,7 +273,11 @@ extension Update {
             return [.removeFavorite(gone.favoriteId)]
         case .enter:
             s.mode = .normal
-            if i < items.count { return [.openFavorite(items[i])] }
+            if i < items.count {
+                let f = items[i]
+                return [.openMessage(conversationId: f.conversationId, name: f.conversationName, seq: f.message.seq,
+                                     messageId: f.message.clientMsgID)]
+            }
         default: break
         }
         return []

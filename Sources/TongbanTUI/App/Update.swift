@@ -52,6 +52,10 @@ enum Update {
                 s.mode = .newGroup(form)
             }
             return []
+        case .listHits(let query, let hits):
+            // Only the answer to what is typed now counts.
+            if case .listSearch(let q) = s.mode, q == query { s.listHits = hits }
+            return []
         case .composed(let text):
             s.input = InputLine(text: text)
             s.focus = .input

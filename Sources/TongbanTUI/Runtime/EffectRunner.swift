@@ -133,16 +133,17 @@ final class EffectRunner {
         case .addFavorite(let id):
             if let current { await chatEffects.addFavorite(messageId: id, in: current.conversation, emit: emit(current.ref)) }
         case .removeFavorite(let id): await listEffects.removeFavorite(id, emit: listEmit)
-        case .openFavorite(let f):
-            // Its chat, if I am still in it, scrolled to it; else what it said, on the status line.
-            guard let c = listEffects.read()?.first(where: { $0.id == f.conversationId }) else {
-                await listEmit(.notice(L.string("ui.favorite.chatGone", ["name": f.conversationName])))
+        case .openMessage(let id, let name, let seq, let messageId):
+            // Its chat, if I am still in it, scrolled to it; else a word on the status line.
+            guard let c = listEffects.read()?.first(where: { $0.id == id }) else {
+                await listEmit(.notice(L.string("ui.favorite.chatGone", ["name": name])))
                 return
             }
             await dispatch(.open(c))
             guard let current = openChat() else { return }
-            await chat(.reveal(seq: f.message.seq), for: current.conversation, current.ref)
-            await dispatch(.selectMessage(id: f.message.clientMsgID))
+            await chat(.reveal(seq: seq), for: current.conversation, current.ref)
+            await dispatch(.selectMessage(id: messageId))
+        case .searchEverywhere(let q): await dispatch(.listHits(query: q, listHits(q)))
         case .openSignal(let item):
             if let c = await listEffects.openSignal(item, emit: listEmit) { await dispatch(.open(c)) }
         case .showFlash(let m, let w, let h): await showFlash(m, width: w, height: h)
@@ -235,6 +236,16 @@ final class EffectRunner {
         chatTasks.stop()
         listFollowing?.cancel()
         player?.terminate()
+    }
+
+    /// Messages of every conversation matching `query` (the store's index), newest first.
+    func listHits(_ query: String) -> [AppState.GlobalHit] {
+        let names = Dictionary((listEffects.read() ?? []).map { ($0.id, $0.nickname) }, uniquingKeysWith: { a, _ in a })
+        return ((try? session.reader.search(query, conversationId: nil, limit: 50)) ?? []).compactMap { m in
+            guard let seq = m.seq else { return nil }
+            return AppState.GlobalHit(conversationId: m.conversationId, conversationName: names[m.conversationId] ?? m.conversationId,
+                                      clientMsgId: m.clientMsgID, seq: seq, sendTime: m.sendTime, text: m.searchText)
+        }
     }
 
     func hits(_ query: String) -> [AppState.SearchHit] {

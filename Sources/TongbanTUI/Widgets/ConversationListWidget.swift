@@ -20,7 +20,10 @@ enum ConversationListWidget {
             }
             return
         }
-        if convs.isEmpty {
+        var searching: String?
+        if case .listSearch(let q) = s.mode { searching = q }
+        let hits = searching == nil ? [] : s.listHits
+        if convs.isEmpty && hits.isEmpty {
             // A filter that matches nothing says so; only a list that is
             // really empty explains where conversations come from.
             var filtering = false
@@ -33,11 +36,55 @@ enum ConversationListWidget {
             }
             return
         }
-        let first = max(0, min(s.listIndex - rows + 1, convs.count - rows))
-        for (row, idx) in (first..<min(convs.count, first + rows)).enumerated() {
+        // Conversations first, then the messages found in any of them.
+        let count = convs.count + hits.count
+        let first = max(0, min(s.listIndex - rows + 1, count - rows))
+        for (row, idx) in (first..<min(count, first + rows)).enumerated() {
             let isSel = idx == s.listIndex
             let base = isSel && s.focus == .list ? Theme.selected : (isSel ? Style(underline: true) : Style())
-            renderRow(convs[idx], base: base, now: s, L, into: &g, Rect(x: x, y: top + row * 2, width: w, height: 2))
+            let r = Rect(x: x, y: top + row * 2, width: w, height: 2)
+            if idx < convs.count {
+                renderRow(convs[idx], base: base, now: s, L, into: &g, r)
+            } else {
+                renderHit(hits[idx - convs.count], query: searching ?? "", base: base, now: s, L, into: &g, r)
+            }
+        }
+    }
+
+    /// A message found by `/`: its conversation and time, then the text
+    /// around the match, the match highlighted. All of it came from others:
+    /// sanitised to one line.
+    static func renderHit(_ h: AppState.GlobalHit, query: String, base: Style, now s: AppState, _ L: Localizer,
+                          into g: inout Grid, _ r: Rect) {
+        let x = r.x, ry = r.y, w = r.width
+        g.fill(x: x, y: ry, w: w, h: 2, style: base)
+        let time = TimeLabel.text(h.sendTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)
+        let timeW = DisplayWidth.of(time)
+        var nameStyle = base
+        nameStyle.bold = true
+        let name = "🔍 " + TerminalSanitizer.oneLine(h.conversationName)
+        g.put(TextWrap.truncate(name, width: max(1, w - timeW - 3)), x: x + 1, y: ry, style: nameStyle, maxWidth: max(1, w - timeW - 3))
+        g.put(time, x: x + w - timeW - 1, y: ry, style: Theme.merge(base, Theme.dim))
+        let text = TerminalSanitizer.oneLine(h.text)
+        let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        let width = max(1, w - 2)
+        guard !q.isEmpty, let match = text.range(of: q, options: .caseInsensitive) else {
+            g.put(TextWrap.truncate(text, width: width), x: x + 1, y: ry + 1, style: Theme.merge(base, Theme.dim), maxWidth: width)
+            return
+        }
+        // Enough of what comes before the match to read it, and the match in view.
+        var before = String(text[..<match.lowerBound])
+        if DisplayWidth.of(before) > width / 3 {
+            while DisplayWidth.of(before) > width / 3 - 1, !before.isEmpty { before.removeFirst() }
+            before = "…" + before
+        }
+        var cx = x + 1
+        cx += g.put(before, x: cx, y: ry + 1, style: Theme.merge(base, Theme.dim), maxWidth: max(0, x + 1 + width - cx))
+        cx += g.put(String(text[match]), x: cx, y: ry + 1, style: Theme.merge(base, Theme.match), maxWidth: max(0, x + 1 + width - cx))
+        let rest = max(0, x + 1 + width - cx)
+        if rest > 0 {
+            g.put(TextWrap.truncate(String(text[match.upperBound...]), width: rest), x: cx, y: ry + 1,
+                  style: Theme.merge(base, Theme.dim), maxWidth: rest)
         }
     }
 

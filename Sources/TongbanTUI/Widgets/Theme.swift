@@ -18,6 +18,8 @@ enum Theme {
     static let status = Style(reverse: true)
     /// `[有人@我]`: red, as in seed 003.
     static let mention = Style(fg: .index(1), bold: true)
+    /// What a search matched, in a result.
+    static let match = Style(fg: .index(3), bold: true, underline: true)
     /// A reaction of mine under a bubble.
     static let reactionMine = Style(fg: .index(3), bold: true)
     static let mutedBadge = Style(fg: .index(15), bg: .index(8))
@@ -40,6 +42,7 @@ enum Theme {
         if over.fg != .default { s.fg = over.fg }
         if over.bg != .default { s.bg = over.bg }
         s.bold = s.bold || over.bold
+        s.underline = s.underline || over.underline
         return s
     }
 

@@ -118,6 +118,28 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// Forwards (v3): each message sent again, in order, to each
+    /// conversation, as an ordinary send of the same content (a mention or
+    /// a reply goes as its text: the names and the quote belong to the chat
+    /// it came from). Pictures and files keep their objects: the server
+    /// lets the new chat read them.
+    public func forward(_ messages: [ChatMessage], to conversationIds: [String], emit: Emit) async {
+        var sent = 0
+        do {
+            for id in conversationIds {
+                for m in messages {
+                    let content: MessageContent = m.content.mention != nil || m.content.quote != nil ? .text(m.text ?? "") : m.content
+                    try await session.sendQueue.enqueue(content, to: id)
+                    sent += 1
+                }
+            }
+            await emit(.notice(localizer.string("ui.forwarded", ["n": String(sent), "chats": String(conversationIds.count)])))
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+        await emit(.storeChanged)
+    }
+
     /// Keeps a message in my favourites (v3).
     public func addFavorite(messageId: String, in c: Conversation, emit: Emit) async {
         do {

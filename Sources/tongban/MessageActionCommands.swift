@@ -126,3 +126,43 @@ struct Fav: AsyncParsableCommand {
         }
     }
 }
+
+/// `tongban forward --with X --message ID [--message ID]... --to Y` (PROTOCOL.md v3):
+/// each message sent again to Y, in the order they were sent.
+struct Forward: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Forward messages to another conversation, one by one.")
+    @OptionGroup var common: Common
+    @Option(help: "Where the messages are: peer (account, display name or uid) or group.") var with: String
+    @Option(name: .customLong("message"), help: "clientMsgID of a message to forward; repeatable, at most 100.")
+    var messages: [String]
+    @Option(help: "Where they go: peer or group.") var to: String
+
+    func validate() throws {
+        guard (1...100).contains(messages.count) else { throw ValidationError(L.string("cli.tooManyMessages")) }
+    }
+
+    func run() async throws {
+        let session = try await common.session()
+        let from = try await conversationId(session, with: with)
+        let target = try await conversationId(session, with: to)
+        _ = try await syncNow(session)
+        var found: [StoredMessage] = []
+        for id in messages {
+            guard let m = try session.reader.message(clientMsgID: id), m.conversationId == from, !m.revoked, m.seq != nil else {
+                throw CLIError(L.string("cli.noSuchMessage", ["id": TerminalSanitizer.oneLine(id)]))
+            }
+            found.append(m)
+        }
+        for m in found.sorted(by: { ($0.seq ?? 0) < ($1.seq ?? 0) }) {
+            let content = m.chatMessage(myImUid: session.credentials.imUid).content
+            guard content.flashImage == nil else { throw CLIError(L.string("ui.notForwardable")) }
+            // A mention or a reply goes as its text: the names and the quote belong to the chat it came from.
+            let sent: MessageContent = content.mention != nil || content.quote != nil
+                ? .text(m.chatMessage(myImUid: session.credentials.imUid).text ?? "") : content
+            try await session.sendQueue.enqueue(sent, to: target)
+        }
+        let outcome = await session.sendQueue.drain()
+        guard outcome == .empty else { throw CLIError(L.string("cli.forward.queued")) }
+        out(L.string("ui.forwarded", ["n": String(found.count), "chats": "1"]))
+    }
+}

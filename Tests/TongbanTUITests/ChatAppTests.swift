@@ -498,6 +498,38 @@ import Testing
         #expect(app.state.listHits.isEmpty, "closing the search forgets its hits")
     }
 
+    /// `v` marks messages with Space, `f` forwards them, oldest first, to
+    /// the conversations chosen in the picker; a picture keeps its object,
+    /// which the new chat may read.
+    @Test func markAndForwardMessages() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = await app(session)
+        await app.handle(.enter)  // Alice
+        await app.appearing?.value  // her history, from the server
+        await app.handle(.escape)
+        await app.handle(.char("v"))
+        await app.handle(.char("k"))  // her newest text
+        await app.handle(.char(" "))
+        // Up to her picture: walk until it is selected.
+        for _ in 0..<6 where app.selectedMessage?.type != .image { await app.handle(.char("k")) }
+        #expect(app.selectedMessage?.type == .image)
+        await app.handle(.char(" "))
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("已选 2 条"))
+        #expect(app.frame(width: 120, height: 40).find("✓ 已选") != nil)
+        await app.handle(.char("f"))
+        #expect(app.frame(width: 120, height: 40).find("转发 2 条消息到：") != nil)
+        await type(app, "Bob")
+        await app.handle(.enter)
+        #expect(app.frame(width: 120, height: 40).rowText(39).contains("已转发 2 条到 1 个会话"))
+        #expect(await session.sendQueue.drain() == .empty, "the server took both, the picture included")
+        let bob = try #require(try session.reader.conversationList(localizer: Localizer(language: .zhHans), useCache: false).first { $0.nickname == "Bob 鲍勃" })
+        let sent = try session.reader.newestPage(conversationId: bob.id, limit: 2).messages
+        #expect(sent.map { $0.contentType } == [ContentType.custom, ContentType.text], "in the order they were sent")
+        #expect(sent.last?.content == "好的，发消息给我试试，我会回复你")
+        #expect(app.frame(width: 120, height: 40).find("✓ 已选") == nil, "marking ends with the forward")
+    }
+
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }

@@ -114,7 +114,7 @@ import Testing
         _ = Update.handle(.char("."), &s, Self.zh)
         try Golden.check("chat-menu", s, Self.zh)
         guard case .actions(let items, _) = s.mode else { Issue.record("no menu"); return }
-        #expect(items.map(\.key) == ["r", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
+        #expect(items.map(\.key) == ["r", "f", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
         // An item's key runs it: `e` starts editing.
         _ = Update.handle(.char("e"), &s, Self.zh)
         #expect(s.mode == .normal && s.editing?.messageId == "m-mine")

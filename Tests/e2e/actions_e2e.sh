@@ -41,7 +41,7 @@ start_server "$WORK/server" "$WORK/server.log"
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans
 tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
-for u in mei alice; do
+for u in mei alice bob; do
   echo "actions-e2e-pw" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
 done
 tb alice send --to mei "周六八点山脚下见" >/dev/null || fail "first send"
@@ -104,4 +104,11 @@ ID=$(tb alice history --with mei --json | python3 -c 'import json,sys; print([m[
 tb alice delete --with mei --message "$ID" >/dev/null || fail "delete for me"
 tb alice history --with mei | grep -qF "干粮" && fail "the deleted reply is still in Alice's history"; ok
 expect_screen "好，我带水和干粮 （已编辑）"; ok
+
+# I forward Alice's message to Bob from the command line: he gets it as a message of mine.
+tb bob send --to mei "在吗" >/dev/null || fail "bob send"
+tb mei sync >/dev/null || fail "mei sync"
+AID=$(tb mei history --with alice --json | python3 -c 'import json,sys; print([m["id"] for m in json.load(sys.stdin) if m["content"].startswith("周六九点")][0])')
+tb mei forward --with alice --message "$AID" --to bob >/dev/null || fail "forward"
+expect_output "周六九点山脚下见" tb bob history --with mei; ok
 echo "actions e2e: $PASS passed, 0 failed"

@@ -27,6 +27,9 @@ struct AppState {
         /// v3 (seed 004's long-press menu): what the selected message allows,
         /// and the item highlighted.
         case actions([MenuItem], Int)
+        /// v3: forwarding `messages` (oldest first): the picker's filter, the
+        /// conversations chosen with Space, the row highlighted.
+        case forward(messages: [String], query: String, chosen: [String], index: Int)
         /// v3: my favourites, newest first, and the one selected.
         case favorites([Favorite], Int)
         /// `,`: in a group, the selected member (the one `x` removes).
@@ -73,7 +76,7 @@ struct AppState {
         /// `x` on a failed message: it goes, and what it held is sent.
         case discard(messageId: String)
         /// v3: a message the server has, deleted for me only.
-        case deleteForMe(messageId: String)
+        case deleteForMe(messageIds: [String])
         case viewFlash(ChatMessage)
         case clearHistory
     }
@@ -140,6 +143,8 @@ struct AppState {
         var senderName: String
         var firstLine: String
     }
+    /// v3 multi-select (`v`): the messages marked with Space, nil when not selecting.
+    var marked: [String]?
     /// The messages `/` in the list found for its query (below the conversations whose names match).
     var listHits: [GlobalHit] = []
     /// Ctrl-X was pressed in the input bar: Ctrl-E next opens the editor.

@@ -77,6 +77,8 @@ enum Effect: Equatable {
     case compose(String)
     /// v3: a message's text to the system clipboard.
     case copy(String)
+    /// v3: messages sent again, one by one, to each of these conversations.
+    case forward(messageIds: [String], to: [String])
     /// v3: messages deleted for me only.
     case deleteForMe(messageIds: [String])
     /// v3: my text's new words.

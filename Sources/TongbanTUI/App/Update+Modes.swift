@@ -103,7 +103,9 @@ extension Update {
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
             case .revoke(let id): return chat(.revoking(messageId: id), &s) + [.revoke(messageId: id)]
             case .discard(let id): return [.discard(messageId: id)]
-            case .deleteForMe(let id): return [.deleteForMe(messageIds: [id])]
+            case .deleteForMe(let ids):
+                s.marked = nil
+                return [.deleteForMe(messageIds: ids)]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
             case .clearHistory: return [.clearHistory]
             }
@@ -130,6 +132,8 @@ extension Update {
             return favoritesKey(key, items, i, &s)
         case .actions(let items, let i):
             return menuKey(key, items, i, &s, L)
+        case .forward(let messages, let query, let chosen, let index):
+            return forwardKey(key, messages, query, chosen, index, &s)
         case .settings(let member):
             return settingsKey(key, member, &s, L)
         }
@@ -231,6 +235,35 @@ extension Update {
         case .backspace: s.mode = .newChat(String(q.dropLast()), nil, 0)
         case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
         case .paste(let text): s.mode = .newChat(q + text, nil, 0)
+        default: break
+        }
+        return []
+    }
+
+    /// The forward picker: typing filters the conversations, ↑/↓ move,
+    /// Space chooses several, Enter sends to those chosen (or the one
+    /// highlighted), Esc drops it.
+    static func forwardKey(_ key: Key, _ messages: [String], _ query: String, _ chosen: [String], _ index: Int,
+                           _ s: inout AppState) -> [Effect] {
+        let rows = ListState.filter(s.list.conversations, by: query)
+        switch key {
+        case .escape: s.mode = .normal
+        case .down: s.mode = .forward(messages: messages, query: query, chosen: chosen, index: min(index + 1, max(0, rows.count - 1)))
+        case .up: s.mode = .forward(messages: messages, query: query, chosen: chosen, index: max(0, index - 1))
+        case .char(" "):
+            guard index < rows.count else { return [] }
+            var picked = chosen
+            if let i = picked.firstIndex(of: rows[index].id) { picked.remove(at: i) } else { picked.append(rows[index].id) }
+            s.mode = .forward(messages: messages, query: query, chosen: picked, index: index)
+        case .enter:
+            let targets = chosen.isEmpty ? (index < rows.count ? [rows[index].id] : []) : chosen
+            guard !targets.isEmpty else { return [] }
+            s.mode = .normal
+            s.marked = nil
+            return [.forward(messageIds: messages, to: targets)]
+        case .backspace: s.mode = .forward(messages: messages, query: String(query.dropLast()), chosen: chosen, index: 0)
+        case .char(let c): s.mode = .forward(messages: messages, query: query + String(c), chosen: chosen, index: 0)
+        case .paste(let text): s.mode = .forward(messages: messages, query: query + text, chosen: chosen, index: 0)
         default: break
         }
         return []

@@ -138,6 +138,7 @@ enum Update {
         let left = s.chat == nil ? [] : chat(.disappear(draft: s.draft), &s)
         s.editing = nil
         s.replying = nil
+        s.marked = nil
         s.openings += 1
         var opened = ChatState(conversation: c, me: s.myImUid)
         opened.generation = s.openings
@@ -156,6 +157,7 @@ enum Update {
         let left = chat(.disappear(draft: s.draft), &s)
         s.editing = nil
         s.replying = nil
+        s.marked = nil
         s.chat = nil
         s.input = InputLine()
         s.focus = .list
@@ -302,10 +304,14 @@ enum Update {
         case .messagesDiscard:
             // A failed message is discarded (the server never had it); one
             // the server has is deleted for me only.
+            if let marked = s.marked, !marked.isEmpty {
+                s.mode = .confirm(.deleteForMe(messageIds: marked))
+                return []
+            }
             guard let m = s.selectedMessage else { return [] }
             if m.isMe, m.status == .failed { s.mode = .confirm(.discard(messageId: m.id)); return [] }
             guard m.status == .success, m.seq > 0 else { s.status = L.string("ui.notDiscardable"); return [] }
-            s.mode = .confirm(.deleteForMe(messageId: m.id))
+            s.mode = .confirm(.deleteForMe(messageIds: [m.id]))
         case .messagesEnter:
             guard let m = s.selectedMessage else { return [] }
             if m.status == .failed { return [.retry(messageId: m.id)] }
@@ -325,11 +331,30 @@ enum Update {
             let items = menu(for: m, s, L)
             guard !items.isEmpty else { s.status = L.string("ui.menu.empty"); return [] }
             s.mode = .actions(items, 0)
+        case .messagesSelect:
+            // `v` starts (or ends) marking messages; Space marks the selected one.
+            s.marked = s.marked == nil ? [] : nil
+            s.status = s.marked == nil ? nil : L.string("ui.selecting", ["n": "0"])
+        case .messagesMark:
+            guard var marked = s.marked, let m = s.selectedMessage else { return [] }
+            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notForwardable"); return [] }
+            if let i = marked.firstIndex(of: m.id) { marked.remove(at: i) } else { marked.append(m.id) }
+            s.marked = marked
+            s.status = L.string("ui.selecting", ["n": String(marked.count)])
+        case .messagesForward:
+            // The marked messages (oldest first, as they were sent), else the selected one.
+            let ids = forwardable(s)
+            guard !ids.isEmpty else { s.status = L.string("ui.notForwardable"); return [] }
+            s.mode = .forward(messages: ids, query: "", chosen: [], index: 0)
         case .messagesCopy:
             guard let m = s.selectedMessage else { return [] }
             guard !m.isRecalled, let text = m.text else { s.status = L.string("ui.copy.notText"); return [] }
             return [.copy(text)]
         case .messagesFavorite:
+            if let marked = s.marked, !marked.isEmpty {
+                s.marked = nil
+                return marked.map { .addFavorite(messageId: $0) }
+            }
             guard let m = s.selectedMessage else { return [] }
             guard m.status == .success, m.seq > 0, !m.isRecalled, !m.isFlash else { s.status = L.string("ui.notKeepable"); return [] }
             return [.addFavorite(messageId: m.id)]
@@ -362,6 +387,15 @@ enum Update {
         return []
     }
 
+    /// What `f` forwards: the marked messages in the order they were sent,
+    /// else the selected one; never a flash image, a revoked or unsent message.
+    static func forwardable(_ s: AppState) -> [String] {
+        let bubbles = s.bubbles
+        let ids = s.marked.map { Set($0) } ?? Set(s.selectedMessage.map { [$0.id] } ?? [])
+        return bubbles.reversed().filter { ids.contains($0.id) && $0.status == .success && $0.seq > 0 && !$0.isRecalled && !$0.isFlash }
+            .map(\.id)
+    }
+
     /// Seed 004's long-press menu for `m`: what its kind does on Enter and
     /// `o`, then what any message allows as it stands (reply, keep, copy,
     /// edit, delete, revoke) and the reaction row, each with its key.
@@ -382,6 +416,7 @@ enum Update {
         if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
         guard m.status == .success, m.seq > 0 else { return items }
         items.append(item(.messagesReply, "ui.menu.reply"))
+        if !m.isFlash { items.append(item(.messagesForward, "ui.menu.forward")) }
         if !m.isFlash { items.append(item(.messagesFavorite, "ui.menu.favorite")) }
         if m.text != nil { items.append(item(.messagesCopy, "ui.menu.copy")) }
         if m.isMe, [.text, .mention, .quote].contains(m.type) { items.append(item(.messagesEdit, "ui.menu.edit")) }

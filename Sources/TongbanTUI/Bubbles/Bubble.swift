@@ -50,6 +50,8 @@ struct BubbleContext {
     var me = ""
     /// A single chat's peer, as the header names them (a quote of them says so).
     var peerName = ""
+    /// v3 multi-select: the messages marked.
+    var marked: Set<String> = []
 }
 
 /// Draws one message as the lines of its bubble; each kind's drawing lives
@@ -93,6 +95,9 @@ enum Bubbles {
         }
         if m.editedAt != nil { markEdited(&out, m, c) }
         if let row = reactionRow(m, c) { out.append(row) }
+        if c.marked.contains(m.id) {
+            out.insert(BubbleLine(text: c.L.string("ui.marked"), style: Theme.prompt, align: align), at: 0)
+        }
         if c.isGroup && !m.isMe {
             let name = TerminalSanitizer.oneLine(c.senderNames[m.senderId] ?? m.senderId)
             out.insert(BubbleLine(text: TextWrap.truncate(name, width: c.width), style: Theme.sender(m.senderId), align: align), at: 0)

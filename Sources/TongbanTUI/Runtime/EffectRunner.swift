@@ -100,6 +100,10 @@ final class EffectRunner {
             if !(await chatEffects.sendReply(text, to: id, mentioned: mentioned, atAll: all, in: current, emit: emit(current.ref))) {
                 await dispatch(.sendRefused(text))
             }
+        case .forward(let ids, let targets):
+            guard let current else { return }
+            let messages = ids.compactMap { id in current.messages.first { $0.id == id } }
+            await chatEffects.forward(messages, to: targets, emit: emit(current.ref))
         case .deleteForMe(let ids):
             if let current { await chatEffects.deleteForMe(messageIds: ids, in: current.conversation, emit: emit(current.ref)) }
         case .edit(let id, let text):

@@ -1,5 +1,6 @@
 import ChatCore
 import ChatMedia
+import ChatViewModels
 import TerminalUI
 
 /// A framed box in the middle of the screen.
@@ -68,6 +69,16 @@ enum OverlayWidget {
         case .newGroup(let form):
             DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
                                 into: &g, area)
+        case .forward(let messages, let query, let chosen, let index):
+            var lines: [(String, Style)] = [(L.string("ui.forward.to", ["n": String(messages.count)]) + query + "▏", Theme.prompt)]
+            let rows = ListState.filter(s.list.conversations, by: query)
+            if rows.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
+            for (n, c) in rows.prefix(max(1, area.height - 6)).enumerated() {
+                let mark = chosen.contains(c.id) ? "[x] " : "[ ] "
+                lines.append((TerminalSanitizer.oneLine(mark + c.nickname), n == index ? Theme.selected : Style()))
+            }
+            lines.append((L.string("ui.forward.hint"), Theme.dim))
+            DialogWidget.render(title: L.string("ui.forward"), lines: lines, into: &g, area)
         case .actions(let items, let i):
             let keyWidth = items.map { DisplayWidth.of($0.key) }.max() ?? 0
             let lines = items.enumerated().map { n, item in

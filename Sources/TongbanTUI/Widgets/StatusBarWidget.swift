@@ -59,6 +59,7 @@ enum StatusBarWidget {
         case .kick(_, let name): return L.string("ui.confirm.kick", ["name": name])
         case .revoke: return L.string("ui.confirm.revoke")
         case .discard: return L.string("ui.confirmDiscard")
+        case .deleteForMe(let ids) where ids.count > 1: return L.string("ui.confirmDeleteForMe.many", ["n": String(ids.count)])
         case .deleteForMe: return L.string("ui.confirmDeleteForMe")
         case .viewFlash: return L.string("ui.confirm.flash")
         case .clearHistory: return L.string("ui.confirm.clear")

@@ -140,6 +140,26 @@ extension ChatEffects {
         await emit(.storeChanged)
     }
 
+    /// A merged forward (v3, 聊天记录): the messages as one record, sent to
+    /// each conversation; what they said is filled in here for the moment
+    /// it is shown before the server's copy comes back.
+    public func forwardMerged(_ messages: [ChatMessage], title: String, names: [String: String], to conversationIds: [String],
+                              emit: Emit) async {
+        let items = messages.map { m -> MergedPayload.Item in
+            let wire = IMMessageMapper.wireContent(for: m.content)
+            return MergedPayload.Item(conversationId: m.conversationId, clientMsgID: m.id, sendID: m.senderId,
+                                      senderName: m.isMe ? session.credentials.username : names[m.senderId],
+                                      contentType: wire?.contentType, content: wire?.content, sendTime: m.createTime)
+        }
+        do {
+            for id in conversationIds { try await session.sendQueue.enqueue(.merged(MergedPayload(title: title, items: items)), to: id) }
+            await emit(.notice(localizer.string("ui.forwardedMerged", ["chats": String(conversationIds.count)])))
+        } catch {
+            await emit(.failed(describe(error)))
+        }
+        await emit(.storeChanged)
+    }
+
     /// Keeps a message in my favourites (v3).
     public func addFavorite(messageId: String, in c: Conversation, emit: Emit) async {
         do {

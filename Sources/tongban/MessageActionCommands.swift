@@ -136,6 +136,8 @@ struct Forward: AsyncParsableCommand {
     @Option(name: .customLong("message"), help: "clientMsgID of a message to forward; repeatable, at most 100.")
     var messages: [String]
     @Option(help: "Where they go: peer or group.") var to: String
+    @Flag(help: "Send them as one chat history (聊天记录) instead of one by one.") var merged = false
+    @Option(help: "The chat history's title (with --merged); by default who it is between.") var title: String?
 
     func validate() throws {
         guard (1...100).contains(messages.count) else { throw ValidationError(L.string("cli.tooManyMessages")) }
@@ -153,7 +155,17 @@ struct Forward: AsyncParsableCommand {
             }
             found.append(m)
         }
-        for m in found.sorted(by: { ($0.seq ?? 0) < ($1.seq ?? 0) }) {
+        let ordered = found.sorted(by: { ($0.seq ?? 0) < ($1.seq ?? 0) })
+        if merged {
+            let name = try session.reader.conversation(id: from, localizer: L)?.nickname ?? with
+            let heading = title ?? (ConversationIDHelper.isGroup(from) ? L.string("ui.merged.titleGroup", ["name": name])
+                : L.string("ui.merged.titleSingle", ["me": session.credentials.username, "peer": name]))
+            let items = ordered.map { MergedPayload.Item(conversationId: $0.conversationId, clientMsgID: $0.clientMsgID) }
+            try await session.sendQueue.enqueue(.merged(MergedPayload(title: heading, items: items)), to: target)
+            guard await session.sendQueue.drain() == .empty else { throw CLIError(L.string("cli.forward.queued")) }
+            return out(L.string("ui.forwardedMerged", ["chats": "1"]))
+        }
+        for m in ordered {
             let content = m.chatMessage(myImUid: session.credentials.imUid).content
             guard content.flashImage == nil else { throw CLIError(L.string("ui.notForwardable")) }
             // A mention or a reply goes as its text: the names and the quote belong to the chat it came from.

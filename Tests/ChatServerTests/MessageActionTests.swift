@@ -280,6 +280,43 @@ import Testing
         #expect(try await b.post("/favorite/add", FavoriteAddRequest(conversationId: conv, clientMsgId: "flash")).status == 400)
     }
 
+    @Test func mergedForwardsHoldTheServersCopiesAndTheirPictures() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let (c, uc) = try await server.user()
+        let ab = conversationId(ua, ub), bc = conversationId(ub, uc)
+        _ = try await a.sendText(ab, "第一句", id: "one")
+        let png = SampleMedia.png(width: 2, height: 2) { _, _ in (5, 5, 5) }
+        let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
+        _ = try await a.sendCustom(ab, ["type": "image", "objectKey": key], id: "pic")
+        _ = try await a.sendCustom(ab, ["type": "flash_image", "objectKey": key], id: "flash")
+        func merged(_ items: [(String, String)], title: String = "A 和 B 的聊天记录", id: String = UUID().uuidString) async throws -> Reply {
+            let p = MergedPayload(title: title, items: items.map { .init(conversationId: $0.0, clientMsgID: $0.1, content: "伪造的话") })
+            return try await b.post("/chat/message/send", SendMessageRequest(recvID: bc, content: p.jsonText,
+                                                                             contentType: ContentType.merged, clientMsgId: id))
+        }
+        let r = try await merged([(ab, "one"), (ab, "pic")], id: "rec")
+        #expect(r.status == 200, "\(r.text)")
+        let got = try #require(try await c.history(bc).messages.first { $0.clientMsgID == "rec" })
+        let record = try #require(MergedPayload(jsonText: got.content))
+        #expect(record.items.map(\.content).first == "第一句", "the server's copy, not what the client said")
+        #expect(record.items.allSatisfy { $0.sendID == ua.imUid && $0.senderName != nil && $0.sendTime != nil })
+        // The picture inside may be read by the chat it went to.
+        #expect(try await c.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] != nil)
+
+        #expect(try await merged([]).status == 400)
+        #expect(try await merged(Array(repeating: (ab, "one"), count: 101)).status == 400)
+        #expect(try await merged([(ab, "flash")]).status == 400, "no flash images")
+        #expect(try await merged([(ab, "nope")]).status == 400)
+        let (d, ud) = try await server.user()
+        _ = try await d.sendText(conversationId(ud, ua), "别人的", id: "theirs")
+        #expect(try await merged([(conversationId(ud, ua), "theirs")]).status == 403, "a conversation the sender is not in")
+        _ = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: ab, clientMsgId: "one"))
+        #expect(try await merged([(ab, "one")]).status == 400, "a revoked message")
+    }
+
     @Test func inAGroupOnlyMembersActAndMentionsAreChecked() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

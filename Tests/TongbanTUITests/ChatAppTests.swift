@@ -528,6 +528,32 @@ import Testing
         #expect(sent.map { $0.contentType } == [ContentType.custom, ContentType.text], "in the order they were sent")
         #expect(sent.last?.content == "好的，发消息给我试试，我会回复你")
         #expect(app.frame(width: 120, height: 40).find("✓ 已选") == nil, "marking ends with the forward")
+
+        // The same two as one chat history (F): Bob's chat shows its title and
+        // first lines; Enter there shows the whole record.
+        await app.handle(.char("v"))
+        await app.handle(.char(" "))  // the picture, still selected
+        await app.handle(.char("j"))
+        for _ in 0..<6 where app.selectedMessage?.text != "好的，发消息给我试试，我会回复你" { await app.handle(.char("j")) }
+        await app.handle(.char(" "))
+        await app.handle(.char("F"))
+        #expect(app.frame(width: 120, height: 40).find("把 2 条消息合并转发到：") != nil)
+        await type(app, "Bob")
+        await app.handle(.enter)
+        #expect(await session.sendQueue.drain() == .empty)
+        let record = try #require(try session.reader.newestPage(conversationId: bob.id, limit: 1).messages.last)
+        #expect(record.contentType == ContentType.merged)
+        #expect(MergedPayload(jsonText: record.content)?.items.count == 2)
+        for _ in 0..<4 where app.focus != .list { await app.handle(.escape) }
+        await app.handle(.char("/"))
+        await type(app, "Bob")
+        await app.handle(.enter)
+        #expect(await waitFor(app, "[聊天记录] 我 和 Alice 爱丽丝 的聊天记录"))
+        #expect(app.frame(width: 120, height: 40).find("│ Alice 爱丽丝：[图片]") != nil)
+        await app.handle(.escape)
+        await app.handle(.char("k"))
+        await app.handle(.enter)
+        #expect(app.frame(width: 120, height: 40).find("好的，发消息给我试试，我会回复你") != nil)
     }
 
     @Test func flashImageIsViewedOnceAfterThePrompt() async throws {

@@ -149,6 +149,38 @@ import Testing
         try Golden.check("list-search-everywhere", s, Self.zh)
     }
 
+    /// v3: a merged forward's bubble (title, first three lines, how many in
+    /// all), and messages marked for a forward.
+    @Test func mergedForwardAndMarkedMessages() throws {
+        var s = Fixture.state(width: 100, height: 24)
+        s.myImUid = "me"
+        func item(_ n: Int, _ who: String, _ type: Int, _ content: String) -> MergedPayload.Item {
+            .init(conversationId: "c9", clientMsgID: "i\(n)", sendID: who == "Alice" ? "alice" : "bob", senderName: who,
+                  contentType: type, content: content, sendTime: Fixture.now - n * 60_000)
+        }
+        let record = MergedPayload(title: "Alice 和 Bob 的聊天记录", items: [
+            item(1, "Alice", 101, "周六去哪？"), item(2, "Bob", 101, "香山\n东门"),
+            item(3, "Alice", 110, #"{"type":"image","objectKey":"k"}"#), item(4, "Bob", 101, "好"),
+        ])
+        var merged = Fixture.message("g-merged", .merged(record), type: .merged, me: false, minutesAgo: 10)
+        var a = Fixture.message("g-a", .text("第一条"), type: .text, me: true, minutesAgo: 5)
+        var b = Fixture.message("g-b", .text("第二条"), type: .text, me: false, minutesAgo: 4)
+        (merged.seq, a.seq, b.seq) = (1, 2, 3)
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: [b, a, merged], isLoading: false,
+                           hasMoreHistory: false, newMessageBannerCount: 0, cachedKeys: [], me: "me")
+        s.focus = .messages
+        s.selectedId = "g-b"
+        s.marked = ["g-a", "g-b"]
+        try Golden.check("chat-merged-marked", s, Self.zh)
+        #expect(Update.forwardable(s) == ["g-a", "g-b"], "in the order they were sent")
+        s.selectedId = "g-merged"
+        s.marked = nil
+        _ = Update.handle(.enter, &s, Self.zh)
+        guard case .record(let shown, 0) = s.mode else { Issue.record("no record"); return }
+        #expect(shown.items.count == 4)
+        try Golden.check("chat-merged-record", s, Self.zh)
+    }
+
     /// v3: the favourites view from the list, newest first.
     @Test func favourites() throws {
         var s = Fixture.state(width: 100, height: 20)

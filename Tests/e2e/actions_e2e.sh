@@ -111,4 +111,21 @@ tb mei sync >/dev/null || fail "mei sync"
 AID=$(tb mei history --with alice --json | python3 -c 'import json,sys; print([m["id"] for m in json.load(sys.stdin) if m["content"].startswith("周六九点")][0])')
 tb mei forward --with alice --message "$AID" --to bob >/dev/null || fail "forward"
 expect_output "周六九点山脚下见" tb bob history --with mei; ok
+tb mei forward --with alice --message "$AID" --to bob --merged --title "山脚下集合" >/dev/null || fail "merged forward"
+expect_output "[聊天记录] 山脚下集合" tb bob history --with mei; ok
+# Bob keeps it in his favourites and finds it again from the list's search.
+tb bob fav add --with mei --last >/dev/null || fail "fav add"
+expect_output "山脚下集合" tb bob fav ls; ok
+
+# Search everywhere from my list: `/` and a word of my edited reply finds it in Alice's chat.
+# (Esc steps out of the selection, then the pane; the list's hints say when it is there.)
+for _ in 1 2 3; do
+  tmux capture-pane -p -t "$SESSION" | grep -qF "n 新建" && break
+  tmux send-keys -t "$SESSION" Escape
+  sleep 0.6
+done
+expect_screen "n 新建"
+tmux send-keys -t "$SESSION" /
+tmux send-keys -t "$SESSION" -l "干粮"
+expect_screen "🔍 alice"; ok
 echo "actions e2e: $PASS passed, 0 failed"

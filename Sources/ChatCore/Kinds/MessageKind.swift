@@ -77,12 +77,14 @@ public enum MessageAction: Sendable, Equatable {
     case save
     /// Jump to the message a reply quotes.
     case showQuoted
+    /// Show a merged forward's whole record.
+    case showRecord
 }
 
 /// The registry of every kind this client knows.
 public enum MessageKinds {
     public static let all: [MessageKind] = [
-        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .quote, .groupNotice,
+        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .quote, .merged, .groupNotice,
         .flashViewed, .revokeNotice, .timeMarker, .unknown,
     ]
 

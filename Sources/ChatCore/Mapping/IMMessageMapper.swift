@@ -45,6 +45,10 @@ public enum IMMessageMapper {
             if revoked && content.isEmpty { return (.text, .text("")) }
             if let p = MentionPayload(jsonText: content) { return (.mention, .mention(p)) }
             return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
+        case ContentType.merged:
+            if revoked && content.isEmpty { return (.text, .text("")) }
+            if let p = MergedPayload(jsonText: content) { return (.merged, .merged(p)) }
+            return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
         case ContentType.quote:
             if revoked && content.isEmpty { return (.text, .text("")) }
             if let p = QuotePayload(jsonText: content) { return (.quote, .quote(p)) }

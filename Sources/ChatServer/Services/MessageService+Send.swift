@@ -122,12 +122,18 @@ extension MessageService {
             flashTarget = target
             isControl = true
         }
-        // A reply stores the quote as the server has it, whatever the client said of it.
+        // A reply stores the quote, and a merged forward its messages, as the
+        // server has them, whatever the client said of them.
         var content = r.content
+        var stored = payload
         if let reply = payload.quote {
-            content = try filledQuote(reply, in: conversationId, caller: caller, tx: tx).jsonText
+            stored = .quote(try filledQuote(reply, in: conversationId, caller: caller, tx: tx))
+            content = stored.quote?.jsonText ?? content
+        } else if let record = payload.merged {
+            stored = .merged(try filledRecord(record, caller: caller, tx: tx))
+            content = stored.merged?.jsonText ?? content
         }
-        let keys = MessageKinds.objectKeys(in: payload)
+        let keys = MessageKinds.objectKeys(in: stored)
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
@@ -173,6 +179,32 @@ extension MessageService {
             filled.quote.text = String(text.prefix(QuotePayload.quotedTextLimit))
         } else if target.contentType == ContentType.custom {
             filled.quote.type = JSONObject(jsonText: target.content)?.string("type")
+        }
+        return filled
+    }
+
+    /// A merged forward with its messages filled in from the server's
+    /// copies: each must be one the sender can see, neither revoked nor a
+    /// flash image (400 otherwise).
+    func filledRecord(_ record: MergedPayload, caller: Int, tx: any StorageTransaction) throws -> MergedPayload {
+        var filled = record
+        var names: [Int: String] = [:]
+        for (i, item) in record.items.enumerated() {
+            _ = try ConversationService.target(of: item.conversationId, caller: caller)
+            let me = try conversations.member(item.conversationId, uid: caller, in: tx)
+            guard let m = try tx.messages.message(in: item.conversationId, clientMsgID: item.clientMsgID),
+                  m.seq > max(me.joinedSeq, me.clearedSeq), m.seq <= me.ceilingSeq,
+                  !ContentType.isGroupNotice(m.contentType) else {
+                throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")
+            }
+            guard !m.revoked else { throw APIFailure.invalid("a revoked message cannot be forwarded") }
+            guard IMMessageMapper.decode(contentType: m.contentType, content: m.content).1.flashImage == nil else {
+                throw APIFailure.invalid("flash images cannot be forwarded")
+            }
+            if names[m.senderUid] == nil { names[m.senderUid] = try tx.users.info(uid: m.senderUid)?.username ?? m.sendID }
+            filled.items[i] = MergedPayload.Item(conversationId: m.conversationId, clientMsgID: m.clientMsgID, sendID: m.sendID,
+                                                 senderName: names[m.senderUid], contentType: m.contentType, content: m.content,
+                                                 sendTime: m.sendTime)
         }
         return filled
     }
@@ -239,6 +271,15 @@ extension MessageService {
                 throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")
             }
             return decoded
+        case ContentType.merged:
+            guard let p = MergedPayload(jsonText: content) else {
+                throw APIFailure.invalid("a merged forward's content must be {\"title\", \"items\": [{\"conversationId\", \"clientMsgID\"}]}")
+            }
+            guard (1...MergedPayload.maxItems).contains(p.items.count) else {
+                throw APIFailure.invalid("a merged forward holds 1-\(MergedPayload.maxItems) messages")
+            }
+            guard p.title.count <= 200 else { throw APIFailure.invalid("the title is longer than 200 characters") }
+            return .merged(p)
         case ContentType.quote:
             guard let p = QuotePayload(jsonText: content) else {
                 throw APIFailure.invalid("a reply's content must be {\"text\", \"quote\": {\"clientMsgID\"}}")

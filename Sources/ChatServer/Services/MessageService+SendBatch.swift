@@ -96,7 +96,7 @@ extension MessageService {
     /// else: no receipt to apply, nobody mentioned, no media to grant, no
     /// quote to fill in from the server's copy.
     static func isPlain(_ payload: MessageContent) -> Bool {
-        payload.flashViewedTarget == nil && payload.mention == nil && payload.quote == nil
+        payload.flashViewedTarget == nil && payload.mention == nil && payload.quote == nil && payload.merged == nil
             && MessageKinds.objectKeys(in: payload).isEmpty
     }
 

@@ -29,7 +29,9 @@ struct AppState {
         case actions([MenuItem], Int)
         /// v3: forwarding `messages` (oldest first): the picker's filter, the
         /// conversations chosen with Space, the row highlighted.
-        case forward(messages: [String], query: String, chosen: [String], index: Int)
+        case forward(messages: [String], merged: Bool, query: String, chosen: [String], index: Int)
+        /// v3: a merged forward's whole record, scrolled to an item.
+        case record(MergedPayload, Int)
         /// v3: my favourites, newest first, and the one selected.
         case favorites([Favorite], Int)
         /// `,`: in a group, the selected member (the one `x` removes).

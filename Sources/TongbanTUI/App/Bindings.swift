@@ -12,7 +12,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesOpen = "messages.open", messagesRevoke = "messages.revoke", messagesDiscard = "messages.discard"
     case messagesType = "messages.type", messagesEdit = "messages.edit", messagesReply = "messages.reply"
     case messagesFavorite = "messages.favorite", messagesCopy = "messages.copy", messagesMenu = "messages.menu"
-    case messagesForward = "messages.forward", messagesSelect = "messages.select", messagesMark = "messages.mark"
+    case messagesForward = "messages.forward", messagesForwardMerged = "messages.forwardMerged", messagesSelect = "messages.select", messagesMark = "messages.mark"
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
@@ -80,6 +80,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesFavorite, [.char("s")], "help.messages.favorite"),
         bind(.messages, .messagesCopy, [.char("c")], "help.messages.copy"),
         bind(.messages, .messagesForward, [.char("f")], "help.messages.forward"),
+        bind(.messages, .messagesForwardMerged, [.char("F")], "help.messages.forwardMerged"),
         bind(.messages, .messagesSelect, [.char("v")], "help.messages.multi"),
         bind(.messages, .messagesMark, [.char(" ")], "help.messages.mark"),
         bind(.messages, .messagesMenu, [.char(".")], "help.messages.menu", hint: "hint.menu"),

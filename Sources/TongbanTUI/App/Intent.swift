@@ -79,6 +79,8 @@ enum Effect: Equatable {
     case copy(String)
     /// v3: messages sent again, one by one, to each of these conversations.
     case forward(messageIds: [String], to: [String])
+    /// v3: the messages as one merged forward (聊天记录) to each conversation.
+    case forwardMerged(messageIds: [String], to: [String])
     /// v3: messages deleted for me only.
     case deleteForMe(messageIds: [String])
     /// v3: my text's new words.

@@ -132,8 +132,14 @@ extension Update {
             return favoritesKey(key, items, i, &s)
         case .actions(let items, let i):
             return menuKey(key, items, i, &s, L)
-        case .forward(let messages, let query, let chosen, let index):
-            return forwardKey(key, messages, query, chosen, index, &s)
+        case .forward(let messages, let merged, let query, let chosen, let index):
+            return forwardKey(key, messages, merged, query, chosen, index, &s)
+        case .record(let record, let i):
+            switch key {
+            case .down, .char("j"): s.mode = .record(record, min(i + 1, max(0, record.items.count - 1)))
+            case .up, .char("k"): s.mode = .record(record, max(0, i - 1))
+            default: s.mode = .normal
+            }
         case .settings(let member):
             return settingsKey(key, member, &s, L)
         }
@@ -243,27 +249,27 @@ extension Update {
     /// The forward picker: typing filters the conversations, ↑/↓ move,
     /// Space chooses several, Enter sends to those chosen (or the one
     /// highlighted), Esc drops it.
-    static func forwardKey(_ key: Key, _ messages: [String], _ query: String, _ chosen: [String], _ index: Int,
+    static func forwardKey(_ key: Key, _ messages: [String], _ merged: Bool, _ query: String, _ chosen: [String], _ index: Int,
                            _ s: inout AppState) -> [Effect] {
         let rows = ListState.filter(s.list.conversations, by: query)
         switch key {
         case .escape: s.mode = .normal
-        case .down: s.mode = .forward(messages: messages, query: query, chosen: chosen, index: min(index + 1, max(0, rows.count - 1)))
-        case .up: s.mode = .forward(messages: messages, query: query, chosen: chosen, index: max(0, index - 1))
+        case .down: s.mode = .forward(messages: messages, merged: merged, query: query, chosen: chosen, index: min(index + 1, max(0, rows.count - 1)))
+        case .up: s.mode = .forward(messages: messages, merged: merged, query: query, chosen: chosen, index: max(0, index - 1))
         case .char(" "):
             guard index < rows.count else { return [] }
             var picked = chosen
             if let i = picked.firstIndex(of: rows[index].id) { picked.remove(at: i) } else { picked.append(rows[index].id) }
-            s.mode = .forward(messages: messages, query: query, chosen: picked, index: index)
+            s.mode = .forward(messages: messages, merged: merged, query: query, chosen: picked, index: index)
         case .enter:
             let targets = chosen.isEmpty ? (index < rows.count ? [rows[index].id] : []) : chosen
             guard !targets.isEmpty else { return [] }
             s.mode = .normal
             s.marked = nil
-            return [.forward(messageIds: messages, to: targets)]
-        case .backspace: s.mode = .forward(messages: messages, query: String(query.dropLast()), chosen: chosen, index: 0)
-        case .char(let c): s.mode = .forward(messages: messages, query: query + String(c), chosen: chosen, index: 0)
-        case .paste(let text): s.mode = .forward(messages: messages, query: query + text, chosen: chosen, index: 0)
+            return [merged ? .forwardMerged(messageIds: messages, to: targets) : .forward(messageIds: messages, to: targets)]
+        case .backspace: s.mode = .forward(messages: messages, merged: merged, query: String(query.dropLast()), chosen: chosen, index: 0)
+        case .char(let c): s.mode = .forward(messages: messages, merged: merged, query: query + String(c), chosen: chosen, index: 0)
+        case .paste(let text): s.mode = .forward(messages: messages, merged: merged, query: query + text, chosen: chosen, index: 0)
         default: break
         }
         return []

@@ -345,7 +345,12 @@ enum Update {
             // The marked messages (oldest first, as they were sent), else the selected one.
             let ids = forwardable(s)
             guard !ids.isEmpty else { s.status = L.string("ui.notForwardable"); return [] }
-            s.mode = .forward(messages: ids, query: "", chosen: [], index: 0)
+            s.mode = .forward(messages: ids, merged: false, query: "", chosen: [], index: 0)
+        case .messagesForwardMerged:
+            // The marked messages as one 聊天记录.
+            let ids = forwardable(s)
+            guard s.marked?.isEmpty == false, !ids.isEmpty else { s.status = L.string("ui.markFirst"); return [] }
+            s.mode = .forward(messages: ids, merged: true, query: "", chosen: [], index: 0)
         case .messagesCopy:
             guard let m = s.selectedMessage else { return [] }
             guard !m.isRecalled, let text = m.text else { s.status = L.string("ui.copy.notText"); return [] }
@@ -411,7 +416,7 @@ enum Update {
         guard !m.isRecalled else { return [] }
         let kind = MessageKinds.kind(for: m.type)
         let primary: [MessageAction: String] = [.showPictures: "ui.menu.view", .confirmFlash: "ui.menu.viewFlash", .play: "ui.menu.play",
-                                                .save: "ui.menu.save", .showQuoted: "ui.menu.quoted"]
+                                                .save: "ui.menu.save", .showQuoted: "ui.menu.quoted", .showRecord: "ui.menu.record"]
         if let title = primary[kind.primaryAction(m)] { items.append(item(.messagesEnter, title)) }
         if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
         guard m.status == .success, m.seq > 0 else { return items }
@@ -439,6 +444,9 @@ enum Update {
         case .play: return [.play(m)]
         case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
         case .save: return [.saveFile(m, thenOpen: false)]
+        case .showRecord:
+            if let record = m.content.merged { s.mode = .record(record, 0) }
+            return []
         case .showQuoted:
             guard let q = m.content.quote?.quote, let seq = q.seq else { return [] }
             s.status = q.revoked ? L.string("ui.quoteRevoked") : nil

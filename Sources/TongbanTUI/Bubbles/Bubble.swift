@@ -61,7 +61,7 @@ enum Bubbles {
 
     static let drawers: [ChatMessageType: Drawer] = [
         .text: text, .image: image, .flashImage: flashImage, .multiImage: multiImage,
-        .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention, .quote: quote,
+        .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention, .quote: quote, .merged: merged,
     ]
 
     static func lines(_ m: ChatMessage, _ c: BubbleContext) -> [BubbleLine] {

@@ -104,6 +104,16 @@ final class EffectRunner {
             guard let current else { return }
             let messages = ids.compactMap { id in current.messages.first { $0.id == id } }
             await chatEffects.forward(messages, to: targets, emit: emit(current.ref))
+        case .forwardMerged(let ids, let targets):
+            guard let current else { return }
+            let messages = ids.compactMap { id in current.messages.first { $0.id == id } }
+            let c = current.conversation
+            let title = c.isGroup ? L.string("ui.merged.titleGroup", ["name": c.nickname])
+                : L.string("ui.merged.titleSingle", ["me": session.credentials.username, "peer": c.nickname])
+            // Who said what: a group's members, or the peer of a single chat.
+            var names = current.senderNames
+            if !c.isGroup { names[ConversationIDHelper.imUid(c.targetUid)] = c.nickname }
+            await chatEffects.forwardMerged(messages, title: title, names: names, to: targets, emit: emit(current.ref))
         case .deleteForMe(let ids):
             if let current { await chatEffects.deleteForMe(messageIds: ids, in: current.conversation, emit: emit(current.ref)) }
         case .edit(let id, let text):

@@ -69,8 +69,21 @@ enum OverlayWidget {
         case .newGroup(let form):
             DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
                                 into: &g, area)
-        case .forward(let messages, let query, let chosen, let index):
-            var lines: [(String, Style)] = [(L.string("ui.forward.to", ["n": String(messages.count)]) + query + "▏", Theme.prompt)]
+        case .record(let record, let i):
+            // Every message of the record: who, when, what (one line each, sanitised).
+            var lines: [(String, Style)] = []
+            for (n, item) in record.items.enumerated() {
+                let m = item.message(currentUID: s.myImUid)
+                let said = m.map { $0.isRecalled ? "" : ($0.text ?? MessageKinds.summary(of: $0, localizer: L)) } ?? ""
+                let time = item.sendTime.map { TimeLabel.text($0, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds) } ?? ""
+                lines.append((TerminalSanitizer.oneLine("\(item.senderName ?? item.sendID ?? "")  \(time)"), n == i ? Theme.selected : Theme.dim))
+                lines.append(("  " + TerminalSanitizer.oneLine(said), Style()))
+            }
+            let first = max(0, min(i * 2, lines.count - max(1, area.height - 6)))
+            DialogWidget.render(title: TerminalSanitizer.oneLine(record.title), lines: Array(lines[first...]), into: &g, area)
+        case .forward(let messages, let merged, let query, let chosen, let index):
+            let prompt = merged ? "ui.forward.toMerged" : "ui.forward.to"
+            var lines: [(String, Style)] = [(L.string(prompt, ["n": String(messages.count)]) + query + "▏", Theme.prompt)]
             let rows = ListState.filter(s.list.conversations, by: query)
             if rows.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
             for (n, c) in rows.prefix(max(1, area.height - 6)).enumerated() {

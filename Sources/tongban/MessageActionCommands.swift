@@ -178,3 +178,43 @@ struct Forward: AsyncParsableCommand {
         out(L.string("ui.forwarded", ["n": String(found.count), "chats": "1"]))
     }
 }
+
+/// `tongban search TEXT [--with X] [--json]`: every conversation's messages
+/// (or one's), newest first, from the local store's index after a sync.
+struct Search: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Search messages (Chinese without spaces too), newest first.")
+    @OptionGroup var common: Common
+    @Option(help: "Only this conversation: peer (account, display name or uid) or group.") var with: String?
+    @Option(help: "At most this many (1-500).") var limit = 50
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
+    @Argument(help: "The words to find.") var text: String
+
+    struct Hit: Encodable {
+        var id: String
+        var conversationId: String
+        var conversationName: String
+        var seq: Int?
+        var senderId: String
+        var sendTime: Int
+        var text: String
+    }
+
+    func run() async throws {
+        let session = try await common.session()
+        var conv: String?
+        if let with { conv = try await conversationId(session, with: with) }
+        if !offline { _ = try await syncNow(session) }
+        let names = Dictionary(try session.reader.conversationList(localizer: L, useCache: true).map { ($0.id, $0.nickname) },
+                               uniquingKeysWith: { a, _ in a })
+        let hits = try session.reader.search(text, conversationId: conv, limit: max(1, min(limit, 500))).map {
+            Hit(id: $0.clientMsgID, conversationId: $0.conversationId, conversationName: names[$0.conversationId] ?? $0.conversationId,
+                seq: $0.seq, senderId: $0.sendID, sendTime: $0.sendTime, text: $0.searchText)
+        }
+        if json { return try jsonOut(hits) }
+        if hits.isEmpty { out(L.string("ui.search.none")) }
+        for h in hits {
+            out("[\(TimeLabel.text(h.sendTime, L))] \(TerminalSanitizer.oneLine(h.conversationName)): \(indentedBody(h.text))  (\(h.id))")
+        }
+    }
+}

@@ -128,4 +128,8 @@ expect_screen "n 新建"
 tmux send-keys -t "$SESSION" /
 tmux send-keys -t "$SESSION" -l "干粮"
 expect_screen "🔍 alice"; ok
+# The same from the command line, in every conversation and as JSON.
+expect_output "我带水和干粮" tb mei search "干粮"
+tb mei search "干粮" --json | python3 -c 'import json,sys; h=json.load(sys.stdin); assert len(h) == 1 and h[0]["conversationName"] == "alice", h' \
+  || fail "search --json"; ok
 echo "actions e2e: $PASS passed, 0 failed"

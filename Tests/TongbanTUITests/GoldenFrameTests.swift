@@ -172,7 +172,7 @@ import Testing
         s.selectedId = "g-b"
         s.marked = ["g-a", "g-b"]
         try Golden.check("chat-merged-marked", s, Self.zh)
-        #expect(Update.forwardable(s) == ["g-a", "g-b"], "in the order they were sent")
+        #expect(MessageMenu.forwardable(s) == ["g-a", "g-b"], "in the order they were sent")
         s.selectedId = "g-merged"
         s.marked = nil
         _ = Update.handle(.enter, &s, Self.zh)

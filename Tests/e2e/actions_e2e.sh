@@ -19,22 +19,6 @@ trap cleanup EXIT
 fail() { echo "actions e2e FAIL: $*"; tail -5 "$WORK/tui.err" 2>/dev/null; echo "--- screen ---"; tmux capture-pane -p -t "$SESSION" 2>/dev/null || true; exit 1; }
 ok() { PASS=$((PASS + 1)); }
 . "$(dirname "$0")/screen.sh"
-expect_gone() {
-  for _ in $(seq 1 100); do
-    if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  fail "screen still shows: $1"
-}
-# Waits until a command's output holds $1.
-expect_output() {
-  local want=$1; shift
-  for _ in $(seq 1 50); do
-    if "$@" 2>/dev/null | grep -qF -- "$want"; then return 0; fi
-    sleep 0.2
-  done
-  fail "\`$*\` never printed: $want"
-}
 
 . "$(dirname "$0")/server.sh"
 start_server "$WORK/server" "$WORK/server.log"

@@ -10,3 +10,22 @@ expect_screen() {
   echo "--- $target ---"; tmux capture-pane -p -t "$target" || true
   fail "screen never showed: $1"
 }
+
+# expect_gone TEXT: waits up to 10 s until the pane no longer shows TEXT.
+expect_gone() {
+  for _ in $(seq 1 100); do
+    if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "screen still shows: $1"
+}
+
+# expect_output TEXT COMMAND...: waits up to 10 s until the command prints TEXT.
+expect_output() {
+  local want=$1; shift
+  for _ in $(seq 1 50); do
+    if "$@" 2>/dev/null | grep -qF -- "$want"; then return 0; fi
+    sleep 0.2
+  done
+  fail "\`$*\` never printed: $want"
+}

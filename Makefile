@@ -1,6 +1,6 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql python3
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql python3 ed
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug

@@ -128,7 +128,12 @@ extension ChatEffects {
         do {
             for id in conversationIds {
                 for m in messages {
-                    let content: MessageContent = m.content.mention != nil || m.content.quote != nil ? .text(m.text ?? "") : m.content
+                    var content: MessageContent = m.content.mention != nil || m.content.quote != nil ? .text(m.text ?? "") : m.content
+                    // A 聊天记录 names messages of chats the receiver may not be in:
+                    // it goes as a record of itself, which the server fills in whole.
+                    if let record = m.content.merged {
+                        content = .merged(MergedPayload(title: record.title, items: [.init(conversationId: m.conversationId, clientMsgID: m.id)]))
+                    }
                     try await session.sendQueue.enqueue(content, to: id)
                     sent += 1
                 }

@@ -227,7 +227,8 @@ public final class Terminal: @unchecked Sendable {
 
     /// Runs `body` (an editor, say) with the terminal to itself: curses
     /// leaves the screen first and takes it back, redrawn, after. `body`
-    /// runs on a thread of its own, so it may wait for a process.
+    /// runs on a thread of its own (never one of the concurrency pool's),
+    /// so it may wait for a process as long as the user edits.
     public func suspended<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         let left = DispatchSemaphore(value: 0), back = DispatchSemaphore(value: 0)
         let queued = lock.withLock { () -> Bool in
@@ -235,13 +236,15 @@ public final class Terminal: @unchecked Sendable {
             requests.append(.suspend(left: left, back: back))
             return true
         }
-        guard queued else { return await Task.detached { body() }.value }
-        wake()
-        return await Task.detached {
-            left.wait()
-            defer { back.signal() }
-            return body()
-        }.value
+        if queued { wake() }
+        return await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+            Thread {
+                if queued { left.wait() }
+                let result = body()
+                if queued { back.signal() }
+                done.resume(returning: result)
+            }.start()
+        }
     }
 
     /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks

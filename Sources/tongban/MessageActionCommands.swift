@@ -168,9 +168,13 @@ struct Forward: AsyncParsableCommand {
         for m in ordered {
             let content = m.chatMessage(myImUid: session.credentials.imUid).content
             guard content.flashImage == nil else { throw CLIError(L.string("ui.notForwardable")) }
-            // A mention or a reply goes as its text: the names and the quote belong to the chat it came from.
-            let sent: MessageContent = content.mention != nil || content.quote != nil
+            // A mention or a reply goes as its text: the names and the quote belong to the chat it came from;
+            // a 聊天记录 as a record of itself (its messages are of chats the receiver may not be in).
+            var sent: MessageContent = content.mention != nil || content.quote != nil
                 ? .text(m.chatMessage(myImUid: session.credentials.imUid).text ?? "") : content
+            if let record = content.merged {
+                sent = .merged(MergedPayload(title: record.title, items: [.init(conversationId: m.conversationId, clientMsgID: m.clientMsgID)]))
+            }
             try await session.sendQueue.enqueue(sent, to: target)
         }
         let outcome = await session.sendQueue.drain()

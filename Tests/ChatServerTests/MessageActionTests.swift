@@ -152,6 +152,10 @@ import Testing
         #expect(!(try await a.syncEvents()).contains { if case .messageUpdate(let m) = $0 { m.deletedForMe == true } else { false } })
         #expect(try await a.summary(conv)?.unreadCount == 2)
 
+        // What B deleted is gone for B: no reacting to it, quoting it or forwarding it.
+        #expect(try await react(b, conv, "two", "👍").status == 404)
+        #expect(try await reply(b, conv, "?", to: "two").status == 400)
+        #expect(try await b.post("/favorite/add", FavoriteAddRequest(conversationId: conv, clientMsgId: "two")).status == 404)
         // A later change of a deleted message reaches A only.
         #expect(try await react(a, conv, "two", "👍").status == 200)
         #expect(try await updates(b, of: "two").allSatisfy { $0.deletedForMe == true }, "B is not told of it again")
@@ -278,6 +282,11 @@ import Testing
         let key = try await a.upload(png, type: "image/png").decode(UploadResponse.self).objectKey
         _ = try await a.sendCustom(conv, ["type": "flash_image", "objectKey": key], id: "flash")
         #expect(try await b.post("/favorite/add", FavoriteAddRequest(conversationId: conv, clientMsgId: "flash")).status == 400)
+        // The sender deletes it for themselves; the receiver's viewing it is not news to the sender's devices.
+        #expect(try await a.post("/chat/message/delete", DeleteMessagesRequest(conversationId: conv, clientMsgIds: ["flash"])).status == 204)
+        #expect(try await b.sendCustom(conv, ["type": "flash_viewed", "msgId": "flash"]).status == 200)
+        #expect(try await updates(a, of: "flash").allSatisfy { $0.deletedForMe == true })
+        #expect(try await updates(b, of: "flash").last?.flashViewed == true)
     }
 
     @Test func mergedForwardsHoldTheServersCopiesAndTheirPictures() async throws {
@@ -306,6 +315,15 @@ import Testing
         // The picture inside may be read by the chat it went to.
         #expect(try await c.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] != nil)
 
+        #expect(try await merged([(ab, "one"), (ab, "one")]).status == 400, "the same message twice")
+        // A record of a record: forwarded by someone who is not in the first chat, it arrives whole.
+        let again = MergedPayload(title: "转一下", items: [.init(conversationId: bc, clientMsgID: "rec")])
+        let nested = try await c.post("/chat/message/send", SendMessageRequest(recvID: bc, content: again.jsonText,
+                                                                               contentType: ContentType.merged, clientMsgId: "rec2"))
+        #expect(nested.status == 200, "\(nested.text)")
+        let rec2 = try #require(try await b.history(bc).messages.first { $0.clientMsgID == "rec2" })
+        let inner = try #require(MergedPayload(jsonText: rec2.content)?.items.first?.content)
+        #expect(MergedPayload(jsonText: inner)?.items.first?.content == "第一句")
         #expect(try await merged([]).status == 400)
         #expect(try await merged(Array(repeating: (ab, "one"), count: 101)).status == 400)
         #expect(try await merged([(ab, "flash")]).status == 400, "no flash images")

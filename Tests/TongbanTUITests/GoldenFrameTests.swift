@@ -65,6 +65,12 @@ import Testing
         _ = Update.handle(.char("e"), &s, Self.zh)
         #expect(s.input.text == "去！八点山脚下见" && s.editing?.stashed.text == "还没写完的草稿")
         try Golden.check("chat-editing", s, Self.zh)
+        // `e` again (from the message pane, on the same message): the draft set aside stays the draft.
+        s.focus = .messages
+        _ = Update.handle(.char("e"), &s, Self.zh)
+        #expect(s.editing?.stashed.text == "还没写完的草稿")
+        _ = Update.handle(.escape, &s, Self.zh)
+        #expect(s.input.text == "还没写完的草稿" && s.editing == nil)
     }
 
     /// v3: reply bubbles (a quoted text, a quoted picture, a quote of a

@@ -31,15 +31,19 @@ done
 tb alice send --to mei "周六八点山脚下见" >/dev/null || fail "first send"
 
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
-  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 EDITOR='sed -i s/临时/编辑器里写好/' $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"
+  "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 EDITOR=ed $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"
 expect_screen "周六八点山脚下见"
 tmux send-keys -t "$SESSION" Enter   # open the chat with Alice
 expect_screen "Alt-Enter/Ctrl-J 换行"
 
-# Ctrl-X Ctrl-E: the draft goes through $EDITOR (sed here) and comes back unsent.
+# Ctrl-X Ctrl-E: the draft goes through $EDITOR and comes back unsent. ed reads
+# its commands from the terminal, which it can only do in the foreground: an
+# editor started in a group of its own would stop there and the client with it.
 tmux send-keys -t "$SESSION" -l "临时草稿"
 tmux send-keys -t "$SESSION" C-x
 tmux send-keys -t "$SESSION" C-e
+sleep 0.5
+for command in 's/临时/编辑器里写好/' w q; do tmux send-keys -t "$SESSION" -l "$command"; tmux send-keys -t "$SESSION" Enter; done
 expect_screen "> 编辑器里写好草稿"; ok
 tmux send-keys -t "$SESSION" C-u
 expect_gone "编辑器里写好草稿"

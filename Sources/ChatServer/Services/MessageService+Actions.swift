@@ -114,6 +114,10 @@ extension MessageService {
             throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
         }
         guard me.isActive else { throw APIFailure.forbidden("you are no longer a member of this group") }
+        // Deleted for the caller: as gone for them as any other message they cannot see.
+        guard !(try tx.messages.hiders(of: msg.id).contains(caller)) else {
+            throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
+        }
         return msg
     }
 

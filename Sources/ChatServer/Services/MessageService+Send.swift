@@ -152,7 +152,9 @@ extension MessageService {
             }
             let updated = try tx.messages.message(id: target.id)!
             try scrubLog(messageId: target.id, in: tx)
-            for uid in audience.uids(sender: caller) {
+            // Not to who deleted it for themselves: their devices would store it again.
+            let hiders = try tx.messages.hiders(of: target.id)
+            for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
                 cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: target.id, in: tx)
             }
         }
@@ -171,6 +173,9 @@ extension MessageService {
             throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
         }
         guard !target.revoked else { throw APIFailure.invalid("a revoked message cannot be quoted") }
+        guard !(try tx.messages.hiders(of: target.id).contains(caller)) else {
+            throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
+        }
         var filled = reply
         filled.quote = QuotePayload.Quoted(clientMsgID: target.clientMsgID, seq: target.seq, sendID: target.sendID,
                                            contentType: target.contentType)
@@ -183,13 +188,21 @@ extension MessageService {
         return filled
     }
 
+    /// The most a merged forward's messages may weigh, nested records included.
+    static let maxRecordBytes = 256 * 1024
+
     /// A merged forward with its messages filled in from the server's
     /// copies: each must be one the sender can see, neither revoked nor a
     /// flash image (400 otherwise).
     func filledRecord(_ record: MergedPayload, caller: Int, tx: any StorageTransaction) throws -> MergedPayload {
         var filled = record
         var names: [Int: String] = [:]
+        var seen = Set<String>()
+        var size = 0
         for (i, item) in record.items.enumerated() {
+            guard seen.insert(item.conversationId + "\n" + item.clientMsgID).inserted else {
+                throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is in the record twice")
+            }
             _ = try ConversationService.target(of: item.conversationId, caller: caller)
             let me = try conversations.member(item.conversationId, uid: caller, in: tx)
             guard let m = try tx.messages.message(in: item.conversationId, clientMsgID: item.clientMsgID),
@@ -200,6 +213,14 @@ extension MessageService {
             guard !m.revoked else { throw APIFailure.invalid("a revoked message cannot be forwarded") }
             guard IMMessageMapper.decode(contentType: m.contentType, content: m.content).1.flashImage == nil else {
                 throw APIFailure.invalid("flash images cannot be forwarded")
+            }
+            guard !(try tx.messages.hiders(of: m.id).contains(caller)) else {
+                throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")
+            }
+            // A record inside a record is copied whole: the whole stays bounded.
+            size += m.content.utf8.count
+            guard size <= Self.maxRecordBytes else {
+                throw APIFailure(.tooLarge, "a merged forward holds at most \(Self.maxRecordBytes / 1024) KiB of messages")
             }
             if names[m.senderUid] == nil { names[m.senderUid] = try tx.users.info(uid: m.senderUid)?.username ?? m.sendID }
             filled.items[i] = MergedPayload.Item(conversationId: m.conversationId, clientMsgID: m.clientMsgID, sendID: m.sendID,

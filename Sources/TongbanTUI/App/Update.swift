@@ -377,7 +377,9 @@ enum Update {
             guard m.isMe, m.status == .success, m.seq > 0, !m.isRecalled, [.text, .mention, .quote].contains(m.type),
                   let text = m.text else { s.status = L.string("ui.notEditable"); return [] }
             s.replying = nil
-            s.editing = AppState.Editing(messageId: m.id, original: text, stashed: s.input)
+            // A second `e` while editing: what was typed before the first is what stays aside.
+            let stashed = s.editing?.stashed ?? s.input
+            s.editing = AppState.Editing(messageId: m.id, original: text, stashed: stashed)
             s.input = InputLine(text: text)
             s.focus = .input
             s.status = L.string("ui.editing")

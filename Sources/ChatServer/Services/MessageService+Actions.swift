@@ -1,9 +1,11 @@
 import ChatCore
 import Foundation
 
-/// Acting on a message that is already sent (PROTOCOL.md v3): reactions and
-/// edits. Each changes the stored message, keeps its seq, and tells every
-/// participant (the caller's other devices too) with a `message_update`.
+/// Acting on a message that is already sent (PROTOCOL.md v3): reactions,
+/// edits and delete for me. A reaction or an edit changes the stored
+/// message, keeps its seq, and tells every participant (the caller's other
+/// devices too) with a `message_update`; a delete for me tells only the
+/// caller's devices.
 extension MessageService {
     /// Adds or takes back the caller's `emoji` on a message they can see;
     /// returns the message's reactions after it.

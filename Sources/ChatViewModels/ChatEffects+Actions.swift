@@ -119,21 +119,15 @@ extension ChatEffects {
     }
 
     /// Forwards (v3): each message sent again, in order, to each
-    /// conversation, as an ordinary send of the same content (a mention or
-    /// a reply goes as its text: the names and the quote belong to the chat
-    /// it came from). Pictures and files keep their objects: the server
-    /// lets the new chat read them.
+    /// conversation, as an ordinary send of what `ChatMessage.forwarded`
+    /// says. Pictures and files keep their objects: the server lets the new
+    /// chat read them.
     public func forward(_ messages: [ChatMessage], to conversationIds: [String], emit: Emit) async {
         var sent = 0
         do {
             for id in conversationIds {
                 for m in messages {
-                    var content: MessageContent = m.content.mention != nil || m.content.quote != nil ? .text(m.text ?? "") : m.content
-                    // A 聊天记录 names messages of chats the receiver may not be in:
-                    // it goes as a record of itself, which the server fills in whole.
-                    if let record = m.content.merged {
-                        content = .merged(MergedPayload(title: record.title, items: [.init(conversationId: m.conversationId, clientMsgID: m.id)]))
-                    }
+                    guard let content = m.forwarded else { continue }
                     try await session.sendQueue.enqueue(content, to: id)
                     sent += 1
                 }

@@ -158,22 +158,16 @@ struct Forward: AsyncParsableCommand {
         let ordered = found.sorted(by: { ($0.seq ?? 0) < ($1.seq ?? 0) })
         if merged {
             let name = try session.reader.conversation(id: from, localizer: L)?.nickname ?? with
-            let heading = title ?? (ConversationIDHelper.isGroup(from) ? L.string("ui.merged.titleGroup", ["name": name])
-                : L.string("ui.merged.titleSingle", ["me": session.credentials.username, "peer": name]))
+            let heading = title ?? MergedPayload.defaultTitle(isGroup: ConversationIDHelper.isGroup(from), chatName: name,
+                                                              myName: session.credentials.username, localizer: L)
             let items = ordered.map { MergedPayload.Item(conversationId: $0.conversationId, clientMsgID: $0.clientMsgID) }
             try await session.sendQueue.enqueue(.merged(MergedPayload(title: heading, items: items)), to: target)
             guard await session.sendQueue.drain() == .empty else { throw CLIError(L.string("cli.forward.queued")) }
             return out(L.string("ui.forwardedMerged", ["chats": "1"]))
         }
         for m in ordered {
-            let content = m.chatMessage(myImUid: session.credentials.imUid).content
-            guard content.flashImage == nil else { throw CLIError(L.string("ui.notForwardable")) }
-            // A mention or a reply goes as its text: the names and the quote belong to the chat it came from;
-            // a 聊天记录 as a record of itself (its messages are of chats the receiver may not be in).
-            var sent: MessageContent = content.mention != nil || content.quote != nil
-                ? .text(m.chatMessage(myImUid: session.credentials.imUid).text ?? "") : content
-            if let record = content.merged {
-                sent = .merged(MergedPayload(title: record.title, items: [.init(conversationId: m.conversationId, clientMsgID: m.clientMsgID)]))
+            guard let sent = m.chatMessage(myImUid: session.credentials.imUid).forwarded else {
+                throw CLIError(L.string("ui.notForwardable"))
             }
             try await session.sendQueue.enqueue(sent, to: target)
         }

@@ -110,9 +110,7 @@ extension MessageService {
     /// group, only while they are a member.
     func visibleMessage(_ clientMsgID: String, in conversationId: String, caller: Int,
                         in tx: any StorageTransaction) throws -> MessageRow {
-        let me = try conversations.member(conversationId, uid: caller, in: tx)
-        guard let msg = try tx.messages.message(in: conversationId, clientMsgID: clientMsgID),
-              msg.seq > me.joinedSeq, msg.seq <= me.ceilingSeq, msg.seq > me.clearedSeq else {
+        guard let (msg, me) = try inHistory(clientMsgID, of: conversationId, caller: caller, in: tx) else {
             throw APIFailure.notFound("no message \(clientMsgID.prefix(64)) in this conversation")
         }
         guard me.isActive else { throw APIFailure.forbidden("you are no longer a member of this group") }
@@ -123,11 +121,25 @@ extension MessageService {
         return msg
     }
 
-    /// A `message_update` of the message as stored now to every participant.
-    func announceUpdate(of messageId: Int64, target: ConversationService.Target, caller: Int,
+    /// The message with `clientMsgID` in `conversationId` if it is within the
+    /// caller's history there (after they joined and cleared, before they
+    /// left), with the caller's membership; nil otherwise. Not a member:
+    /// the membership check throws.
+    func inHistory(_ clientMsgID: String, of conversationId: String, caller: Int,
+                   in tx: any StorageTransaction) throws -> (MessageRow, MemberRow)? {
+        let me = try conversations.member(conversationId, uid: caller, in: tx)
+        guard let msg = try tx.messages.message(in: conversationId, clientMsgID: clientMsgID),
+              msg.seq > max(me.joinedSeq, me.clearedSeq), msg.seq <= me.ceilingSeq else { return nil }
+        return (msg, me)
+    }
+
+    /// A `message_update` of the message as stored now to every participant
+    /// but those who deleted it for themselves (their devices would store it
+    /// again). `audience`: when the caller has it already.
+    func announceUpdate(of messageId: Int64, target: ConversationService.Target, caller: Int, audience known: Audience? = nil,
                         in tx: any StorageTransaction) throws -> [Int: Int] {
         guard let updated = try tx.messages.message(id: messageId) else { return [:] }
-        let audience = try audience(of: updated.conversationId, target: target, in: tx)
+        let audience = try known ?? audience(of: updated.conversationId, target: target, in: tx)
         let hiders = try tx.messages.hiders(of: messageId)
         var cursors: [Int: Int] = [:]
         for uid in audience.uids(sender: caller) where !hiders.contains(uid) {

@@ -150,13 +150,8 @@ extension MessageService {
                 try tx.media.markDestroyed(p.objectKey)
                 destroyedKey = p.objectKey
             }
-            let updated = try tx.messages.message(id: target.id)!
             try scrubLog(messageId: target.id, in: tx)
-            // Not to who deleted it for themselves: their devices would store it again.
-            let hiders = try tx.messages.hiders(of: target.id)
-            for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
-                cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: target.id, in: tx)
-            }
+            cursors.merge(try announceUpdate(of: target.id, target: job.target, caller: caller, audience: audience, in: tx)) { $1 }
         }
         return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
     }
@@ -166,9 +161,7 @@ extension MessageService {
     /// and not revoked (400 otherwise).
     func filledQuote(_ reply: QuotePayload, in conversationId: String, caller: Int,
                      tx: any StorageTransaction) throws -> QuotePayload {
-        let me = try conversations.member(conversationId, uid: caller, in: tx)
-        guard let target = try tx.messages.message(in: conversationId, clientMsgID: reply.quote.clientMsgID),
-              target.seq > max(me.joinedSeq, me.clearedSeq), target.seq <= me.ceilingSeq,
+        guard let (target, _) = try inHistory(reply.quote.clientMsgID, of: conversationId, caller: caller, in: tx),
               !ContentType.isGroupNotice(target.contentType) else {
             throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
         }
@@ -204,9 +197,7 @@ extension MessageService {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is in the record twice")
             }
             _ = try ConversationService.target(of: item.conversationId, caller: caller)
-            let me = try conversations.member(item.conversationId, uid: caller, in: tx)
-            guard let m = try tx.messages.message(in: item.conversationId, clientMsgID: item.clientMsgID),
-                  m.seq > max(me.joinedSeq, me.clearedSeq), m.seq <= me.ceilingSeq,
+            guard let (m, _) = try inHistory(item.clientMsgID, of: item.conversationId, caller: caller, in: tx),
                   !ContentType.isGroupNotice(m.contentType) else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")
             }

@@ -184,18 +184,12 @@ final class MessageService: Sendable {
                 p.quote.revoked = true
                 try tx.messages.setContent(id: reply.id, p.jsonText)
                 try self.scrubLog(messageId: reply.id, in: tx)
-                for (uid, cursor) in try self.announceUpdate(of: reply.id, target: target, caller: caller, in: tx) {
-                    cursors[uid] = cursor
-                }
+                cursors.merge(try self.announceUpdate(of: reply.id, target: target, caller: caller, audience: audience, in: tx)) { $1 }
             }
             // Only the uploader can still read what was in a revoked message.
             try tx.media.revokeGrants(messageId: msg.id)
             try self.scrubLog(messageId: msg.id, in: tx)
-            let updated = try tx.messages.message(id: msg.id)!
-            let hiders = try tx.messages.hiders(of: msg.id)
-            for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
-                cursors[uid] = try self.syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: msg.id, in: tx)
-            }
+            cursors.merge(try self.announceUpdate(of: msg.id, target: target, caller: caller, audience: audience, in: tx)) { $1 }
             return (notice.seq, cursors)
         }
         notices.committed(cursors)

@@ -108,8 +108,8 @@ final class EffectRunner {
             guard let current else { return }
             let messages = ids.compactMap { id in current.messages.first { $0.id == id } }
             let c = current.conversation
-            let title = c.isGroup ? L.string("ui.merged.titleGroup", ["name": c.nickname])
-                : L.string("ui.merged.titleSingle", ["me": session.credentials.username, "peer": c.nickname])
+            let title = MergedPayload.defaultTitle(isGroup: c.isGroup, chatName: c.nickname, myName: session.credentials.username,
+                                                   localizer: L)
             // Who said what: a group's members, or the peer of a single chat.
             var names = current.senderNames
             if !c.isGroup { names[ConversationIDHelper.imUid(c.targetUid)] = c.nickname }

@@ -124,6 +124,14 @@ extension ChatStore {
         try dbPool.read { db in try GroupTable.senderNames(groupId: groupId, db: db) }
     }
 
+    public func contacts() throws -> [Contact] {
+        try dbPool.read { db in try ContactTable.contacts(db: db) }
+    }
+
+    public func friendRequests() throws -> [FriendRequest] {
+        try dbPool.read { db in try ContactTable.requests(db: db) }
+    }
+
     /// Senders in this conversation whose name is not cached anywhere.
     public func unnamedSenders(conversationId: String) throws -> [Int] {
         try dbPool.read { db in try GroupTable.unnamedSenders(conversationId: conversationId, db: db) }

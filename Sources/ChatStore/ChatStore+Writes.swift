@@ -183,6 +183,24 @@ extension ChatStore {
         try dbPool.write { db in try ProfileTable.save(infos, db: db) }
     }
 
+    /// The friend list and pending requests as the server has them now.
+    public func savePeople(contacts: [Contact], requests: FriendRequestsResponse) throws {
+        try dbPool.write { db in
+            try ContactTable.replace(contacts, db: db)
+            try ContactTable.replace(requests, db: db)
+        }
+    }
+
+    /// One friend changed (a remark set here), before the event says so.
+    public func saveContact(_ contact: Contact, removed: Bool = false) throws {
+        try dbPool.write { db in try ContactTable.apply(contact, removed: removed, db: db) }
+    }
+
+    /// One request changed (answered here), before the event says so.
+    public func saveFriendRequest(_ request: FriendRequest) throws {
+        try dbPool.write { db in try ContactTable.apply(request, db: db) }
+    }
+
     public func saveGroup(_ info: GroupInfo) throws {
         try dbPool.write { db in try GroupTable.apply(info, me: self.me, db: db) }
     }

@@ -34,6 +34,10 @@ public protocol StoreReader: Sendable {
     func group(named name: String) throws -> GroupInfo?
     func members(groupId: Int) throws -> [GroupMember]
     func senderNames(groupId: Int) throws -> [String: String]
+    /// Friends as last heard, in no particular order.
+    func contacts() throws -> [Contact]
+    /// Pending friend requests both ways, oldest first.
+    func friendRequests() throws -> [FriendRequest]
 
     // The send queue's outbox
     func outbox() throws -> [OutboxItem]

@@ -42,6 +42,30 @@ struct ClusterTests {
         #expect(page.events.compactMap { if case .message(let m) = $0 { m.content } else { nil } } == ["跨节点 👋"])
     }
 
+    /// A device signed out on node one stops on node two at once, its socket
+    /// there closes with 4001, and a friend request made on one is heard on two.
+    @Test func aRevokeAndAFriendRequestReachTheOtherNode() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, _) = try await one.user("alice_v")
+        let (_, ub) = try await one.user("bob_v")
+        let aOnTwo = try await Self.login(two, "alice_v")
+        let bOnTwo = try await Self.login(two, "bob_v")
+        #expect(try await aOnTwo.get("/user/me").status == 200, "node two now caches the token")
+        let aSocket = try await WSProbe.open(port: two.port, token: aOnTwo.token!)
+        let bSocket = try await WSProbe.open(port: two.port, token: bOnTwo.token!)
+        defer { Task { await aSocket.close(); await bSocket.close() } }
+
+        #expect(try await a.befriend(ub, message: "跨节点").status == 201)
+        #expect(await bSocket.wait { if case .sync(let c) = $0 { c > 0 } else { false } } != nil)
+        #expect(try await bOnTwo.get("/friend/requests").decode(FriendRequestsResponse.self).incoming.map(\.message) == ["跨节点"])
+
+        let other = try #require(try await a.get("/auth/sessions").decode([SessionInfo].self).first { !$0.current })
+        #expect(try await a.post("/auth/sessions/revoke", RevokeSessionRequest(sessionId: other.sessionId)).status == 204)
+        #expect(await aSocket.waitClosed() == .unknown(PushCloseCode.signedOut))
+        #expect(try await aOnTwo.get("/user/me").status == 401)
+    }
+
     @Test func concurrentSendsThroughBothNodesLeaveNoHoles() async throws {
         let (one, two) = try await Self.twoNodes()
         defer { Task { await one.stop(); await two.stop() } }

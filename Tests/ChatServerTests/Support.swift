@@ -6,6 +6,7 @@ import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 import Synchronization
 import Testing
 @testable import ChatServer
@@ -125,13 +126,15 @@ final class WSProbe: Sendable {
     let frames = Mutex<[PushFrame]>([])
     let outbound = Mutex<WebSocketOutboundWriter?>(nil)
     let task = Mutex<Task<Void, any Error>?>(nil)
+    /// The code the server closed the socket with, once it did.
+    let closeCode = Mutex<WebSocketErrorCode?>(nil)
 
     static func open(port: Int, token: String) async throws -> WSProbe {
         let probe = WSProbe()
         let t = Task {
             var logger = Logger(label: "ws-probe")
             logger.logLevel = .error
-            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/chat/ws?token=\(token)", logger: logger) { inbound, outbound, _ in
+            let closed = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/chat/ws?token=\(token)", logger: logger) { inbound, outbound, _ in
                 probe.outbound.withLock { $0 = outbound }
                 for try await message in inbound.messages(maxSize: 1 << 16) {
                     if case .text(let text) = message, let f = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) {
@@ -139,6 +142,7 @@ final class WSProbe: Sendable {
                     }
                 }
             }
+            probe.closeCode.withLock { $0 = closed?.closeCode ?? .unknown(0) }
         }
         probe.task.withLock { $0 = t }
         #expect(await probe.wait { if case .hello = $0 { true } else { false } } != nil, "hello frame")
@@ -154,6 +158,16 @@ final class WSProbe: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let f = frames.withLock({ $0.dropFirst(after).first(where: match) }) { return f }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return nil
+    }
+
+    /// Waits up to `timeout` for the server to close the socket; its code.
+    func waitClosed(timeout: Duration = .seconds(5)) async -> WebSocketErrorCode? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let code = closeCode.withLock({ $0 }) { return code }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return nil

@@ -3,6 +3,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidRequest = "invalid_request"
     case unauthorized
     case forbidden
+    /// v3: the receiver blocked the sender, or takes messages from friends only.
+    case blocked
     case notFound = "not_found"
     case conflict
     case cursorExpired = "cursor_expired"
@@ -19,7 +21,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .invalidRequest: 400
         case .unauthorized: 401
-        case .forbidden: 403
+        case .forbidden, .blocked: 403
         case .notFound: 404
         case .conflict: 409
         case .cursorExpired: 410

@@ -88,7 +88,9 @@ public struct UserBasicInfo: Codable, Sendable, Hashable {
     /// from servers that do not send it): lets a client address a peer by
     /// account while offline.
     public var account: String?
-    public init(uid: Int, username: String, avatar: String = "", account: String? = nil) {
-        self.uid = uid; self.username = username; self.avatar = avatar; self.account = account
+    /// v3: a line about themselves (at most 100 characters); absent from older servers.
+    public var signature: String?
+    public init(uid: Int, username: String, avatar: String = "", account: String? = nil, signature: String? = nil) {
+        self.uid = uid; self.username = username; self.avatar = avatar; self.account = account; self.signature = signature
     }
 }

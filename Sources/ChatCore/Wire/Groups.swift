@@ -12,12 +12,14 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     public var joinable: Bool
     /// Unix milliseconds.
     public var createdAt: Int
+    /// v3: the group's picture, an objectKey (or `""`).
+    public var avatar: String
 
     public init(groupId: Int, name: String, uniqueName: String, notice: String = "", ownerId: String,
-                memberCount: Int, joinable: Bool = true, createdAt: Int = 0) {
+                memberCount: Int, joinable: Bool = true, createdAt: Int = 0, avatar: String = "") {
         self.groupId = groupId; self.conversationId = ConversationIDHelper.group(groupId); self.name = name
         self.uniqueName = uniqueName; self.notice = notice; self.ownerId = ownerId
-        self.memberCount = memberCount; self.joinable = joinable; self.createdAt = createdAt
+        self.memberCount = memberCount; self.joinable = joinable; self.createdAt = createdAt; self.avatar = avatar
     }
 
     /// As synthesised, with counts held to range and the conversation id
@@ -37,6 +39,7 @@ public struct GroupInfo: Codable, Sendable, Hashable {
         memberCount = WireRange.count(try c.decode(Int.self, forKey: .memberCount))
         joinable = try c.decode(Bool.self, forKey: .joinable)
         createdAt = WireRange.clamp(try c.decodeIfPresent(Int.self, forKey: .createdAt) ?? 0)
+        avatar = try c.decodeIfPresent(String.self, forKey: .avatar) ?? ""
     }
 }
 
@@ -106,9 +109,11 @@ public struct UpdateGroupRequest: Codable, Sendable {
     public var name: String?
     public var notice: String?
     public var joinable: Bool?
-    enum CodingKeys: String, CodingKey { case groupId = "group_id", name, notice, joinable }
-    public init(groupId: Int, name: String? = nil, notice: String? = nil, joinable: Bool? = nil) {
-        self.groupId = groupId; self.name = name; self.notice = notice; self.joinable = joinable
+    /// v3: an objectKey of a `chat_image` the owner uploaded, or `""`.
+    public var avatar: String?
+    enum CodingKeys: String, CodingKey { case groupId = "group_id", name, notice, joinable, avatar }
+    public init(groupId: Int, name: String? = nil, notice: String? = nil, joinable: Bool? = nil, avatar: String? = nil) {
+        self.groupId = groupId; self.name = name; self.notice = notice; self.joinable = joinable; self.avatar = avatar
     }
 }
 

@@ -164,9 +164,15 @@ public struct ProfileBatchRequest: Codable, Sendable {
 }
 
 /// `POST /user/profile/update` (an addition to PROTOCOL.md): a new display name.
+/// Every field is optional (v3): only those given change.
 public struct UpdateProfileRequest: Codable, Sendable {
-    public var username: String
-    public init(username: String) { self.username = username }
+    public var username: String?
+    public var signature: String?
+    /// An objectKey of a `chat_image` the caller uploaded, or `""` for none.
+    public var avatar: String?
+    public init(username: String? = nil, signature: String? = nil, avatar: String? = nil) {
+        self.username = username; self.signature = signature; self.avatar = avatar
+    }
 }
 
 public struct UploadResponse: Codable, Sendable, Hashable {

@@ -5,10 +5,14 @@ public enum SyncEvent: Sendable, Hashable {
     case conversation(ConversationSummary)
     /// v2: a group the caller is or was in changed.
     case group(GroupInfo)
+    /// v3: a friend was added, changed (profile, remark) or, with `removed`, is no longer one.
+    case contact(Contact, removed: Bool)
+    /// v3: a friend request the caller sent or received changed state.
+    case friendRequest(FriendRequest)
 }
 
 extension SyncEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group }
+    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group, contact, removed, request }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -18,6 +22,10 @@ extension SyncEvent: Codable {
         case "message_update": self = .messageUpdate(try c.decode(WireMessage.self, forKey: .message))
         case "conversation": self = .conversation(try c.decode(ConversationSummary.self, forKey: .conversation))
         case "group": self = .group(try c.decode(GroupInfo.self, forKey: .group))
+        case "contact":
+            self = .contact(try c.decode(Contact.self, forKey: .contact),
+                            removed: try c.decodeIfPresent(Bool.self, forKey: .removed) ?? false)
+        case "friend_request": self = .friendRequest(try c.decode(FriendRequest.self, forKey: .request))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
@@ -34,6 +42,11 @@ extension SyncEvent: Codable {
             try c.encode("conversation", forKey: .kind); try c.encode(s, forKey: .conversation)
         case .group(let g):
             try c.encode("group", forKey: .kind); try c.encode(g, forKey: .group)
+        case .contact(let contact, let removed):
+            try c.encode("contact", forKey: .kind); try c.encode(contact, forKey: .contact)
+            if removed { try c.encode(true, forKey: .removed) }
+        case .friendRequest(let r):
+            try c.encode("friend_request", forKey: .kind); try c.encode(r, forKey: .request)
         }
     }
 }

@@ -1,9 +1,10 @@
 import ChatCore
 import Hummingbird
 
-/// `/user/*`: the caller's profile, renaming, search, profiles in bulk.
+/// `/user/*`: the caller's profile and settings, search, profiles in bulk.
 struct UserController {
     let users: UserService
+    let people: PeopleService
     let read: RequestReader
 
     var routes: RouteCollection<ChatRequestContext> {
@@ -13,7 +14,11 @@ struct UserController {
             json(try users.search(query: req.uri.queryParameters.get("q") ?? "", caller: ctx.uid))
         }
         routes.post("profile/update") { req, ctx in
-            json(try users.rename(caller: ctx.uid, username: try await read.decode(UpdateProfileRequest.self, req).username))
+            json(try users.updateProfile(caller: ctx.uid, try await read.decode(UpdateProfileRequest.self, req)))
+        }
+        routes.get("settings") { _, ctx in json(try people.settings(caller: ctx.uid)) }
+        routes.post("settings") { req, ctx in
+            json(try people.setSettings(caller: ctx.uid, try await read.decode(UserSettings.self, req)))
         }
         routes.post("profile/openim-batch") { req, _ in
             json(try users.profiles(try await read.decode(ProfileBatchRequest.self, req).userIds))

@@ -20,30 +20,38 @@ enum WebSocketSession {
         }
         // No upgrade without a valid token: the plain route then answers 401.
         guard let token, let uid = try service.auth.authenticate(token: token) else { return .dontUpgrade }
+        let tokenHash = Credentials.tokenHash(token)
         return .upgrade([:]) { inbound, outbound, _ in
-            try await run(uid: uid, service: service, inbound: inbound, outbound: outbound)
+            try await run(uid: uid, tokenHash: tokenHash, service: service, inbound: inbound, outbound: outbound)
         }
     }
 
-    static func run(uid: Int, service: ServerServices, inbound: WebSocketInboundStream,
+    static func run(uid: Int, tokenHash: String, service: ServerServices, inbound: WebSocketInboundStream,
                     outbound: WebSocketOutboundWriter) async throws {
-        let (frames, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = service.hub.connect(uid: uid, continuation: continuation)
+        let (frames, continuation) = AsyncStream<PushHub.Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = service.hub.connect(uid: uid, tokenHash: tokenHash, continuation: continuation)
         defer {
             continuation.finish()
             service.hub.disconnect(uid: uid, id: id)
         }
         // Registered first, then the cursor read: no notice can fall between.
-        continuation.yield(PushHub.encode(.hello(cursor: (try? service.syncLog.currentCursor(uid: uid)) ?? 0)))
+        continuation.yield(.frame(PushHub.encode(.hello(cursor: (try? service.syncLog.currentCursor(uid: uid)) ?? 0))))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await frame in frames { try await outbound.write(.text(frame)) }
+                for await out in frames {
+                    switch out {
+                    case .frame(let text): try await outbound.write(.text(text))
+                    case .close(let code):
+                        try await outbound.close(.unknown(code), reason: "signed out")
+                        return
+                    }
+                }
             }
             group.addTask {
                 for try await message in inbound.messages(maxSize: 64 * 1024) {
                     guard case .text(let text) = message,
                           let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
-                    if frame == .ping { continuation.yield(PushHub.encode(.pong)) }
+                    if frame == .ping { continuation.yield(.frame(PushHub.encode(.pong))) }
                 }
             }
             // Either side ending ends the session.

@@ -1,7 +1,7 @@
 /// The seam between the services and the database. The services open
 /// transactions here and reach the tables only through the repositories a
 /// transaction hands out, so a backend implements this protocol, the
-/// `StorageTransaction` it passes to the bodies and the eight repositories.
+/// `StorageTransaction` it passes to the bodies and the ten repositories.
 /// `SQLiteStorage` and `PostgresStorage` are the backends.
 ///
 /// What every backend must keep:
@@ -60,6 +60,7 @@ protocol StorageTransaction {
     var signals: any SignalRepository { get }
     var groups: any GroupRepository { get }
     var favorites: any FavoriteRepository { get }
+    var people: any PeopleRepository { get }
     /// Whole batches of sends at once, where the backend has them.
     var sendBatch: (any SendBatchRepository)? { get }
 }

@@ -24,19 +24,36 @@ final class AuthService: Sendable {
         var open = true
     }
     let tokenCache = Mutex(TokenCache())
+    /// Token hash -> when its `lastSeenAt` was last written here: a device's
+    /// "last seen" moves at most once a minute, not on every request.
+    let seenWritten = Mutex<[String: Int]>([:])
+    static let seenEveryMs = 60_000
+    /// The sockets to close when a token ends.
+    let hub: PushHub
 
     /// `tokenCacheOpen`: false on a cluster's node until its listener hears
     /// other nodes' logouts (`setTokenCache(open:)`).
-    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, tokenCacheOpen: Bool = true) {
+    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, hub: PushHub, tokenCacheOpen: Bool = true) {
         self.storage = storage
         self.config = config
         self.limits = limits
+        self.hub = hub
         tokenCache.withLock { $0.open = tokenCacheOpen }
+    }
+
+    /// A device's id as its user sees it (`/auth/sessions`): not the token.
+    static func newSessionId() -> String {
+        (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// What a client says it is, kept short and printable.
+    static func userAgent(_ raw: String?) -> String {
+        String((raw ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(120).map(Character.init))
     }
 
     /// `seeded` skips the 3-character minimum: the demo's `me` account is
     /// made by the server itself (PROTOCOL.md's rule binds `/auth/register`).
-    func register(_ r: RegisterRequest, seeded: Bool = false) throws -> AuthResponse {
+    func register(_ r: RegisterRequest, seeded: Bool = false, userAgent: String? = nil) throws -> AuthResponse {
         guard r.account.wholeMatch(of: Self.accountPattern) != nil || (seeded && r.account == "me") else {
             throw APIFailure.invalid("account must be 3-32 characters of a-z, 0-9 and _")
         }
@@ -54,13 +71,14 @@ final class AuthService: Sendable {
             }
             let uid = try tx.accounts.insert(account: r.account, username: username, salt: salt, hash: hash, rounds: rounds,
                                              createdAt: clock.nowMs())
-            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: uid, createdAt: clock.nowMs())
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: uid, createdAt: clock.nowMs(),
+                                        sessionId: Self.newSessionId(), userAgent: Self.userAgent(userAgent))
             return uid
         }
         return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
     }
 
-    func login(_ r: LoginRequest) throws -> AuthResponse {
+    func login(_ r: LoginRequest, userAgent: String? = nil) throws -> AuthResponse {
         let account = String(r.account.prefix(64))
         let clock = config.clock
         if let waitMs = try limits.loginBlockedFor(account, now: clock.nowMs()) {
@@ -81,7 +99,8 @@ final class AuthService: Sendable {
         guard Credentials.constantTimeEqual(hash, user.pwHash) else { throw failed() }
         let token = Credentials.newToken()
         try storage.write { tx in
-            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: user.uid, createdAt: clock.nowMs())
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: user.uid, createdAt: clock.nowMs(),
+                                        sessionId: Self.newSessionId(), userAgent: Self.userAgent(userAgent))
         }
         return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
     }
@@ -92,12 +111,52 @@ final class AuthService: Sendable {
         forget(tokenHash: hash)
     }
 
-    /// A logout ended this token (here, or on another node).
+    /// A logout or a revoke ended this token (here, or on another node):
+    /// it is forgotten and its sockets here close with 4001.
     func forget(tokenHash hash: String) {
         tokenCache.withLock { cache in
             cache.uids.removeValue(forKey: hash)
             cache.generation += 1
         }
+        _ = seenWritten.withLock { $0.removeValue(forKey: hash) }
+        hub.signOut(tokenHash: hash)
+    }
+
+    /// The caller's devices, most recently seen first.
+    func sessions(caller: Int, token: String) throws -> [SessionInfo] {
+        let current = Credentials.tokenHash(token)
+        return try storage.read { tx in try tx.accounts.sessions(uid: caller) }.map { row in
+            SessionInfo(sessionId: row.sessionId, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt, userAgent: row.userAgent,
+                        current: row.tokenHash == current)
+        }
+    }
+
+    /// Signs one of the caller's devices out: its token stops working at
+    /// once and its sockets close with 4001, on every node.
+    func revokeSession(caller: Int, sessionId: String) throws {
+        guard !sessionId.isEmpty, sessionId.count <= 64 else { throw APIFailure.invalid("session_id must be 1-64 characters") }
+        let hash = try storage.write { tx -> String in
+            guard let row = try tx.accounts.session(sessionId, uid: caller) else {
+                throw APIFailure.notFound("no session \(sessionId)")
+            }
+            try tx.accounts.deleteToken(hash: row.tokenHash)
+            return row.tokenHash
+        }
+        forget(tokenHash: hash)
+    }
+
+    /// Moves the token's "last seen" on, at most once a minute.
+    private func noteSeen(tokenHash hash: String) {
+        let now = config.clock.nowMs()
+        let due = seenWritten.withLock { seen -> Bool in
+            if let last = seen[hash], now - last < Self.seenEveryMs { return false }
+            if seen.count >= 100_000 { seen.removeAll(keepingCapacity: true) }
+            seen[hash] = now
+            return true
+        }
+        guard due else { return }
+        // A device's last-seen time is worth no failed request.
+        try? storage.write { tx in try tx.accounts.touchToken(hash: hash, at: now) }
     }
 
     /// Opens or closes (and empties) the token cache.
@@ -114,7 +173,10 @@ final class AuthService: Sendable {
         guard !token.isEmpty, token.count <= 256 else { return nil }
         let hash = Credentials.tokenHash(token)
         let (cached, generation) = tokenCache.withLock { ($0.open ? $0.uids[hash] : nil, $0.generation) }
-        if let cached { return cached }
+        if let cached {
+            noteSeen(tokenHash: hash)
+            return cached
+        }
         let uid = try storage.read { tx in try tx.accounts.uid(forTokenHash: hash) }
         if let uid {
             tokenCache.withLock { cache in
@@ -123,6 +185,7 @@ final class AuthService: Sendable {
                 if cache.uids.count >= 100_000 { cache.uids.removeAll(keepingCapacity: true) }
                 cache.uids[hash] = uid
             }
+            noteSeen(tokenHash: hash)
         }
         return uid
     }

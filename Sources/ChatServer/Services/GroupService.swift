@@ -158,8 +158,8 @@ final class GroupService: Sendable {
     }
 
     func update(caller: Int, _ r: UpdateGroupRequest) throws -> GroupInfo {
-        guard r.name != nil || r.notice != nil || r.joinable != nil else {
-            throw APIFailure.invalid("give at least one of name, notice, joinable")
+        guard r.name != nil || r.notice != nil || r.joinable != nil || r.avatar != nil else {
+            throw APIFailure.invalid("give at least one of name, notice, joinable, avatar")
         }
         let name = try r.name.map(Self.checkName)
         let notice = try r.notice.map(Self.checkNotice)
@@ -172,6 +172,7 @@ final class GroupService: Sendable {
             if let renamed { c.group?.name = renamed }
             if let renoticed { c.group?.notice = renoticed }
             if let joinable = r.joinable { c.group?.joinable = joinable }
+            if let avatar = r.avatar { c.group?.avatar = try MediaService.checkAvatar(avatar, caller: caller, in: tx) }
             if renamed != nil || renoticed != nil {
                 try c.notice(ContentType.groupInfoChanged, by: caller, users: [], name: renamed, notice: renoticed)
             }
@@ -265,7 +266,7 @@ final class GroupService: Sendable {
         GroupInfo(groupId: group.gid, name: group.name, uniqueName: group.uniqueName ?? "", notice: group.notice,
                   ownerId: ConversationIDHelper.imUid(group.ownerUid),
                   memberCount: try tx.conversations.activeMemberCount(group.conversationId),
-                  joinable: group.joinable, createdAt: group.createdAt)
+                  joinable: group.joinable, createdAt: group.createdAt, avatar: group.avatar)
     }
 
     /// A group that exists and is not dissolved.

@@ -29,14 +29,26 @@ final class MediaService: Sendable {
         return UploadResponse(objectKey: key, size: bytes.count)
     }
 
-    /// Signed URLs for the keys the caller may read; the others are left out.
+    /// Signed URLs for the keys the caller may read, and for anyone's
+    /// picture (PROTOCOL.md v3: a profile's or group's avatar); the others are left out.
     func sign(caller: Int, keys: [String], baseURL: String) throws -> SignResponse {
         guard keys.count <= 100 else { throw APIFailure.invalid("at most 100 object_keys per call") }
         let exp = config.clock.nowMs() / 1000 + config.signedURLSeconds
-        let readable = try storage.read { tx in try keys.filter { try tx.media.mayRead($0, uid: caller) } }
+        let readable = try storage.read { tx in try keys.filter { try tx.media.mayRead($0, uid: caller) || tx.users.isAvatar($0) } }
         var urls: [String: String] = [:]
         for key in readable { urls[key] = objects.signedURL(base: baseURL, key: key, exp: exp) }
         return SignResponse(urls: urls, expireAt: exp)
+    }
+
+    /// A picture `caller` may make their own or their group's: "" (none),
+    /// or a `chat_image` they uploaded.
+    static func checkAvatar(_ key: String, caller: Int, in tx: any StorageTransaction) throws -> String {
+        guard !key.isEmpty else { return "" }
+        guard key.hasPrefix("chat/image/"), MediaStore.isValidKey(key) else {
+            throw APIFailure.invalid("avatar must be the objectKey of an uploaded chat_image, or empty")
+        }
+        guard try tx.media.uploader(of: key) == caller else { throw APIFailure.forbidden("avatar must be a picture you uploaded") }
+        return key
     }
 
     /// Bytes and content type of a signed object, or the reason not.

@@ -8,7 +8,8 @@ extension MessageService {
     /// An output for each job written here, nil for each left to
     /// `writeSend`: group sends, media, flash receipts, mentions, an id
     /// another sender's message holds, the first message of a chat (the
-    /// conversation is made there), and a second use of an id within the
+    /// conversation is made there), a receiver who refuses the sender (the
+    /// job then fails there with `blocked`), and a second use of an id within the
     /// batch (it then finds the first one stored).
     func writeSendBatch(_ jobs: [SendJob], in tx: any StorageTransaction) throws -> [SendWrite?] {
         var out = [SendWrite?](repeating: nil, count: jobs.count)
@@ -22,6 +23,18 @@ extension MessageService {
             candidates.append(i)
         }
         guard !candidates.isEmpty else { return out }
+        let refused = try batch.refused(candidates.compactMap { i in
+            guard case .single(let peer) = jobs[i].target else { return nil }
+            return (sender: jobs[i].caller, receiver: peer)
+        }).map { "\($0.sender) \($0.receiver)" }
+        if !refused.isEmpty {
+            let skip = Set(refused)
+            candidates.removeAll { i in
+                guard case .single(let peer) = jobs[i].target else { return false }
+                return skip.contains("\(jobs[i].caller) \(peer)")
+            }
+            guard !candidates.isEmpty else { return out }
+        }
 
         // The rule `writeSend` applies, for all at once: a retry is answered
         // with the stored message; an id the peer holds is the job's own error.

@@ -10,9 +10,17 @@ import Synchronization
 /// nodes' notices, which users have one on which other node; contacts hear
 /// of a change only when it is one for the cluster as a whole.
 public final class PushHub: Sendable {
+    /// What a socket's writer sends next.
+    enum Outgoing: Sendable, Equatable {
+        case frame(String)
+        /// Closes the socket with this code (4001: its token was revoked).
+        case close(code: UInt16)
+    }
     struct Connection: Sendable {
         let id: Int
-        let continuation: AsyncStream<String>.Continuation
+        /// The token the socket authenticated with; its end closes the socket.
+        let tokenHash: String
+        let continuation: AsyncStream<Outgoing>.Continuation
     }
     private struct State {
         var next = 0
@@ -41,11 +49,11 @@ public final class PushHub: Sendable {
     var onlineUsers: [Int] { state.withLock { Array($0.sockets.keys) } }
 
     /// Registers a socket; returns its id.
-    func connect(uid: Int, continuation: AsyncStream<String>.Continuation) -> Int {
+    func connect(uid: Int, tokenHash: String = "", continuation: AsyncStream<Outgoing>.Continuation) -> Int {
         let (id, first, elsewhere) = state.withLock { s -> (Int, Bool, Bool) in
             s.next += 1
             let first = s.sockets[uid]?.isEmpty ?? true
-            s.sockets[uid, default: []].append(Connection(id: s.next, continuation: continuation))
+            s.sockets[uid, default: []].append(Connection(id: s.next, tokenHash: tokenHash, continuation: continuation))
             return (s.next, first, s.isOnlineElsewhere(uid))
         }
         if first {
@@ -105,20 +113,31 @@ public final class PushHub: Sendable {
         guard !cursors.isEmpty else { return }
         let targets = state.withLock { s in cursors.map { (s.sockets[$0.key] ?? [], $0.value) } }
         for (conns, cursor) in targets {
-            let frame = Self.encode(.sync(cursor: cursor))
+            let frame = Outgoing.frame(Self.encode(.sync(cursor: cursor)))
             for c in conns { c.continuation.yield(frame) }
         }
     }
 
     func broadcastPresence(uid: Int, online: Bool) {
         let peers = contacts.withLock { $0 }?.of(uid) ?? []
-        let frame = Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online))
+        let frame = Outgoing.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online)))
         let conns = state.withLock { s in peers.flatMap { s.sockets[$0] ?? [] } }
         for c in conns { c.continuation.yield(frame) }
     }
 
     static func encode(_ frame: PushFrame) -> String {
         frame.jsonText { (try? String(decoding: JSONEncoder().encode($0), as: UTF8.self)) ?? "{}" }
+    }
+
+    /// Closes the sockets of a token that ended (revoked, logged out) with
+    /// code 4001, so their clients go back to sign-in at once.
+    func signOut(tokenHash: String) {
+        guard !tokenHash.isEmpty else { return }
+        let conns = state.withLock { s in s.sockets.values.flatMap { $0.filter { $0.tokenHash == tokenHash } } }
+        for c in conns {
+            c.continuation.yield(.close(code: PushCloseCode.signedOut))
+            c.continuation.finish()
+        }
     }
 
     /// Ends every socket (shutdown).

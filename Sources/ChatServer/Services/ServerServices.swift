@@ -19,6 +19,7 @@ public final class ServerServices: Sendable {
     let signals: SignalService
     let messages: MessageService
     let groups: GroupService
+    let people: PeopleService
 
     /// The other nodes when the database is shared (nil on SQLite).
     let cluster: ClusterService?
@@ -57,7 +58,7 @@ public final class ServerServices: Sendable {
         hub = PushHub()
         notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
-        auth = AuthService(storage: storage, config: config, limits: limits, tokenCacheOpen: bus == nil)
+        auth = AuthService(storage: storage, config: config, limits: limits, hub: hub, tokenCacheOpen: bus == nil)
         syncLog = SyncLogService(storage: storage, config: config)
         conversations = ConversationService(storage: storage, config: config, presence: presence, syncLog: syncLog,
                                             notices: notices)
@@ -69,6 +70,7 @@ public final class ServerServices: Sendable {
                                   syncLog: syncLog, signals: signals, notices: notices)
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               syncLog: syncLog, notices: notices)
+        people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices)
         if let bus {
             cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger)
         } else {

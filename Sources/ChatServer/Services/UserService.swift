@@ -28,20 +28,34 @@ final class UserService: Sendable {
         return try storage.read { tx in try tx.users.search(prefix: q, excluding: caller, limit: 20) }
     }
 
-    /// A new display name. Everyone with a visible conversation with the
-    /// caller gets a `conversation` event carrying the new `showName`
-    /// (PROTOCOL.md's sync: "profile"), so their lists follow at once.
-    func rename(caller: Int, username raw: String) throws -> UserBasicInfo {
-        let username = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(username.count) else { throw APIFailure.invalid("username must be 1-64 characters") }
+    /// Changes the caller's name, signature or picture (those given).
+    /// Everyone with a visible conversation with the caller gets a
+    /// `conversation` event carrying the new `showName` (PROTOCOL.md's sync:
+    /// "profile"), and every friend a `contact` event, so their lists follow at once.
+    func updateProfile(caller: Int, _ r: UpdateProfileRequest) throws -> UserBasicInfo {
+        let username = r.username?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let username, !(1...64).contains(username.count) { throw APIFailure.invalid("username must be 1-64 characters") }
+        let signature = r.signature?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let signature, signature.count > 100 { throw APIFailure.invalid("signature must be at most 100 characters") }
+        guard username != nil || signature != nil || r.avatar != nil else {
+            throw APIFailure.invalid("give at least one of username, signature, avatar")
+        }
         let (info, cursors) = try storage.write { tx -> (UserBasicInfo?, [Int: Int]) in
-            try tx.users.setUsername(username, uid: caller)
+            if let username { try tx.users.setUsername(username, uid: caller) }
+            if let signature { try tx.users.setSignature(signature, uid: caller) }
+            if let avatar = r.avatar { try tx.users.setAvatar(try MediaService.checkAvatar(avatar, caller: caller, in: tx), uid: caller) }
+            guard let info = try tx.users.info(uid: caller) else { return (nil, [:]) }
             var cursors: [Int: Int] = [:]
             for (id, uid) in try tx.conversations.visiblePeers(of: caller) {
                 cursors[uid] = try self.syncLog.append(.conversation(try self.conversations.summary(id, for: uid, in: tx)),
                                                        to: uid, in: tx)
             }
-            return (try tx.users.info(uid: caller), cursors)
+            for friend in try tx.people.friends(of: caller) {
+                let theirs = try tx.people.friend(friend.peerUid, caller)
+                let contact = Contact(user: info, remark: theirs?.remark ?? "", since: theirs?.since ?? friend.since)
+                cursors[friend.peerUid] = try self.syncLog.append(.contact(contact, removed: false), to: friend.peerUid, in: tx)
+            }
+            return (info, cursors)
         }
         notices.committed(cursors)
         guard let info else { throw APIFailure.notFound("no such user") }

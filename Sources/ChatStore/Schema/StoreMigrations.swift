@@ -230,6 +230,27 @@ enum StoreMigrations {
                   AND json_extract(content, '$.type') = 'file' AND json_type(content, '$.name') = 'text';
                 """)
         }
+        m.registerMigration("v11-people") { db in
+            // PROTOCOL.md v3 "People": friends as last heard (`contact`
+            // events, `/friend/list`) and pending friend requests both ways,
+            // so the contacts view opens offline.
+            try db.create(table: "contact") { t in
+                t.primaryKey("uid", .integer)
+                t.column("username", .text).notNull()
+                t.column("avatar", .text).notNull().defaults(to: "")
+                t.column("account", .text)
+                t.column("signature", .text)
+                t.column("remark", .text).notNull().defaults(to: "")
+                t.column("since", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(table: "friendRequest") { t in
+                t.primaryKey("requestId", .integer)
+                t.column("status", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+                // The request as the server sent it (`FriendRequest` JSON).
+                t.column("body", .text).notNull()
+            }
+        }
         return m
     }
 }

@@ -14,6 +14,10 @@ public struct AppliedChanges: Sendable, Hashable {
     public var mentioned: Set<String> = []
     /// The newest new incoming message per conversation (what a notification shows).
     public var newestIncoming: [String: WireMessage] = [:]
+    /// Friends or friend requests changed.
+    public var peopleChanged = false
+    /// Requests to me that arrived pending (what a notification shows).
+    public var newRequests: [FriendRequest] = []
     public init() {}
 
     /// Adds a later batch's changes (its newest incoming messages win).
@@ -24,6 +28,8 @@ public struct AppliedChanges: Sendable, Hashable {
         groupIds.formUnion(later.groupIds)
         mentioned.formUnion(later.mentioned)
         newestIncoming.merge(later.newestIncoming, uniquingKeysWith: { $1 })
+        peopleChanged = peopleChanged || later.peopleChanged
+        newRequests += later.newRequests
     }
 }
 
@@ -80,6 +86,13 @@ enum SyncBatch {
                 try GroupTable.apply(info, me: me, db: db)
                 changes.conversationIds.insert(info.conversationId)
                 changes.groupIds.insert(info.groupId)
+            case .contact(let contact, let removed):
+                try ContactTable.apply(contact, removed: removed, db: db)
+                changes.peopleChanged = true
+            case .friendRequest(let request):
+                try ContactTable.apply(request, db: db)
+                changes.peopleChanged = true
+                if request.status == .pending, request.to.uid == me.uid { changes.newRequests.append(request) }
             }
         }
         for (id, records) in touched {

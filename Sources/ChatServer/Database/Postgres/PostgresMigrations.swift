@@ -113,6 +113,35 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX favorite_object_key ON favorite_object(object_key, uid)",
         ]),
+        // People (PROTOCOL.md v3), as SQLite's v6-people.
+        ("v4-people", [
+            "ALTER TABLE users ADD COLUMN signature TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE users ADD COLUMN accept_strangers BOOLEAN NOT NULL DEFAULT TRUE",
+            "CREATE INDEX users_avatar ON users(avatar)",
+            "ALTER TABLE chat_group ADD COLUMN avatar TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX chat_group_avatar ON chat_group(avatar)",
+            """
+            CREATE TABLE friend (
+                uid BIGINT NOT NULL, peer_uid BIGINT NOT NULL, remark TEXT NOT NULL DEFAULT '',
+                since BIGINT NOT NULL, PRIMARY KEY (uid, peer_uid))
+            """,
+            """
+            CREATE TABLE friend_request (
+                id BIGSERIAL PRIMARY KEY, from_uid BIGINT NOT NULL, to_uid BIGINT NOT NULL, message TEXT NOT NULL,
+                status TEXT NOT NULL, created_at BIGINT NOT NULL, UNIQUE (from_uid, to_uid))
+            """,
+            "CREATE INDEX friend_request_to ON friend_request(to_uid)",
+            """
+            CREATE TABLE block (
+                uid BIGINT NOT NULL, blocked_uid BIGINT NOT NULL, created_at BIGINT NOT NULL,
+                PRIMARY KEY (uid, blocked_uid))
+            """,
+            "ALTER TABLE token ADD COLUMN session_id TEXT",
+            "ALTER TABLE token ADD COLUMN last_seen_at BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE token ADD COLUMN user_agent TEXT NOT NULL DEFAULT ''",
+            "UPDATE token SET session_id = substr(md5(random()::text || hash), 1, 16), last_seen_at = created_at",
+            "CREATE UNIQUE INDEX token_session ON token(session_id)",
+        ]),
     ]
 
     static func migrate(_ conn: PostgresLink) throws {

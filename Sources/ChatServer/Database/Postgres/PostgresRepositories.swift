@@ -36,8 +36,11 @@ struct PostgresAccountRepository: AccountRepository {
         try conn.scalar("SELECT uid FROM users WHERE account = \(account)")
     }
 
-    func insertToken(hash: String, uid: Int, createdAt: Int) throws {
-        try conn.execute("INSERT INTO token(hash, uid, created_at) VALUES (\(hash), \(uid), \(createdAt))")
+    func insertToken(hash: String, uid: Int, createdAt: Int, sessionId: String, userAgent: String) throws {
+        try conn.execute("""
+            INSERT INTO token(hash, uid, created_at, session_id, last_seen_at, user_agent)
+            VALUES (\(hash), \(uid), \(createdAt), \(sessionId), \(createdAt), \(userAgent))
+            """)
     }
 
     func deleteToken(hash: String) throws {
@@ -50,20 +53,45 @@ struct PostgresAccountRepository: AccountRepository {
     func uid(forTokenHash hash: String) throws -> Int? {
         try conn.scalar("SELECT uid FROM token WHERE hash = \(hash)")
     }
+
+    func sessions(uid: Int) throws -> [SessionRow] {
+        try conn.query("""
+            SELECT session_id, hash, created_at, last_seen_at, user_agent FROM token WHERE uid = \(uid)
+            ORDER BY last_seen_at DESC, created_at DESC
+            """).map(Self.session)
+    }
+
+    func session(_ sessionId: String, uid: Int) throws -> SessionRow? {
+        try conn.query("""
+            SELECT session_id, hash, created_at, last_seen_at, user_agent FROM token
+            WHERE session_id = \(sessionId) AND uid = \(uid)
+            """).first.map(Self.session)
+    }
+
+    func touchToken(hash: String, at: Int) throws {
+        try conn.execute("UPDATE token SET last_seen_at = \(at) WHERE hash = \(hash) AND last_seen_at < \(at)")
+    }
+
+    static func session(_ row: PostgresRow) throws -> SessionRow {
+        let r = row.makeRandomAccess()
+        return SessionRow(sessionId: try r[0].decode(String?.self) ?? "", tokenHash: try r[1].decode(String.self),
+                          createdAt: try r[2].decode(Int.self), lastSeenAt: try r[3].decode(Int.self),
+                          userAgent: try r[4].decode(String.self))
+    }
 }
 
 struct PostgresUserRepository: UserRepository {
     let conn: PostgresLink
 
     func info(uid: Int) throws -> UserBasicInfo? {
-        try conn.query("SELECT uid, username, avatar, account FROM users WHERE uid = \(uid)").first.map(Self.info)
+        try conn.query("SELECT uid, username, avatar, account, signature FROM users WHERE uid = \(uid)").first.map(Self.info)
     }
 
     func search(prefix: String, excluding excluded: Int, limit: Int) throws -> [UserBasicInfo] {
         let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         return try conn.query("""
-            SELECT uid, username, avatar, account FROM users
+            SELECT uid, username, avatar, account, signature FROM users
             WHERE uid <> \(excluded) AND (account ILIKE \(pattern) ESCAPE '\\' OR username ILIKE \(pattern) ESCAPE '\\')
             ORDER BY account LIMIT \(limit)
             """).map(Self.info)
@@ -73,10 +101,34 @@ struct PostgresUserRepository: UserRepository {
         try conn.execute("UPDATE users SET username = \(username) WHERE uid = \(uid)")
     }
 
+    func setSignature(_ signature: String, uid: Int) throws {
+        try conn.execute("UPDATE users SET signature = \(signature) WHERE uid = \(uid)")
+    }
+
+    func setAvatar(_ avatar: String, uid: Int) throws {
+        try conn.execute("UPDATE users SET avatar = \(avatar) WHERE uid = \(uid)")
+    }
+
+    func acceptsStrangers(uid: Int) throws -> Bool {
+        try conn.scalar("SELECT accept_strangers FROM users WHERE uid = \(uid)", as: Bool.self) ?? true
+    }
+
+    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws {
+        try conn.execute("UPDATE users SET accept_strangers = \(accept) WHERE uid = \(uid)")
+    }
+
+    func isAvatar(_ key: String) throws -> Bool {
+        guard !key.isEmpty else { return false }
+        return try conn.scalar("""
+            SELECT 1 WHERE EXISTS (SELECT 1 FROM users WHERE avatar = \(key)) OR EXISTS (SELECT 1 FROM chat_group WHERE avatar = \(key))
+            """, as: Int.self) != nil
+    }
+
     static func info(_ row: PostgresRow) throws -> UserBasicInfo {
         let r = row.makeRandomAccess()
         return UserBasicInfo(uid: try r[0].decode(Int.self), username: try r[1].decode(String.self),
-                             avatar: try r[2].decode(String.self), account: try r[3].decode(String.self))
+                             avatar: try r[2].decode(String.self), account: try r[3].decode(String.self),
+                             signature: try r[4].decode(String.self))
     }
 }
 
@@ -101,19 +153,21 @@ struct PostgresGroupRepository: GroupRepository {
     func update(_ g: GroupRow) throws {
         try conn.execute("""
             UPDATE chat_group SET name = \(g.name), unique_name = \(g.uniqueName), notice = \(g.notice),
-                owner_uid = \(g.ownerUid), joinable = \(g.joinable), created_at = \(g.createdAt), dissolved = \(g.dissolved)
+                owner_uid = \(g.ownerUid), joinable = \(g.joinable), created_at = \(g.createdAt), dissolved = \(g.dissolved),
+                avatar = \(g.avatar)
             WHERE gid = \(g.gid)
             """)
     }
 
-    static let columns = "SELECT gid, name, unique_name, notice, owner_uid, joinable, created_at, dissolved FROM chat_group"
+    static let columns = "SELECT gid, name, unique_name, notice, owner_uid, joinable, created_at, dissolved, avatar FROM chat_group"
 
     static func row(_ row: PostgresRow) throws -> GroupRow {
         let r = row.makeRandomAccess()
         return GroupRow(gid: try r[0].decode(Int.self), name: try r[1].decode(String.self),
                         uniqueName: try r[2].decode(String?.self), notice: try r[3].decode(String.self),
                         ownerUid: try r[4].decode(Int.self), joinable: try r[5].decode(Bool.self),
-                        createdAt: try r[6].decode(Int.self), dissolved: try r[7].decode(Bool.self))
+                        createdAt: try r[6].decode(Int.self), dissolved: try r[7].decode(Bool.self),
+                        avatar: try r[8].decode(String.self))
     }
 }
 
@@ -134,6 +188,10 @@ struct PostgresMediaRepository: MediaRepository {
                 WHERE g.object_key = m.object_key AND mb.uid = \(uid)) OR EXISTS (
                 SELECT 1 FROM favorite_object f WHERE f.object_key = m.object_key AND f.uid = \(uid)))
             """, as: Int.self) != nil
+    }
+
+    func uploader(of key: String) throws -> Int? {
+        try conn.scalar("SELECT uploader_uid FROM media WHERE object_key = \(key) AND NOT destroyed", as: Int.self)
     }
 
     func contentType(of key: String) throws -> String? {

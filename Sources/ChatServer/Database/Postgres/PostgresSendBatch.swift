@@ -22,6 +22,18 @@ struct PostgresSendBatchRepository: SendBatchRepository {
         return rows.filter { seen.insert($0.id).inserted }
     }
 
+    func refused(_ pairs: [(sender: Int, receiver: Int)]) throws -> [(sender: Int, receiver: Int)] {
+        try conn.query("""
+            SELECT DISTINCT p.s, p.r FROM unnest(\(pairs.map(\.sender))::BIGINT[], \(pairs.map(\.receiver))::BIGINT[]) AS p(s, r)
+            WHERE EXISTS (SELECT 1 FROM block b WHERE b.uid = p.r AND b.blocked_uid = p.s)
+                OR (EXISTS (SELECT 1 FROM users u WHERE u.uid = p.r AND NOT u.accept_strangers)
+                    AND NOT EXISTS (SELECT 1 FROM friend f WHERE f.uid = p.r AND f.peer_uid = p.s))
+            """).map { row in
+            let (s, r) = try row.decode((Int, Int).self)
+            return (sender: s, receiver: r)
+        }
+    }
+
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int] {
         var taken: [String: Int] = [:]
         // The rows stay locked until the transaction ends, as with `takeNextSeq`.

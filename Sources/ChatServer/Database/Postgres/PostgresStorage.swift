@@ -140,6 +140,7 @@ struct PostgresTransaction: StorageTransaction {
     var signals: any SignalRepository { PostgresSignalRepository(conn: conn) }
     var groups: any GroupRepository { PostgresGroupRepository(conn: conn) }
     var favorites: any FavoriteRepository { PostgresFavoriteRepository(conn: conn) }
+    var people: any PeopleRepository { PostgresPeopleRepository(conn: conn) }
     var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 

@@ -9,6 +9,8 @@ struct GroupRow: Codable, Sendable {
     var joinable: Bool
     var createdAt: Int
     var dissolved: Bool
+    /// v3: the group's picture, an objectKey or "".
+    var avatar: String = ""
 }
 
 /// Groups (PROTOCOL.md "Groups").

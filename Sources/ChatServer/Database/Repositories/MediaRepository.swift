@@ -5,6 +5,8 @@ protocol MediaRepository {
     /// Whether `uid` uploaded the object or is in a conversation it was sent
     /// in; never once it was destroyed.
     func mayRead(_ key: String, uid: Int) throws -> Bool
+    /// Who uploaded the object; nil when unknown or destroyed.
+    func uploader(of key: String) throws -> Int?
     /// The type the object is served as; nil when unknown or destroyed.
     func contentType(of key: String) throws -> String?
     /// Records that the object was sent in a message; nothing if recorded.

@@ -23,6 +23,9 @@ struct LogEntry: Sendable {
 protocol SendBatchRepository {
     /// Messages that a (sender, clientMsgID) or (conversation, clientMsgID) of `keys` names.
     func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow]
+    /// The (sender, receiver) pairs of `pairs` whose receiver refuses the
+    /// sender's single chats (`PeopleRepository.refuses`).
+    func refused(_ pairs: [(sender: Int, receiver: Int)]) throws -> [(sender: Int, receiver: Int)]
     /// Takes `count` seqs in each conversation; returns each existing one's new `max_seq`.
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int]
     /// Stores the rows; returns their ids in the same order.

@@ -8,4 +8,11 @@ protocol UserRepository {
     /// `%`, `_` and `\` in `prefix` match only themselves.
     func search(prefix: String, excluding excluded: Int, limit: Int) throws -> [UserBasicInfo]
     func setUsername(_ username: String, uid: Int) throws
+    func setSignature(_ signature: String, uid: Int) throws
+    func setAvatar(_ avatar: String, uid: Int) throws
+    /// Whether single chats from people who are not friends reach `uid` (default true).
+    func acceptsStrangers(uid: Int) throws -> Bool
+    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws
+    /// Whether `key` is some user's or group's picture (anyone may read those).
+    func isAvatar(_ key: String) throws -> Bool
 }

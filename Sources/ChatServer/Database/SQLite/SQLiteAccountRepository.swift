@@ -23,8 +23,10 @@ struct SQLiteAccountRepository: AccountRepository {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM user WHERE account = ?"), arguments: [account])
     }
 
-    func insertToken(hash: String, uid: Int, createdAt: Int) throws {
-        try db.cachedStatement(sql: "INSERT INTO token(hash, uid, createdAt) VALUES (?, ?, ?)").execute(arguments: [hash, uid, createdAt])
+    func insertToken(hash: String, uid: Int, createdAt: Int, sessionId: String, userAgent: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO token(hash, uid, createdAt, sessionId, lastSeenAt, userAgent) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [hash, uid, createdAt, sessionId, createdAt, userAgent])
     }
 
     func deleteToken(hash: String) throws {
@@ -33,6 +35,27 @@ struct SQLiteAccountRepository: AccountRepository {
 
     func uid(forTokenHash hash: String) throws -> Int? {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM token WHERE hash = ?"), arguments: [hash])
+    }
+
+    func sessions(uid: Int) throws -> [SessionRow] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT sessionId, hash, createdAt, lastSeenAt, userAgent FROM token WHERE uid = ? ORDER BY lastSeenAt DESC, createdAt DESC
+            """), arguments: [uid]).map(Self.session)
+    }
+
+    func session(_ sessionId: String, uid: Int) throws -> SessionRow? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT sessionId, hash, createdAt, lastSeenAt, userAgent FROM token WHERE sessionId = ? AND uid = ?
+            """), arguments: [sessionId, uid]).map(Self.session)
+    }
+
+    func touchToken(hash: String, at: Int) throws {
+        try db.cachedStatement(sql: "UPDATE token SET lastSeenAt = ? WHERE hash = ? AND lastSeenAt < ?")
+            .execute(arguments: [at, hash, at])
+    }
+
+    static func session(_ row: Row) -> SessionRow {
+        SessionRow(sessionId: row[0] ?? "", tokenHash: row[1], createdAt: row[2], lastSeenAt: row[3], userAgent: row[4])
     }
 }
 

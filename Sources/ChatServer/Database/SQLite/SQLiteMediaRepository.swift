@@ -17,6 +17,11 @@ struct SQLiteMediaRepository: MediaRepository {
             """), arguments: [key, uid]) != nil
     }
 
+    func uploader(of key: String) throws -> Int? {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT uploaderUid FROM media WHERE objectKey = ? AND destroyed = 0"),
+                         arguments: [key])
+    }
+
     func contentType(of key: String) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT contentType FROM media WHERE objectKey = ? AND destroyed = 0"),
                             arguments: [key])

@@ -165,6 +165,48 @@ enum SQLiteMigrations {
             }
             try db.create(index: "favorite_object_key", on: "favorite_object", columns: ["objectKey", "uid"])
         }
+        // People (PROTOCOL.md v3): signatures, the strangers setting,
+        // friends (a row each way, with that side's remark), requests (one
+        // per direction, asked again in place), blocks, group pictures, and
+        // a token's device: its id, when it was last used, what it said it was.
+        m.registerMigration("v6-people") { db in
+            try db.alter(table: "user") { t in
+                t.add(column: "signature", .text).notNull().defaults(to: "")
+                t.add(column: "acceptStrangers", .boolean).notNull().defaults(to: true)
+            }
+            try db.create(index: "user_avatar", on: "user", columns: ["avatar"])
+            try db.alter(table: "chat_group") { t in t.add(column: "avatar", .text).notNull().defaults(to: "") }
+            try db.create(index: "chat_group_avatar", on: "chat_group", columns: ["avatar"])
+            try db.create(table: "friend") { t in
+                t.column("uid", .integer).notNull()
+                t.column("peerUid", .integer).notNull()
+                t.column("remark", .text).notNull().defaults(to: "")
+                t.column("since", .integer).notNull()
+                t.primaryKey(["uid", "peerUid"])
+            }
+            try db.create(table: "friend_request") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("fromUid", .integer).notNull()
+                t.column("toUid", .integer).notNull().indexed()
+                t.column("message", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.uniqueKey(["fromUid", "toUid"])
+            }
+            try db.create(table: "block") { t in
+                t.column("uid", .integer).notNull()
+                t.column("blockedUid", .integer).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.primaryKey(["uid", "blockedUid"])
+            }
+            try db.alter(table: "token") { t in
+                t.add(column: "sessionId", .text)
+                t.add(column: "lastSeenAt", .integer).notNull().defaults(to: 0)
+                t.add(column: "userAgent", .text).notNull().defaults(to: "")
+            }
+            try db.execute(sql: "UPDATE token SET sessionId = lower(hex(randomblob(8))), lastSeenAt = createdAt")
+            try db.create(index: "token_session", on: "token", columns: ["sessionId"], unique: true)
+        }
         return m
     }
 }

@@ -133,6 +133,7 @@ struct SQLiteTransaction: StorageTransaction {
     var signals: any SignalRepository { SQLiteSignalRepository(db: db) }
     var groups: any GroupRepository { SQLiteGroupRepository(db: db) }
     var favorites: any FavoriteRepository { SQLiteFavoriteRepository(db: db) }
+    var people: any PeopleRepository { SQLitePeopleRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

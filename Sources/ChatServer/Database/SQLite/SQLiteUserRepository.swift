@@ -5,7 +5,7 @@ struct SQLiteUserRepository: UserRepository {
     let db: Database
 
     func info(uid: Int) throws -> UserBasicInfo? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT uid, username, avatar, account FROM user WHERE uid = ?"), arguments: [uid])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT uid, username, avatar, account, signature FROM user WHERE uid = ?"), arguments: [uid])
             .map(Self.info)
     }
 
@@ -14,7 +14,7 @@ struct SQLiteUserRepository: UserRepository {
         let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
         return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT uid, username, avatar, account FROM user
+            SELECT uid, username, avatar, account, signature FROM user
             WHERE uid <> ? AND (account LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')
             ORDER BY account LIMIT ?
             """), arguments: [excluded, pattern, pattern, limit]).map(Self.info)
@@ -24,7 +24,31 @@ struct SQLiteUserRepository: UserRepository {
         try db.cachedStatement(sql: "UPDATE user SET username = ? WHERE uid = ?").execute(arguments: [username, uid])
     }
 
+    func setSignature(_ signature: String, uid: Int) throws {
+        try db.cachedStatement(sql: "UPDATE user SET signature = ? WHERE uid = ?").execute(arguments: [signature, uid])
+    }
+
+    func setAvatar(_ avatar: String, uid: Int) throws {
+        try db.cachedStatement(sql: "UPDATE user SET avatar = ? WHERE uid = ?").execute(arguments: [avatar, uid])
+    }
+
+    func acceptsStrangers(uid: Int) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT acceptStrangers FROM user WHERE uid = ?"), arguments: [uid]) ?? true
+    }
+
+    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws {
+        try db.cachedStatement(sql: "UPDATE user SET acceptStrangers = ? WHERE uid = ?").execute(arguments: [accept, uid])
+    }
+
+    func isAvatar(_ key: String) throws -> Bool {
+        guard !key.isEmpty else { return false }
+        return try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT 1 WHERE EXISTS (SELECT 1 FROM user WHERE avatar = ?) OR EXISTS (SELECT 1 FROM chat_group WHERE avatar = ?)
+            """), arguments: [key, key]) != nil
+    }
+
     static func info(_ row: Row) -> UserBasicInfo {
-        UserBasicInfo(uid: row["uid"], username: row["username"], avatar: row["avatar"], account: row["account"])
+        UserBasicInfo(uid: row["uid"], username: row["username"], avatar: row["avatar"], account: row["account"],
+                      signature: row["signature"])
     }
 }

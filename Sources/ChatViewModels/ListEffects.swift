@@ -95,7 +95,7 @@ public struct ListEffects {
             if let list = read() { await emit(.stored(list)) }
             return info.conversationId
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.failed(ServerWords.failed("error.createGroup", error, localizer)))
             return nil
         }
     }
@@ -107,7 +107,7 @@ public struct ListEffects {
             if let list = read() { await emit(.stored(list)) }
             return summary.conversationId
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.failed(ServerWords.failed("error.joinGroup", error, localizer)))
             return nil
         }
     }

@@ -82,7 +82,7 @@ struct OutboxRetry: AsyncParsableCommand {
         _ = await session.sendQueue.drain()
         switch try await session.sendQueue.fate(of: row.clientMsgID) {
         case .sent(let seq): out(L.string("cli.sent", ["seq": String(seq)]))
-        case .failed(let reason): throw CLIError(L.string("cli.failed", ["reason": reason]))
+        case .failed(let reason): throw CLIError(failedText(reason))
         case .held: out(L.string("cli.held"))
         case .queued(let reason): out(L.string("cli.queued", ["reason": reason]))
         case .gone: throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))

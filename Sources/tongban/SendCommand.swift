@@ -44,7 +44,7 @@ struct Send: AsyncParsableCommand {
             throw CLIError(L.string("cli.failed", ["reason": "the message is no longer in the store"]))
         case .failed(let reason):
             // Reported here and now: nothing is left behind to hold the chat.
-            try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": reason]))
+            try await settleAsFailed(repo, record, failedText(reason))
         case .held:
             if queue {
                 out(L.string("cli.held"))
@@ -140,4 +140,10 @@ struct Send: AsyncParsableCommand {
         text = prefix + text
         return MentionPayload(text: text, atUserIDs: ids, atAll: mentionAll)
     }
+}
+
+/// A refused send in the user's words: the receiver's refusal (`blocked`)
+/// has its own, the rest say the server's reason.
+func failedText(_ reason: String) -> String {
+    reason == MessageStatus.blockedReason ? L.string("send.blocked") : L.string("cli.failed", ["reason": reason])
 }

@@ -91,11 +91,11 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         #expect(fake.summary(of: bobId)?.isPinned == true, "the server has it")
         #expect(vm.errorMessage == nil)
 
-        // A refusal puts the pin back, with the server's reason.
+        // A refusal puts the pin back, with the server's reason in the user's words.
         fake.failNext(.pin, with: .server(status: 403, code: .forbidden, rawCode: "forbidden", message: "no", retryAfter: nil))
         await vm.pinConversation(id: bobId, isPinned: false)
         #expect(vm.conversations.first?.id == bobId)
-        #expect(vm.errorMessage?.contains("forbidden") == true)
+        #expect(vm.errorMessage == "没有权限")
 
         // A peer writes while the list is open: it follows the pull.
         try fake.peerSends(from: bob.uid, text: "b3")
@@ -119,7 +119,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         fake.isDown = true
         await vm.deleteConversation(id: annId)
         #expect(vm.conversations.contains { $0.id == annId })
-        #expect(vm.errorMessage?.contains("cannot reach") == true)
+        #expect(vm.errorMessage == "无法连接服务器")
         #expect(try me.store.conversation(id: annId) != nil)
         #expect(fake.summary(of: annId) != nil, "the server was never asked")
 

@@ -107,7 +107,7 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         await srv.stop()
         await vm.deleteConversation(id: oneId)
         #expect(vm.conversations.contains { $0.id == oneId })
-        #expect(vm.errorMessage?.contains("cannot reach") == true)
+        #expect(vm.errorMessage == "无法连接服务器")
         #expect(try me.store.conversation(id: oneId) != nil)
     }
 }

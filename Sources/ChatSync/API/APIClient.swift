@@ -69,12 +69,25 @@ public final class APIClient: ChatAPI {
 
     static let maxResponse = 32 * 1024 * 1024
 
+    /// What `/auth/sessions` shows for this device: the program and the machine.
+    static let userAgent: String = {
+        var name = utsname()
+        uname(&name)
+        let field = { (t: Any) -> String in
+            Mirror(reflecting: t).children.compactMap { $0.value as? CChar }.prefix { $0 != 0 }
+                .map { String(UnicodeScalar(UInt8(bitPattern: $0))) }.joined()
+        }
+        let host = ProcessInfo.processInfo.hostName
+        return "tongban-terminal (\(field(name.sysname)) \(field(name.machine)); \(host))"
+    }()
+
     /// `sent`, when given, hears how many bytes of `body` the connection has
     /// taken so far (the body then goes out in chunks).
     func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
               timeout: TimeAmount? = nil, sent: (@Sendable (Int) -> Void)? = nil) async throws -> (Int, Data) {
         var request = HTTPTransportRequest(method: method.rawValue, url: baseURL + path)
         if let token { request.headers["Authorization"] = "Bearer \(token)" }
+        request.headers["User-Agent"] = Self.userAgent
         if let body {
             request.headers["Content-Type"] = contentType
             request.body = body
@@ -177,6 +190,49 @@ public final class APIClient: ChatAPI {
 
     public func profiles(_ uids: [Int]) async throws -> [UserBasicInfo] {
         try await json([UserBasicInfo].self, .POST, "/user/profile/openim-batch", body: ProfileBatchRequest(userIds: uids))
+    }
+
+    // MARK: - People (PROTOCOL.md v3)
+
+    public func updateProfile(_ request: UpdateProfileRequest) async throws -> UserBasicInfo {
+        try await json(UserBasicInfo.self, .POST, "/user/profile/update", body: request)
+    }
+
+    public func settings() async throws -> UserSettings { try await json(UserSettings.self, .GET, "/user/settings") }
+
+    public func setSettings(_ settings: UserSettings) async throws -> UserSettings {
+        try await json(UserSettings.self, .POST, "/user/settings", body: settings)
+    }
+
+    public func requestFriend(userId: Int, message: String?) async throws -> FriendRequest {
+        try await json(FriendRequest.self, .POST, "/friend/request", body: FriendRequestBody(userId: userId, message: message))
+    }
+
+    public func friendRequests() async throws -> FriendRequestsResponse {
+        try await json(FriendRequestsResponse.self, .GET, "/friend/requests")
+    }
+
+    public func respondFriend(requestId: Int, accept: Bool) async throws -> FriendRequest {
+        try await json(FriendRequest.self, .POST, "/friend/respond", body: FriendRespondRequest(requestId: requestId, accept: accept))
+    }
+
+    public func friends() async throws -> [Contact] { try await json([Contact].self, .GET, "/friend/list") }
+
+    public func removeFriend(userId: Int) async throws {
+        try await noContent(.POST, "/friend/remove", body: UserIdRequest(userId: userId))
+    }
+
+    public func remark(userId: Int, remark: String) async throws -> Contact {
+        try await json(Contact.self, .POST, "/friend/remark", body: RemarkRequest(userId: userId, remark: remark))
+    }
+
+    public func block(userId: Int) async throws { try await noContent(.POST, "/block/add", body: UserIdRequest(userId: userId)) }
+    public func unblock(userId: Int) async throws { try await noContent(.POST, "/block/remove", body: UserIdRequest(userId: userId)) }
+    public func blocked() async throws -> [UserBasicInfo] { try await json([UserBasicInfo].self, .GET, "/block/list") }
+    public func sessions() async throws -> [SessionInfo] { try await json([SessionInfo].self, .GET, "/auth/sessions") }
+
+    public func revokeSession(_ sessionId: String) async throws {
+        try await noContent(.POST, "/auth/sessions/revoke", body: RevokeSessionRequest(sessionId: sessionId))
     }
 
     // MARK: - Messages

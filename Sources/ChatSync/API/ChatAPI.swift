@@ -26,6 +26,24 @@ public protocol ChatAPI: Sendable {
     func rename(to username: String) async throws -> UserBasicInfo
     func profiles(_ uids: [Int]) async throws -> [UserBasicInfo]
 
+    // MARK: People (PROTOCOL.md v3)
+
+    /// Changes the fields given (name, signature, picture's objectKey or "").
+    func updateProfile(_ request: UpdateProfileRequest) async throws -> UserBasicInfo
+    func settings() async throws -> UserSettings
+    func setSettings(_ settings: UserSettings) async throws -> UserSettings
+    func requestFriend(userId: Int, message: String?) async throws -> FriendRequest
+    func friendRequests() async throws -> FriendRequestsResponse
+    func respondFriend(requestId: Int, accept: Bool) async throws -> FriendRequest
+    func friends() async throws -> [Contact]
+    func removeFriend(userId: Int) async throws
+    func remark(userId: Int, remark: String) async throws -> Contact
+    func block(userId: Int) async throws
+    func unblock(userId: Int) async throws
+    func blocked() async throws -> [UserBasicInfo]
+    func sessions() async throws -> [SessionInfo]
+    func revokeSession(_ sessionId: String) async throws
+
     // MARK: Messages
 
     func send(_ request: SendMessageRequest) async throws -> SendMessageResponse

@@ -330,7 +330,8 @@ public actor SendQueue {
         } catch let e as APIError where e.isPermanent && !e.isBadResponse {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
             do {
-                try store.markFailed(clientMsgID: row.clientMsgID, reason: e.description)
+                try store.markFailed(clientMsgID: row.clientMsgID,
+                                     reason: e.code == .blocked ? MessageStatus.blockedReason : e.description)
             } catch {
                 // Not recorded: try again later rather than at once.
                 return .transient(SyncEngine.reason(error), mayHaveArrived: true)

@@ -17,6 +17,10 @@ public enum SyncUpdate: Sendable {
     /// full). Nothing is lost: the cursor did not move, so the same events
     /// are pulled again, and `full: false` follows the first pull that fits.
     case storage(full: Bool)
+    /// The login ended (a 401, or the socket closed with 4001: signed out
+    /// from another device, or the token expired). The engine has stopped;
+    /// the store keeps everything for the next login (seed 001 §3.4).
+    case signedOut
 }
 
 /// Push + poll (seed 002 §2.2): a WebSocket says when to pull, a timer
@@ -62,6 +66,10 @@ public final class SyncEngine: Sendable {
     private let profilesAsked = Mutex<Set<Int>>([])
     /// Whether the last pull found the store's disk full.
     private let storeFull = Mutex(false)
+    /// Set once the server said the login is over.
+    private let endedLogin = Mutex(false)
+
+    public var isSignedOut: Bool { endedLogin.withLock { $0 } }
 
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
@@ -114,7 +122,20 @@ public final class SyncEngine: Sendable {
     /// Pulls until the server has nothing more; returns what changed.
     @discardableResult
     public func pull() async throws -> AppliedChanges {
-        try await pullGate.run { try await self.pullOnce() }
+        do {
+            return try await pullGate.run { try await self.pullOnce() }
+        } catch let e as APIError where e.code == .unauthorized {
+            loginEnded()
+            throw e
+        }
+    }
+
+    /// The server no longer takes our token: say so once and stop.
+    func loginEnded() {
+        guard !endedLogin.withLock({ ended in defer { ended = true }; return ended }) else { return }
+        logger.notice("the server ended this login")
+        emit(.signedOut)
+        stop()
     }
 
     /// One pull, page by page from the stored cursor: each page's events are
@@ -271,7 +292,7 @@ public final class SyncEngine: Sendable {
     func pushLoop() async {
         guard pushTarget != nil else { return }
         var attempt = 0
-        while !Task.isCancelled {
+        while !Task.isCancelled, !isSignedOut {
             setState(.connecting)
             let connectedAt = ContinuousClock.now
             let reason = await connectOnce()
@@ -297,7 +318,7 @@ public final class SyncEngine: Sendable {
         wsLogger.logLevel = .critical
         do {
             guard let url = pushTarget else { return "no push socket" }
-            try await WebSocketClient.connect(url: url, configuration: Self.pushConfiguration(url: url),
+            let closed = try await WebSocketClient.connect(url: url, configuration: Self.pushConfiguration(url: url),
                                              tlsConfiguration: api.pushTLSConfiguration,
                                              logger: wsLogger) { inbound, outbound, _ in
                 let pinger = Task {
@@ -321,6 +342,10 @@ public final class SyncEngine: Sendable {
                         break
                     }
                 }
+            }
+            if closed?.closeCode == .unknown(PushCloseCode.signedOut) {
+                loginEnded()
+                return "signed out"
             }
             return "connection closed"
         } catch {

@@ -91,7 +91,8 @@ enum Bubbles {
                                       style: Theme.dim, align: align))
             }
         } else if m.status == .failed {
-            out.append(BubbleLine(text: "✗ " + c.L.string("ui.failed"), style: Theme.error, align: align))
+            let words = m.errorReason == MessageStatus.blockedReason ? "ui.failedBlocked" : "ui.failed"
+            out.append(BubbleLine(text: "✗ " + c.L.string(words), style: Theme.error, align: align))
         }
         if m.editedAt != nil { markEdited(&out, m, c) }
         if let row = reactionRow(m, c) { out.append(row) }

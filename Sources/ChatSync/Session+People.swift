@@ -57,6 +57,13 @@ extension Session {
     /// Whom I blocked, most recent first (from the server).
     public func blocked() async throws -> [UserBasicInfo] { try await api.blocked() }
 
+    /// Someone's profile as the server has it now, cached.
+    public func profile(_ uid: Int) async throws -> UserBasicInfo? {
+        guard let info = try await api.profiles([uid]).first else { return nil }
+        try store.saveProfiles([info])
+        return info
+    }
+
     /// My profile as the server has it, cached.
     public func myProfile() async throws -> UserBasicInfo {
         let me = try await api.me()

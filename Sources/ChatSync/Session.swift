@@ -120,6 +120,14 @@ public final class Session: Sendable {
         return true
     }
 
+    /// Drops the saved token the server no longer takes (nothing to tell
+    /// it); the stores stay for the next login of the same user.
+    public static func forgetLogin(paths: StorePaths) throws {
+        if FileManager.default.fileExists(atPath: credentialsURL(paths).path) {
+            try FileManager.default.removeItem(at: credentialsURL(paths))
+        }
+    }
+
     /// The one-to-one conversation with a peer named by uid (`7` or `tb_7`),
     /// account or display name, from the local store alone: works offline
     /// for anyone chatted with before. nil when the store does not know them.

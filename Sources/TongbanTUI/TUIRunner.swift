@@ -7,9 +7,17 @@ import TerminalUI
 /// Runs the full-screen client on the real terminal until the user quits.
 @MainActor
 public enum TUIRunner {
+    /// How the full screen ended.
+    public enum Ending: Sendable, Equatable {
+        case quit
+        /// The server ended the login: the caller shows sign-in again.
+        case signedOut
+    }
+
+    @discardableResult
     public static func run(session: Session, localizer: Localizer = .current,
                            launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds,
-                           pictureDecoder: PictureDecoder = .inProcess) async throws {
+                           pictureDecoder: PictureDecoder = .inProcess) async throws -> Ending {
         let terminal = Terminal(benchLog: ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
         try terminal.start()
         defer { terminal.stop() }
@@ -30,6 +38,8 @@ public enum TUIRunner {
             terminal.render(app.frame(width: size.width, height: size.height))
         }
         app.terminalSize = { terminal.size }
+        // Ends `terminal.keys`, and with it the loop below.
+        app.onQuit = { terminal.stop() }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
         app.compose = { text in
@@ -76,6 +86,7 @@ public enum TUIRunner {
         session.sync.stop()
         await session.sendQueue.stop()
         terminal.setTitle("")
+        return app.signedOut ? .signedOut : .quit
     }
 }
 

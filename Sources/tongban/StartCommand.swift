@@ -25,8 +25,19 @@ struct Start: AsyncParsableCommand {
                 throw ExitCode.failure
             }
         }
-        let session = try await common.session()
-        try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt, pictureDecoder: DecodeImage.decoder)
+        var session = try await common.session()
+        // Seed 001 §3.4: a login the server ended (signed out from another
+        // device) goes back to sign-in; the local history stays.
+        while try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt,
+                                      pictureDecoder: DecodeImage.decoder) == .signedOut {
+            let server = session.credentials.server
+            try Session.forgetLogin(paths: common.paths)
+            out(L.string("error.signedOut"))
+            guard await SignInForm(server: server, paths: common.paths, localizer: L).run() != nil else {
+                throw ExitCode.failure
+            }
+            session = try await common.session()
+        }
     }
 
     /// `make run`: the demo server in-process, logged in as `me`, with its

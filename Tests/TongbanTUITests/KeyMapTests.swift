@@ -35,7 +35,7 @@ import Testing
     @Test func statusHintsFollowTheTable() throws {
         let zh = Localizer(language: .zhHans)
         #expect(Binding.hints(for: .list, KeyMap(), zh)
-            == "j/k 移动  Enter 打开  p 置顶  m 免打扰  d 删除  n 新建  s 信号  / 搜索  ? 帮助  q 退出")
+            == "j/k 移动  Enter 打开  p 置顶  d 删除  n 新建  s 信号  c 通讯录  / 搜索  ? 帮助  q 退出")
         #expect(Binding.hints(for: .input, KeyMap(), Localizer(language: .en))
             == "Enter send  Alt-Enter/Ctrl-J newline  Esc leave (draft kept)  /image /flash /multi /voice /file")
         let dir = tmpDir("hints")

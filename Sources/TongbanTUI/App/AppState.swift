@@ -36,6 +36,11 @@ struct AppState {
         case favorites([Favorite], Int)
         /// `,`: in a group, the selected member (the one `x` removes).
         case settings(member: Int)
+        /// v3 people: the contacts view, adding a friend, my page, a peer's page.
+        case contacts(ContactsView)
+        case addFriend(AddFriendForm)
+        case me(MyPage)
+        case peer(PeerPage)
         case help
         /// `/rec`: a recorder is writing into `file` since `since`.
         case recording(file: URL, since: Date)
@@ -167,6 +172,10 @@ struct AppState {
     /// Whether only one pane fits (narrow terminal); which one shows.
     var narrowShowsMessages = false
     var wantsQuit = false
+    /// The server ended this login: the client goes back to sign-in.
+    var signedOut = false
+    /// Friends, requests and blocks (v3), as the store and server last said.
+    var people = PeopleState()
     /// The conversation list, changed only by `ListState.update` (through `Update`).
     var list = ListState()
     /// The open chat: its whole state, changed only by `ChatState.update`

@@ -6,6 +6,7 @@ enum Action: String, CaseIterable, Sendable {
     case listDown = "list.down", listUp = "list.up", listTop = "list.top", listBottom = "list.bottom"
     case listOpen = "list.open", listPin = "list.pin", listDelete = "list.delete", listNew = "list.new"
     case listMute = "list.mute"
+    case listContacts = "list.contacts", listMe = "list.me"
     case listSignals = "list.signals", listFavorites = "list.favorites", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
     case messagesPageDown = "messages.pageDown", messagesBottom = "messages.bottom", messagesEnter = "messages.enter"
@@ -57,11 +58,13 @@ struct Binding: Sendable {
         bind(.list, .listBottom, [.char("G"), .end], "help.list.ends"),
         bind(.list, .listOpen, [.enter], "help.list.open", hint: "hint.open"),
         bind(.list, .listPin, [.char("p")], "help.list.pin", hint: "hint.pin"),
-        bind(.list, .listMute, [.char("m")], "help.list.mute", hint: "hint.mute"),
+        bind(.list, .listMute, [.char("m")], "help.list.mute"),
         bind(.list, .listDelete, [.char("d")], "help.list.delete", hint: "hint.delete"),
         bind(.list, .listNew, [.char("n")], "help.list.new", hint: "hint.new"),
         bind(.list, .listSignals, [.char("s")], "help.list.signals", hint: "hint.signals"),
         bind(.list, .listFavorites, [.char("f")], "help.list.favorites"),
+        bind(.list, .listContacts, [.char("c")], "help.list.contacts", hint: "hint.contacts"),
+        bind(.list, .listMe, [.char("u")], "help.list.me"),
         bind(.list, .listSearch, [.char("/")], "help.list.search", hint: "hint.search"),
         bind(.list, .listRefresh, [.char("r")], "help.list.refresh"),
         bind(.list, .listBack, [.escape], "help.list.back"),

@@ -27,6 +27,8 @@ enum Intent {
     case listHits(query: String, [AppState.GlobalHit])
     /// v3: what the editor saved: the input bar's new text, unsent.
     case composed(String)
+    /// v3 people: what their effects found (Update+People.swift).
+    case people(PeopleIntent)
     /// v3: my favourites as the server has them (nil: they could not be read).
     case favoritesLoaded([Favorite]?)
     case flashShown(ChatMessage, RGBImage)
@@ -104,6 +106,8 @@ enum Effect: Equatable {
     case startConversation(UserBasicInfo)
     case loadSignals
     case openSignal(SignalInboxItem)
+    /// v3 people: friends, requests, blocks, my page (EffectRunner+People.swift).
+    case people(PeopleCommand)
     /// v3 favourites: load them, keep one, remove one, open one in its chat.
     case loadFavorites
     case addFavorite(messageId: String)
@@ -116,6 +120,8 @@ enum Effect: Equatable {
     case openExternally(ChatMessage)
     case saveFile(ChatMessage, thenOpen: Bool)
     case decodeThumbnail(key: String)
+    /// A profile's or group's picture, fetched and decoded for a page.
+    case decodeAvatar(key: String)
     /// Answers `.thumbnailRetryDue` after the runner's retry delay.
     case retryThumbnail(key: String)
     case resumeSending
@@ -123,4 +129,40 @@ enum Effect: Equatable {
     case setTitle(String)
     /// A desktop notification (title and body are cleaned and shortened on the way out).
     case notify(title: String, body: String)
+}
+
+/// What the people effects answer.
+enum PeopleIntent {
+    /// Friends and pending requests as the store has them, and whom I blocked (nil: unchanged).
+    case loaded(contacts: [Contact], requests: [FriendRequest], blocked: [UserBasicInfo]?)
+    /// Users found for 添加好友's query.
+    case found(query: String, [UserBasicInfo])
+    /// My page's parts as the server has them (nil: not read).
+    case mine(UserBasicInfo?, UserSettings?, [SessionInfo]?)
+    /// A peer's page: shown when `opening`, else refreshed if on screen.
+    case peer(PeerPage, opening: Bool)
+    /// The login was given up here (退出登录): back to sign-in.
+    case loggedOut
+}
+
+/// What the people effects do; each answers with `PeopleIntent`s.
+enum PeopleCommand: Equatable {
+    /// The store's friends and requests at once, then the server's (with blocks).
+    case load
+    case search(String)
+    case request(UserBasicInfo, message: String)
+    case respond(requestId: Int, accept: Bool)
+    case remove(Contact)
+    case remark(uid: Int, String)
+    case block(uid: Int)
+    case unblock(uid: Int)
+    case loadMine
+    case updateProfile(name: String?, signature: String?)
+    /// A picture file, made small and stripped, uploaded and made mine.
+    case setAvatar(path: String)
+    case acceptStrangers(Bool)
+    case signOutDevice(String)
+    case logout
+    /// A peer's page (`,` in a single chat).
+    case openPeer(uid: Int)
 }

@@ -123,7 +123,7 @@ extension Update {
         case .messageSearch(let q, let hits, let i):
             return messageSearchKey(key, q, hits, i, &s)
         case .newChat(let q, let users, let i):
-            return newChatKey(key, q, users, i, &s)
+            return newChatKey(key, q, users, i, &s, L)
         case .newGroup(let form):
             return newGroupKey(key, form, &s)
         case .signals(let items, let i):
@@ -142,6 +142,14 @@ extension Update {
             }
         case .settings(let member):
             return settingsKey(key, member, &s, L)
+        case .contacts(let view):
+            return contactsKey(key, view, &s, L)
+        case .addFriend(let form):
+            return addFriendKey(key, form, &s, L)
+        case .me(let page):
+            return myPageKey(key, page, &s, L)
+        case .peer(let page):
+            return peerKey(key, page, &s, L)
         }
         return []
     }
@@ -220,8 +228,9 @@ extension Update {
 
     /// Typing searches on Enter; then the users found, and below them
     /// "new group named q" and "join group q".
-    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo]?, _ i: Int, _ s: inout AppState) -> [Effect] {
-        let rows = users.map { $0.count + 2 } ?? 0
+    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo]?, _ i: Int, _ s: inout AppState,
+                           _ L: Localizer) -> [Effect] {
+        let rows = users.map { $0.count + 3 } ?? 0
         switch key {
         case .escape: s.mode = .normal
         case .enter:
@@ -232,6 +241,10 @@ extension Update {
                 return [.startConversation(users[i])]
             } else if i == users.count {
                 s.mode = GroupRules.isValidName(query) ? .newGroup(AppState.NewGroupForm(name: query)) : .normal
+            } else if i == users.count + 2 {
+                // 添加好友: the same search's people, each with a card.
+                s.mode = .addFriend(AddFriendForm(query: query, found: users))
+                if users.isEmpty { s.status = L.string("people.noSuchUser") }
             } else if !query.isEmpty {
                 s.mode = .normal
                 return [.joinGroup(unique: query)]

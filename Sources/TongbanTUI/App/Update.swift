@@ -17,11 +17,18 @@ enum Update {
         case .sync(.storage(let full)):
             s.storeFull = full
             return []
+        case .sync(.signedOut):
+            // Seed 001 §3.4: back to sign-in; the draft is saved on the way out.
+            s.signedOut = true
+            s.wantsQuit = true
+            return []
         case .sync(let update):
             // The open chat hears the same updates (its header, its group,
             // read receipts); the notifications are the app's.
             var effects = chat(.sync(update), &s)
-            if case .applied(let changes) = update { effects = Alerts.notifications(changes, &s, L) + effects }
+            if case .applied(let changes) = update {
+                effects = Alerts.notifications(changes, &s, L) + peopleChanged(changes, &s, L) + effects
+            }
             return effects
         case .tick:
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
@@ -60,6 +67,8 @@ enum Update {
             s.input = InputLine(text: text)
             s.focus = .input
             return []
+        case .people(let intent):
+            return people(intent, &s, L)
         case .favoritesLoaded(let items):
             if let items { s.mode = .favorites(items, 0) }
             return []
@@ -264,6 +273,8 @@ enum Update {
         case .listNew: s.mode = .newChat("", nil, 0)
         case .listSignals: return [.loadSignals]
         case .listFavorites: return [.loadFavorites]
+        case .listContacts: return openContacts(&s, L)
+        case .listMe: return openMyPage(&s)
         case .listRefresh: return [.list(.refresh)]
         case .listSearch: s.mode = .listSearch("")
         case .listBack:
@@ -384,7 +395,11 @@ enum Update {
             s.focus = .input
             s.status = L.string("ui.editing")
         case .messagesType: s.focus = .input
-        case .messagesSettings: s.mode = .settings(member: 0)
+        case .messagesSettings:
+            // A single chat's `,` is the peer's page; a group's, its settings.
+            if let c = s.chat?.conversation, !c.isGroup, c.targetUid > 0 { return [.people(.openPeer(uid: c.targetUid))] }
+            s.mode = .settings(member: 0)
+            if let avatar = s.chat?.group?.avatar, !avatar.isEmpty { return avatarWanted(avatar, &s) }
         case .messagesSearch: s.mode = .messageSearch("", [], 0)
         case .messagesBack:
             s.focus = .list

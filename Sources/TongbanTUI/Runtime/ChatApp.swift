@@ -22,6 +22,8 @@ public final class ChatApp {
     /// Called when something starts counting seconds on screen (a flash view,
     /// a recording): the run loop then ticks every second again.
     public var onSecondTicksNeeded: (() -> Void)?
+    /// Called when something other than a key makes the app quit.
+    public var onQuit: (() -> Void)?
     /// The terminal's size now (the runner sets it); before the next frame
     /// it may differ from the last one drawn, e.g. right after a resize.
     public var terminalSize: (() -> (width: Int, height: Int))?
@@ -96,6 +98,8 @@ public final class ChatApp {
     public var chat: ChatState? { state.chat }
     public var focus: PaneFocus { state.focus }
     public var wantsQuit: Bool { state.wantsQuit }
+    /// The server ended the login (another device signed this one out).
+    public var signedOut: Bool { state.signedOut }
     var selectedMessage: ChatMessage? { state.selectedMessage }
     var mode: AppState.Mode { state.mode }
     var input: InputLine { state.input }
@@ -149,8 +153,14 @@ public final class ChatApp {
         state.now = clock()
         if let size = terminalSize?() { state.size = AppState.Size(width: size.width, height: size.height) }
         let counted = state.mode.countsSeconds
+        let quitting = state.wantsQuit
         let effects = Update.apply(intent, to: &state, L)
         if state.mode.countsSeconds && !counted { onSecondTicksNeeded?() }
+        // A key's quit ends the key loop itself; any other (the login
+        // ended) must end it from outside.
+        if state.wantsQuit, !quitting {
+            if case .key = intent {} else { onQuit?() }
+        }
         return effects
     }
 

@@ -143,6 +143,8 @@ final class EffectRunner {
         case .startConversation(let user):
             if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
         case .loadSignals: await dispatch(.signalsLoaded(await listEffects.signalInbox(emit: listEmit)))
+        case .people(let command): await people(command)
+        case .decodeAvatar(let key): decodeAvatar(key)
         case .loadFavorites: await dispatch(.favoritesLoaded(await listEffects.favorites(emit: listEmit)))
         case .addFavorite(let id):
             if let current { await chatEffects.addFavorite(messageId: id, in: current.conversation, emit: emit(current.ref)) }

@@ -62,6 +62,7 @@ enum OverlayWidget {
                 let q = TerminalSanitizer.oneLine(q.trimmingCharacters(in: .whitespaces))
                 lines.append((L.string("ui.newGroup.create", ["name": q]), i == users.count ? Theme.selected : Theme.prompt))
                 lines.append((L.string("ui.newGroup.join", ["unique": q]), i == users.count + 1 ? Theme.selected : Theme.prompt))
+                lines.append((L.string("people.addRow", ["query": q]), i == users.count + 2 ? Theme.selected : Theme.prompt))
             } else {
                 lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }
@@ -123,9 +124,9 @@ enum OverlayWidget {
             guard let chat = s.chat else { return }
             let c = chat.conversation
             if c.isGroup {
-                DialogWidget.render(title: L.string("ui.settings"),
-                                    lines: GroupSettingsWidget.lines(chat, selected: member, L, rows: area.height - 4),
-                                    into: &g, area)
+                let lines = GroupSettingsWidget.lines(chat, selected: member, L, rows: area.height - 4)
+                let origin = DialogWidget.render(title: L.string("ui.settings"), lines: AvatarWidget.beside(lines), into: &g, area)
+                AvatarWidget.draw(chat.group?.avatar ?? "", s, options, into: &g, at: origin, L)
                 return
             }
             DialogWidget.render(title: L.string("ui.settings"), lines: [
@@ -142,6 +143,8 @@ enum OverlayWidget {
                 ? L.string("ui.picture.multi", ["i": String(index + 1), "n": String(count)])
                 : L.string("ui.picture"))
             PictureWidget.render(image, caption: caption, trueColor: options.trueColor, into: &g, area)
+        case .contacts, .addFriend, .me, .peer:
+            PeopleWidget.render(s, L, options, into: &g, area)
         case .normal, .confirm, .listSearch, .recording:
             break
         }

@@ -23,7 +23,10 @@ extension ChatStore {
     }
 
     func conversationRecord(id: String) throws -> ConversationRecord? {
-        try dbPool.read { db in try ConversationRecord.fetchOne(db, id: id) }
+        try dbPool.read { db in
+            try ConversationRecord.fetchOne(db.cachedStatement(sql: "SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE id = ?"),
+                                            arguments: [id])
+        }
     }
 
     /// Total unread over visible conversations.

@@ -14,10 +14,17 @@ extension Session {
         try store.savePeople(contacts: try await contacts, requests: try await requests)
     }
 
-    /// The user with this account (exactly), asked of the server.
+    /// The user with this account (exactly), as the server has them now;
+    /// one known here is found by uid, and offline that is all there is.
     public func user(account: String) async throws -> UserBasicInfo? {
         let name = account.trimmingCharacters(in: .whitespaces).lowercased()
-        if let cached = try store.profile(account: name) { return cached }
+        if let cached = try store.profile(account: name) {
+            do {
+                return try await profile(cached.uid) ?? cached
+            } catch let e as APIError where !e.isPermanent {
+                return cached
+            }
+        }
         return try await api.searchUsers(name).first { $0.account == name }
     }
 

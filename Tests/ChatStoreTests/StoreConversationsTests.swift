@@ -30,6 +30,31 @@ import Testing
         #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.nickname == "B" }?.lastMessagePreview == "新的")
     }
 
+    /// v3: a friend's remark is the name the list and the chat show, and
+    /// friend events and requests land in the store.
+    @Test func aRemarkNamesTheChatAndPeopleEventsAreKept() throws {
+        let store = try makeStore()
+        try store.saveSummaries([summary("si_tb_1_tb_2", peer: 2, name: "Bob", time: 100)])
+        let bob = UserBasicInfo(uid: 2, username: "Bob", account: "bob")
+        try store.apply(events: [.contact(Contact(user: bob, remark: "老鲍", since: 5), removed: false)], cursor: 1)
+        #expect(try store.conversationList().map(\.nickname) == ["老鲍"])
+        #expect(try store.conversation(id: "si_tb_1_tb_2")?.nickname == "老鲍")
+        #expect(try store.contacts().map(\.remark) == ["老鲍"])
+        try store.apply(events: [.contact(Contact(user: bob, since: 5), removed: true)], cursor: 2)
+        #expect(try store.conversationList().map(\.nickname) == ["Bob"], "no longer a friend: the name again")
+        #expect(try store.contacts().isEmpty)
+
+        let me = UserBasicInfo(uid: 1, username: "我", account: "me")
+        let asked = FriendRequest(requestId: 3, from: bob, to: me, message: "加我", status: .pending, createdAt: 9)
+        let changes = try store.apply(events: [.friendRequest(asked)], cursor: 3)
+        #expect(changes.peopleChanged && changes.newRequests.map(\.requestId) == [3])
+        #expect(try store.friendRequests().map(\.message) == ["加我"])
+        var answered = asked
+        answered.status = .accepted
+        try store.apply(events: [.friendRequest(answered)], cursor: 4)
+        #expect(try store.friendRequests().isEmpty, "answered: no longer pending")
+    }
+
     @Test func deleteHidesUntilNewMessageAndClearedNeverReturns() throws {
         let store = try makeStore()
         try store.apply(events: [.message(msg(1, "旧消息")), .message(msg(2))], cursor: 2)

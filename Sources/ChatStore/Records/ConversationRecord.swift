@@ -77,6 +77,14 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     /// fall back to lookup by name.
     static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, isMember"
 
+    /// `selection` with the name a list shows: my remark for a friend
+    /// (PROTOCOL.md v3), else the peer's or group's name. For reads only: a
+    /// record read this way is never written back.
+    static let shownSelection = selection.replacingOccurrences(of: "nickname,", with: """
+        COALESCE((SELECT NULLIF(k.remark, '') FROM contact k WHERE k.uid = conversation.targetUid AND conversation.targetUid > 0), \
+        nickname) AS nickname,
+        """)
+
     /// One conversation by id through a cached statement: the query
     /// interface (`fetchOne(db, key:)`) compiles its SQL on every call, and
     /// every sync batch looks conversations up.

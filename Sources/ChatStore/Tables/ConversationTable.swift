@@ -10,7 +10,7 @@ enum ConversationTable {
     /// pinned first; pinnedAt is 0 when not pinned), then the newest.
     static func visible(_ db: Database) throws -> [ConversationRecord] {
         try ConversationRecord.fetchAll(db.cachedStatement(sql: """
-            SELECT \(ConversationRecord.selection) FROM conversation WHERE hidden = 0
+            SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE hidden = 0
             ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
             """))
     }

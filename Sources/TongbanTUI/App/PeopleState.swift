@@ -47,7 +47,10 @@ struct ContactsView: Equatable {
     static func rows(_ people: PeopleState, groups: [Conversation], query: String, _ L: Localizer) -> [Row] {
         let q = query.trimmingCharacters(in: .whitespaces).lowercased()
         func matches(_ names: String?...) -> Bool {
-            q.isEmpty || names.contains { ($0 ?? "").lowercased().contains(q) || ContactOrder.key($0 ?? "").contains(q) }
+            q.isEmpty || names.contains { name in
+                let pinyin = ContactOrder.key(name ?? "")
+                return (name ?? "").lowercased().contains(q) || pinyin.contains(q) || pinyin.filter { $0 != " " }.contains(q)
+            }
         }
         var rows: [Row] = [.heading(L.string("people.section.new"))]
         let incoming = people.incoming.filter { matches($0.from.username, $0.from.account) }

@@ -184,7 +184,8 @@ enum PeopleWidget {
         let blocked = s.people.isBlocked(u.uid)
         var top = profileLines(u, L)
         if let friend {
-            top.insert((L.string("people.remark", ["remark": TerminalSanitizer.oneLine(friend.remark)]), Style()), at: 1)
+            let remark = friend.remark.isEmpty ? L.string("people.card.noAvatar") : TerminalSanitizer.oneLine(friend.remark)
+            top.insert((L.string("people.remark", ["remark": remark]), Style()), at: 1)
         }
         var lines = AvatarWidget.beside(top)
         if !page.sharedGroups.isEmpty {

@@ -1,0 +1,204 @@
+import ChatCore
+import ChatMedia
+import ChatViewModels
+import Foundation
+import TerminalUI
+import Testing
+@testable import TongbanTUI
+
+/// People (PROTOCOL.md v3) on screen: golden frames of the contacts view,
+/// a friend request's card, my page, a peer's page and a group's page with
+/// its picture, and what their keys do.
+@Suite struct PeopleScreenTests {
+    static let zh = Localizer(language: .zhHans)
+
+    static func user(_ uid: Int, _ name: String, _ account: String, signature: String? = nil, avatar: String = "") -> UserBasicInfo {
+        UserBasicInfo(uid: uid, username: name, avatar: avatar, account: account, signature: signature)
+    }
+
+    static let me = user(1, "我", "me", signature: "今天也要加油", avatar: "chat/image/me.jpg")
+    static let zhang = user(3, "张伟", "zhangwei", signature: "爬山去")
+    static let alice = user(7, "Alice 爱丽丝", "alice", signature: "周末见 ⛰️", avatar: "chat/image/alice.jpg")
+
+    /// A state with friends in every section: a request to me with its
+    /// words, one of mine waiting, friends (one with a remark, Chinese names
+    /// in pinyin order, a name that starts with a digit), groups, a blocked user.
+    static func peopleState(width: Int = 100, height: Int = 34) -> AppState {
+        var s = GroupFixture.state(width: width, height: height)
+        s.people.myUid = 1
+        s.people.requests = [
+            FriendRequest(requestId: 11, from: user(9, "Dave 🐶", "dave"), to: me, message: "我是戴夫，上次一起爬山的", status: .pending,
+                          createdAt: Fixture.now - 3_600_000),
+            FriendRequest(requestId: 12, from: me, to: user(10, "Eve", "eve"), message: "", status: .pending, createdAt: Fixture.now),
+        ]
+        s.people.contacts = [
+            Contact(user: alice, remark: "", since: 1),
+            Contact(user: zhang, remark: "", since: 2),
+            Contact(user: user(4, "李娜", "lina"), remark: "", since: 3),
+            Contact(user: user(5, "bob", "bob"), remark: "阿宝", since: 4),
+            Contact(user: user(6, "8号球", "ball8"), remark: "", since: 5),
+        ]
+        s.people.blocked = [user(13, "推销员", "sales")]
+        return s
+    }
+
+    @Test func contactsWithEverySection() throws {
+        var s = Self.peopleState()
+        var view = ContactsView()
+        view.index = ContactsView.settle(0, in: Update.contactRows(s, view, Self.zh))
+        s.mode = .contacts(view)
+        try Golden.check("people-contacts", s, Self.zh)
+        // Friends by pinyin: 阿宝 (a), Alice, 李娜 (li), 张伟 (zhang); a digit last.
+        let rows = Update.contactRows(s, view, Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
+        #expect(rows == ["阿宝", "Alice 爱丽丝", "李娜", "张伟", "8号球"])
+    }
+
+    @Test func aFilterNarrowsEverySectionByNameAccountOrPinyin() {
+        let s = Self.peopleState()
+        func friends(_ q: String) -> [String] {
+            Update.contactRows(s, ContactsView(query: q), Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
+        }
+        #expect(friends("zhang") == ["张伟"], "by pinyin")
+        #expect(friends("zhangwei") == ["张伟"], "without the spaces between syllables")
+        #expect(friends("李") == ["李娜"])
+        #expect(friends("BOB") == ["阿宝"], "by the name under a remark, case-blind")
+        #expect(friends("nobody").isEmpty)
+    }
+
+    @Test func aRequestsCardAndMyPageAndAPeersPage() throws {
+        var s = Self.peopleState()
+        s.thumbnails["chat/image/alice.jpg"] = .ready(Fixture.picture(width: 12, height: 12))
+        s.mode = .addFriend(AddFriendForm(query: "ali", found: [Self.alice], index: 0, card: Self.alice, message: "你好，我是同事"))
+        try Golden.check("people-card", s, Self.zh)
+
+        var page = MyPage()
+        page.profile = Self.me
+        page.acceptStrangers = false
+        page.devices = [
+            SessionInfo(sessionId: "a1", createdAt: 0, lastSeenAt: Fixture.now - 60_000, userAgent: "tongban-terminal (Linux x86_64; desk)",
+                        current: true),
+            SessionInfo(sessionId: "b2", createdAt: 0, lastSeenAt: Fixture.now - 86_400_000 * 3,
+                        userAgent: "tongban-terminal (Linux aarch64; laptop)", current: false),
+        ]
+        page.index = 5
+        s.mode = .me(page)
+        try Golden.check("people-me", s, Self.zh)
+
+        s.mode = .peer(PeerPage(user: Self.alice, sharedGroups: ["周末爬山群", "公司大群"]))
+        try Golden.check("people-peer", s, Self.zh)
+    }
+
+    @Test func aGroupsPageShowsItsPicture() throws {
+        var s = GroupFixture.chatState(width: 100, height: 30)
+        s.chat?.group?.avatar = "chat/image/group.jpg"
+        s.thumbnails["chat/image/group.jpg"] = .ready(Fixture.picture(width: 12, height: 12))
+        s.focus = .messages
+        s.mode = .settings(member: 0)
+        try Golden.check("people-group", s, Self.zh)
+    }
+
+    // MARK: Keys
+
+    @Test func enterAcceptsARequestXDeclinesItAndTypingFilters() {
+        var s = Self.peopleState()
+        _ = Update.openContacts(&s, Self.zh)
+        guard case .contacts(let view) = s.mode else { Issue.record("no contacts view"); return }
+        #expect(Update.contactsKey(.enter, view, &s, Self.zh) == [.people(.respond(requestId: 11, accept: true))])
+        #expect(Update.contactsKey(.char("x"), view, &s, Self.zh) == [.people(.respond(requestId: 11, accept: false))])
+        _ = Update.contactsKey(.char("l"), view, &s, Self.zh)
+        _ = Update.apply(.key(.char("i")), to: &s, Self.zh)
+        _ = Update.apply(.key(.char("n")), to: &s, Self.zh)
+        guard case .contacts(let typed) = s.mode else { Issue.record("closed"); return }
+        #expect(typed.query == "lin")
+        // The first selectable row under the filter is 李娜: Enter opens her chat.
+        let effects = Update.apply(.key(.enter), to: &s, Self.zh)
+        #expect(effects == [.startConversation(Self.user(4, "李娜", "lina"))])
+        #expect(s.mode == .normal)
+    }
+
+    @Test func addingAFriendGoesFromTheSearchToTheCardToTheRequest() {
+        var s = Self.peopleState()
+        s.mode = .newChat("alice", [Self.alice], 3)  // the 添加好友 row, after create and join
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        #expect(s.mode == .addFriend(AddFriendForm(query: "alice", found: [Self.alice])))
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        for c in "你好" { _ = Update.apply(.key(.char(c)), to: &s, Self.zh) }
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.request(Self.alice, message: "你好"))])
+        #expect(s.mode == .normal)
+
+        // Nothing found says so.
+        s.mode = .addFriend(AddFriendForm(query: "nobody"))
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.search("nobody"))])
+        _ = Update.apply(.people(.found(query: "nobody", [])), to: &s, Self.zh)
+        let frame = Screen.render(s, Self.zh, RenderOptions())
+        #expect(frame.find("用户不存在") != nil)
+    }
+
+    @Test func myPageEditsInPlaceAndAsksBeforeSigningOut() {
+        var s = Self.peopleState()
+        #expect(Update.apply(.key(.char("u")), to: &s, Self.zh) == [.people(.loadMine)])
+        let devices = [SessionInfo(sessionId: "here", createdAt: 0, lastSeenAt: 0, userAgent: "a", current: true),
+                       SessionInfo(sessionId: "there", createdAt: 0, lastSeenAt: 0, userAgent: "b", current: false)]
+        _ = Update.apply(.people(.mine(Self.me, UserSettings(acceptStrangers: true), devices)), to: &s, Self.zh)
+        // Name: Enter edits, the old name is there to change, Enter saves.
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        _ = Update.apply(.key(.backspace), to: &s, Self.zh)
+        for c in "小明" { _ = Update.apply(.key(.char(c)), to: &s, Self.zh) }
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.updateProfile(name: "小明", signature: nil))])
+        // The switch flips at once.
+        for _ in 0..<3 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.acceptStrangers(false))])
+        // The other device: x asks, n keeps it, y signs it out.
+        for _ in 0..<2 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
+        #expect(Update.apply(.key(.char("x")), to: &s, Self.zh).isEmpty)
+        #expect(Update.apply(.key(.char("n")), to: &s, Self.zh).isEmpty)
+        _ = Update.apply(.key(.char("x")), to: &s, Self.zh)
+        #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.signOutDevice("there"))])
+        // 退出登录 asks too; y gives the login up.
+        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.logout)])
+        _ = Update.apply(.people(.loggedOut), to: &s, Self.zh)
+        #expect(s.wantsQuit && s.signedOut)
+    }
+
+    @Test func aPeersPageActsAndAsksBeforeBlockingOrRemoving() {
+        var s = Self.peopleState()
+        s.mode = .peer(PeerPage(user: Self.alice))
+        #expect(Update.apply(.key(.char("b")), to: &s, Self.zh).isEmpty, "asks first")
+        #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.block(uid: 7))])
+        _ = Update.apply(.key(.char("d")), to: &s, Self.zh)
+        #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.remove(Contact(user: Self.alice, since: 1)))])
+        _ = Update.apply(.key(.char("m")), to: &s, Self.zh)
+        for c in "阿丽" { _ = Update.apply(.key(.char(c)), to: &s, Self.zh) }
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.remark(uid: 7, "阿丽"))])
+        // A stranger can be asked; a blocked user is unblocked with b.
+        s.mode = .peer(PeerPage(user: Self.user(20, "路人", "passer")))
+        #expect(Update.apply(.key(.char("a")), to: &s, Self.zh) == [.people(.request(Self.user(20, "路人", "passer"), message: ""))])
+        s.mode = .peer(PeerPage(user: Self.user(13, "推销员", "sales")))
+        #expect(Update.apply(.key(.char("b")), to: &s, Self.zh) == [.people(.unblock(uid: 13))])
+    }
+
+    @Test func aSingleChatsCommaOpensThePeersPage() {
+        var s = Fixture.chatState(width: 100, height: 30)
+        s.focus = .messages
+        #expect(Update.apply(.key(.char(",")), to: &s, Self.zh) == [.people(.openPeer(uid: 7))])
+    }
+
+    @Test func aLoginTheServerEndedQuitsToSignIn() {
+        var s = Fixture.state(width: 80, height: 24)
+        _ = Update.apply(.sync(.signedOut), to: &s, Self.zh)
+        #expect(s.wantsQuit && s.signedOut)
+    }
+
+    @Test func aRefusedSendSaysTheReceiverDoesNotTakeIt() {
+        var s = Fixture.state(width: 100, height: 20)
+        var m = Fixture.message("b1", .text("在吗"), type: .text, me: true, minutesAgo: 1)
+        m.status = .failed
+        m.errorReason = MessageStatus.blockedReason
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: [m], isLoading: false, hasMoreHistory: false,
+                           newMessageBannerCount: 0, cachedKeys: [], me: "me")
+        let frame = Screen.render(s, Self.zh, RenderOptions())
+        #expect(frame.find("消息未送达：对方不接收你的消息") != nil)
+    }
+}

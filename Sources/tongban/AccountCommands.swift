@@ -33,7 +33,7 @@ struct Login: AsyncParsableCommand {
             out(L.string("cli.loggedIn", ["name": creds.username, "uid": String(creds.uid)]))
             try await firstSync(creds, paths: common.paths)
         } catch let e as APIError {
-            throw CLIError(e.description)
+            throw CLIError(AccountRules.describe(e, server: server, localizer: L))
         }
     }
 }
@@ -50,7 +50,7 @@ struct Rename: AsyncParsableCommand {
             let info = try await session.rename(to: name)
             out(L.string("cli.renamed", ["name": info.username]))
         } catch let e as APIError {
-            throw CLIError(e.description)
+            throw CLIError(ServerWords.describe(e, L))
         }
     }
 }

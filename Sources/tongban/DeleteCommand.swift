@@ -19,11 +19,11 @@ struct Delete: AsyncParsableCommand {
         let session = try await common.session()
         let conv = try await conversationId(session, with: with)
         guard !messages.isEmpty else {
-            do { try await session.deleteConversation(conv) } catch let e as APIError { throw CLIError(e.description) }
+            do { try await session.deleteConversation(conv) } catch let e as APIError { throw CLIError(ServerWords.describe(e, L)) }
             out(L.string("cli.deleted"))
             return
         }
-        do { try await session.deleteForMe(messages, in: conv) } catch let e as APIError { throw CLIError(e.description) }
+        do { try await session.deleteForMe(messages, in: conv) } catch let e as APIError { throw CLIError(ServerWords.describe(e, L)) }
         out(L.string("cli.deletedForMe", ["n": String(Set(messages).count)]))
     }
 }

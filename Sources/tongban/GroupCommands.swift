@@ -19,7 +19,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let session = try await common.session()
-            let info = try await server(session) {
+            let info = try await server(session, failure: "error.createGroup") {
                 var uids: [Int] = []
                 for m in member { uids.append(try await session.user(named: m).uid) }
                 // The full-screen client's action: a group you are already in is opened, not refused.
@@ -37,7 +37,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let session = try await common.session()
-            let summary = try await server(session) { try await session.joinGroup(uniqueName: unique) }
+            let summary = try await server(session, failure: "error.joinGroup") { try await session.joinGroup(uniqueName: unique) }
             out(L.string("cli.group.joined", ["name": summary.showName, "count": String(summary.memberCount ?? 0)]))
         }
     }
@@ -115,7 +115,7 @@ struct GroupCommand: AsyncParsableCommand {
             let session = try await common.session()
             let gid = try await groupId(session, group)
             let members: [GroupMember]
-            do { members = try await session.members(groupId: gid) } catch let e as APIError { throw CLIError(e.description) }
+            do { members = try await session.members(groupId: gid) } catch let e as APIError { throw CLIError(ServerWords.describe(e, L)) }
             if json { return try jsonOut(members) }
             for m in members {
                 let role = m.isOwner ? "  " + L.string("cli.group.owner") : ""
@@ -135,10 +135,15 @@ func groupId(_ session: Session, _ name: String) async throws -> Int {
     throw CLIError(L.string("cli.group.unknown", ["name": name]))
 }
 
-/// Runs server calls whose refusal is the command's answer (a clear error, exit 1).
+/// Runs server calls whose refusal is the command's answer (a clear error,
+/// exit 1), in the user's words: after `failure`'s ("创建群组失败：…") when given.
 @discardableResult
-func server<T>(_ session: Session, _ body: () async throws -> T) async throws -> T {
-    do { return try await body() } catch let e as APIError { throw CLIError(e.description) }
+func server<T>(_ session: Session, failure: String? = nil, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let e as APIError {
+        throw CLIError(failure.map { ServerWords.failed($0, e, L) } ?? ServerWords.describe(e, L))
+    }
 }
 
 struct Mute: AsyncParsableCommand {

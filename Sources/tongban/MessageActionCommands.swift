@@ -40,7 +40,7 @@ struct React: AsyncParsableCommand {
         let conv = try await conversationId(session, with: with)
         let m = try await target(session, conv, message: message) { !$0.revoked && !$0.isControl && $0.seq != nil }
         do { try await session.react(to: m.clientMsgID, in: conv, emoji: emoji, on: !off) } catch let e as APIError {
-            throw CLIError(e.description)
+            throw CLIError(ServerWords.describe(e, L))
         }
         let now = try session.reader.message(clientMsgID: m.clientMsgID)?.reactions ?? Reactions()
         out(now.isEmpty ? L.string("cli.reactions.none")
@@ -66,7 +66,7 @@ struct Edit: AsyncParsableCommand {
         }
         guard m.sendID == me else { throw CLIError(L.string("ui.notEditable")) }
         do { try await session.edit(m.clientMsgID, in: conv, to: text) } catch let e as APIError {
-            throw CLIError(e.code == .editWindowPassed ? L.string("error.editWindow") : e.description)
+            throw CLIError(e.code == .editWindowPassed ? L.string("error.editWindow") : ServerWords.describe(e, L))
         }
         out(L.string("cli.edited"))
     }

@@ -22,6 +22,6 @@ func setPinned(_ common: Common, _ with: String, _ pinned: Bool) async throws {
     let conv = try await conversationId(session, with: with)
     do {
         try await session.pin(conv, pinned)
-    } catch let e as APIError { throw CLIError(e.description) }
+    } catch let e as APIError { throw CLIError(ServerWords.describe(e, L)) }
     out(L.string(pinned ? "cli.pinned" : "cli.unpinned"))
 }

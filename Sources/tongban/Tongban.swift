@@ -129,7 +129,7 @@ func online<T>(_ session: Session, _ body: () async throws -> T) async throws ->
             errOut(L.string("cli.unreachable", ["server": session.credentials.server, "reason": e.description]))
             return nil
         case .server:
-            throw CLIError(e.description)
+            throw CLIError(ServerWords.describe(e, L))
         }
     }
 }

@@ -179,6 +179,20 @@ import Testing
         #expect(Update.apply(.key(.char("b")), to: &s, Self.zh) == [.people(.unblock(uid: 13))])
     }
 
+    @Test func aBlockedSendersGroupMessagesFoldToOneLineThatEnterOpens() throws {
+        var s = GroupFixture.chatState(width: 100, height: 30)
+        s.people.blocked = [Self.user(3, "Bob 鲍勃", "bob")]
+        s.focus = .messages
+        let folded = "已屏蔽 Bob 鲍勃 的一条消息（Enter 展开）"
+        #expect(Screen.render(s, Self.zh, RenderOptions()).find(folded) != nil)
+        let bobs = try #require(s.bubbles.first { $0.senderId == "tb_3" })
+        s.selectedId = bobs.id
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh).isEmpty)
+        #expect(s.unfolded == [bobs.id])
+        let after = Screen.render(s, Self.zh, RenderOptions())
+        #expect(after.find(bobs.text ?? "?") != nil, "opened: the message itself")
+    }
+
     @Test func aSingleChatsCommaOpensThePeersPage() {
         var s = Fixture.chatState(width: 100, height: 30)
         s.focus = .messages

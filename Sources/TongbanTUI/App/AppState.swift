@@ -176,6 +176,8 @@ struct AppState {
     var signedOut = false
     /// Friends, requests and blocks (v3), as the store and server last said.
     var people = PeopleState()
+    /// Messages of blocked senders opened from their folded line.
+    var unfolded: Set<String> = []
     /// The conversation list, changed only by `ListState.update` (through `Update`).
     var list = ListState()
     /// The open chat: its whole state, changed only by `ChatState.update`

@@ -14,6 +14,7 @@ struct PeopleState: Equatable {
     var outgoing: [FriendRequest] { requests.filter { $0.from.uid == myUid } }
     func contact(_ uid: Int) -> Contact? { contacts.first { $0.uid == uid } }
     func isBlocked(_ uid: Int) -> Bool { blocked.contains { $0.uid == uid } }
+    var blockedImUids: Set<String> { Set(blocked.map { ConversationIDHelper.imUid($0.uid) }) }
 }
 
 /// The contacts view (通讯录): sections 新的朋友, 好友, 群聊, 黑名单, filtered

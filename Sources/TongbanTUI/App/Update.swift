@@ -326,6 +326,10 @@ enum Update {
         case .messagesEnter:
             guard let m = s.selectedMessage else { return [] }
             if m.status == .failed { return [.retry(messageId: m.id)] }
+            if s.chat?.conversation.isGroup == true, !m.isMe, s.people.blockedImUids.contains(m.senderId), !s.unfolded.contains(m.id) {
+                s.unfolded.insert(m.id)
+                return []
+            }
             guard !m.isRecalled else { return [] }
             return perform(MessageKinds.kind(for: m.type).primaryAction(m), on: m, &s, L)
         case .messagesOpen:

@@ -52,6 +52,15 @@ struct BubbleContext {
     var peerName = ""
     /// v3 multi-select: the messages marked.
     var marked: Set<String> = []
+    /// v3: in a group, the senders I blocked (imUids): their messages fold
+    /// to one grey line, unless opened (`unfolded`).
+    var blockedSenders: Set<String> = []
+    var unfolded: Set<String> = []
+
+    /// Whether `m` shows as the folded line of a blocked sender.
+    func isFolded(_ m: ChatMessage) -> Bool {
+        isGroup && !m.isMe && blockedSenders.contains(m.senderId) && !unfolded.contains(m.id)
+    }
 }
 
 /// Draws one message as the lines of its bubble; each kind's drawing lives
@@ -68,6 +77,10 @@ enum Bubbles {
         let align: BubbleLine.Align = m.isMe ? .right : .left
         if m.isRecalled {
             return wrap(c.L.string(m.isMe ? "ui.revoked.mine" : "ui.revoked"), Theme.dim, m, c)
+        }
+        if c.isFolded(m) {
+            let name = TerminalSanitizer.oneLine(c.senderNames[m.senderId] ?? m.senderId)
+            return wrap(c.L.string("people.folded", ["name": name]), Theme.dim, m, c)
         }
         var out: [BubbleLine]
         if let draw = drawers[m.type] {

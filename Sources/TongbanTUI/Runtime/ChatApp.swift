@@ -130,6 +130,8 @@ public final class ChatApp {
 
     public func start() async {
         await dispatch(.list(.appear))
+        // Friends, requests and blocks: blocked senders' group messages fold from the start.
+        await runner.run([.people(.load)])
         setTitle?(state.titleText)
         redraw()
     }

@@ -22,7 +22,8 @@ enum MessageListWidget {
         let context = BubbleContext(L: L, width: max(10, area.width * 7 / 10), thumbnails: s.thumbnails,
                                     cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now,
                                     isGroup: chat.conversation.isGroup, senderNames: chat.senderNames, me: chat.me,
-                                    peerName: chat.conversation.nickname, marked: Set(s.marked ?? []))
+                                    peerName: chat.conversation.nickname, marked: Set(s.marked ?? []),
+                                    blockedSenders: s.people.blockedImUids, unfolded: s.unfolded)
         let selected = s.selected
         let wanted = s.scroll + areaHeight + max(areaHeight, 20)
         var blocks: [[BubbleLine]] = []   // newest first

@@ -12,6 +12,9 @@ public struct Grid: Sendable, Equatable {
     public let width: Int
     public let height: Int
     private var cells: [Cell]
+    /// Pictures drawn in pixels over their cells, where the terminal can
+    /// (`TerminalGraphics`); their cells hold the half-block version.
+    public var images: [GridImage] = []
 
     /// A blank grid. Negative sizes are treated as 0.
     public init(width: Int, height: Int, style: Style = Style()) {

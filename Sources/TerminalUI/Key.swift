@@ -33,4 +33,16 @@ public enum Key: Hashable, Sendable {
     case altEnter
     /// Text pasted while bracketed paste was on, newlines as "\n".
     case paste(String)
+    /// The terminal answering a query, not a key: a kitty graphics reply
+    /// (`ESC _ G … ESC \`, its body) or the device attributes (`ESC [ ? … c`,
+    /// the part between `?` and `c`). See `TerminalGraphics`.
+    case reply(TerminalReply)
+}
+
+/// What a terminal said back to a query (`TerminalGraphics.query`).
+public enum TerminalReply: Hashable, Sendable {
+    /// A kitty graphics protocol answer, e.g. `Gi=31;OK`.
+    case graphics(String)
+    /// Primary device attributes, e.g. `62;4;22` (4: sixel).
+    case deviceAttributes(String)
 }

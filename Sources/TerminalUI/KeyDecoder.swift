@@ -56,6 +56,9 @@ public struct KeyDecoder: Sendable {
         case normal
         case escape
         case csi([UInt32])
+        /// `ESC _` … `ESC \`: an application program command (kitty's replies);
+        /// `escaped` once its closing ESC arrived.
+        case apc([UInt32], escaped: Bool)
         case ss3
         case paste
     }
@@ -131,6 +134,8 @@ public struct KeyDecoder: Sendable {
             feedEscape(input, into: &out)
         case .csi(let params):
             feedCSI(params, input, into: &out)
+        case .apc(let body, let escaped):
+            feedAPC(body, escaped: escaped, input, into: &out)
         case .ss3:
             feedSS3(input, into: &out)
         case .paste:
@@ -171,6 +176,8 @@ public struct KeyDecoder: Sendable {
             state = .csi([])
         case .char(0x4F):  // O
             state = .ss3
+        case .char(0x5F):  // _: a terminal's reply, never a key
+            state = .apc([], escaped: false)
         case .char(let v):
             state = .normal
             if let scalar = Self.printable(v) {
@@ -215,6 +222,27 @@ public struct KeyDecoder: Sendable {
         }
         if input != .timeout {
             feed(input, into: &out)
+        }
+    }
+
+    /// Collects an APC body up to `ESC \`; one over 4 KiB, or cut off by
+    /// a timeout, is dropped whole (it is no key either way).
+    private mutating func feedAPC(_ body: [UInt32], escaped: Bool, _ input: Input, into out: inout [Key]) {
+        guard case .char(let v) = input else {
+            if input == .timeout { state = .normal }
+            return
+        }
+        if escaped {
+            state = .normal
+            if v == 0x5C {
+                out.append(.reply(.graphics(String(String.UnicodeScalarView(body.compactMap(Unicode.Scalar.init))))))
+            }
+            return
+        }
+        if v == 0x1B {
+            state = .apc(body, escaped: true)
+        } else {
+            state = body.count < 4096 ? .apc(body + [v], escaped: false) : .normal
         }
     }
 
@@ -377,6 +405,9 @@ public struct KeyDecoder: Sendable {
     /// Keys for the CSI sequences xterm-like terminals send (modifiers such
     /// as ESC[1;5A are ignored: Ctrl-Up is Up).
     private static func csiKey(params: [UInt32], final: UInt32) -> Key? {
+        if final == 0x63, params.first == 0x3F {  // ESC [ ? … c: device attributes
+            return .reply(.deviceAttributes(String(String.UnicodeScalarView(params.dropFirst().compactMap(Unicode.Scalar.init)))))
+        }
         switch final {
         case 0x41: return .up
         case 0x42: return .down

@@ -89,6 +89,8 @@ public final class Terminal: @unchecked Sendable {
     private var phase = Phase.idle
     private var currentSize = (width: 80, height: 24)
     private var pendingFrame: Frame?
+    /// How pictures are drawn (`TerminalGraphics`); half blocks until told.
+    private var graphicsProtocol = GraphicsProtocol.halfBlock
     private var requests: [Request] = []
     private var startResult: Result<Void, StartError>?
     // Signalled by the terminal thread.
@@ -205,6 +207,16 @@ public final class Terminal: @unchecked Sendable {
         wake()
     }
 
+    /// How frames draw their pictures from now on (what the terminal
+    /// answered to `TerminalGraphics.query`).
+    public var graphics: GraphicsProtocol {
+        get { lock.withLock { graphicsProtocol } }
+        set { lock.withLock { graphicsProtocol = newValue } }
+    }
+
+    /// Whether tmux sits between us and the terminal (pictures pass through it).
+    public var insideTmux: Bool { environment["TMUX"] != nil }
+
     /// Clears the terminal and repaints the last frame in full (for Ctrl-L,
     /// or after something else wrote to the terminal).
     public func invalidate() {
@@ -258,6 +270,27 @@ public final class Terminal: @unchecked Sendable {
 
     // MARK: - Terminal thread
 
+    /// A frame's pictures in pixels, after its cells: kitty's persist until
+    /// replaced, so they are sent when they change; sixel pixels are lost
+    /// wherever a cell is redrawn, so they are sent with every frame, and
+    /// the screen is repainted once they are gone.
+    private func drawImages(_ images: [GridImage], after last: inout [GridImage], _ graphics: GraphicsProtocol,
+                            _ screen: NCursesScreen) {
+        defer { last = images }
+        switch graphics {
+        case .halfBlock:
+            return
+        case .kitty:
+            guard images != last else { return }
+        case .sixel:
+            if images.isEmpty {
+                if !last.isEmpty { screen.invalidate() }
+                return
+            }
+        }
+        screen.writeRaw(TerminalGraphics.frame(images, graphics: graphics, insideTmux: insideTmux))
+    }
+
     private func threadMain() {
         // The kernel's name for it (top -H, /proc/PID/task/*/comm; 15 bytes).
         tb_name_this_thread("tongban-term")
@@ -286,10 +319,11 @@ public final class Terminal: @unchecked Sendable {
         var lastTimeoutAt: UInt64 = 0
         var keyReadAt: UInt64?
         var keyReadName = ""
+        var lastImages: [GridImage] = []
         let pollNanos = UInt64(pollMilliseconds) * 1_000_000
         while true {
-            let (frame, work, stopping) = lock.withLock {
-                let taken = (pendingFrame, requests, phase == .stopping)
+            let (frame, work, stopping, graphics) = lock.withLock {
+                let taken = (pendingFrame, requests, phase == .stopping, graphicsProtocol)
                 pendingFrame = nil
                 requests.removeAll()
                 wakePending = false
@@ -311,6 +345,7 @@ public final class Terminal: @unchecked Sendable {
             }
             if let frame {
                 screen.draw(frame.grid, cursor: frame.cursor)
+                drawImages(frame.grid.images, after: &lastImages, graphics, screen)
                 if benchLog != nil {
                     let now = DispatchTime.now().uptimeNanoseconds
                     if !firstFrameDrawn {

@@ -414,6 +414,20 @@ enum Golden {
         return parts.isEmpty ? "default" : parts.joined(separator: ", ")
     }
 
+    /// Compares `text` (escape sequences made visible: ESC as `⎋`) with
+    /// `Golden/<name>.txt`; with `TONGBAN_UPDATE_GOLDEN=1` writes it instead.
+    static func checkText(_ name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let actual = text.replacingOccurrences(of: "\u{1B}", with: "⎋")
+        let file = folder.appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["TONGBAN_UPDATE_GOLDEN"] == "1" {
+            try Data(actual.utf8).write(to: file)
+            return
+        }
+        let expected = try? String(contentsOf: file, encoding: .utf8)
+        #expect(actual == expected, "\(name): differs from Golden/\(name).txt; run `make golden` and review `git diff`",
+                sourceLocation: sourceLocation)
+    }
+
     /// Compares the frame with `Golden/<name>.txt`; with
     /// `TONGBAN_UPDATE_GOLDEN=1` writes it instead.
     static func check(_ name: String, _ s: AppState, _ L: Localizer, _ options: RenderOptions = RenderOptions(),

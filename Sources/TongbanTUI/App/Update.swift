@@ -150,6 +150,7 @@ enum Update {
         s.marked = nil
         s.openings += 1
         var opened = ChatState(conversation: c, me: s.myImUid)
+        let avatar = c.isGroup ? "" : c.avatar
         opened.generation = s.openings
         s.chat = opened
         s.input = InputLine(text: c.draftText ?? "")
@@ -158,7 +159,9 @@ enum Update {
         s.scroll = 0
         s.focus = .input
         s.narrowShowsMessages = true
-        return left + chat(.appear, &s)
+        // The peer's picture for the header (a group's comes with its page).
+        let picture = avatar.hasPrefix("chat/") ? avatarWanted(avatar, &s) : []
+        return left + chat(.appear, &s) + picture
     }
 
     /// Closes the open chat; what was typed stays as its draft.

@@ -22,6 +22,10 @@ public final class ChatApp {
     /// Called when something starts counting seconds on screen (a flash view,
     /// a recording): the run loop then ticks every second again.
     public var onSecondTicksNeeded: (() -> Void)?
+    /// What the terminal said it draws pictures with (`TerminalGraphics`).
+    public var graphicsDetector = TerminalGraphics.Detector()
+    /// Told when that changes.
+    public var onGraphics: ((GraphicsProtocol) -> Void)?
     /// Called when something other than a key makes the app quit.
     public var onQuit: (() -> Void)?
     /// The terminal's size now (the runner sets it); before the next frame
@@ -166,7 +170,16 @@ public final class ChatApp {
         return effects
     }
 
-    public func handle(_ key: Key) async { await dispatch(.key(key)) }
+    public func handle(_ key: Key) async {
+        // The terminal answering `TerminalGraphics.query`: how to draw pictures.
+        if case .reply(let reply) = key {
+            graphicsDetector.hear(reply)
+            onGraphics?(graphicsDetector.chosen)
+            redraw()
+            return
+        }
+        await dispatch(.key(key))
+    }
 
     /// A transient message on the status line.
     public func showStatus(_ text: String) { post(.status(text)) }

@@ -115,7 +115,7 @@ extension EffectRunner {
                 guard let url = media.localURL(for: key), let data = FileManager.default.contents(atPath: url.path) else {
                     throw ImageCodec.Failure(description: "not cached")
                 }
-                outcome = .ready(try await decoder.decode(data, AvatarWidget.pixels, AvatarWidget.pixels))
+                outcome = .ready(try await decoder.decode(data, AvatarWidget.decodedSide, AvatarWidget.decodedSide))
             } catch let e as ImageCodec.Failure where e.transient {
                 outcome = .retryLater
             } catch {

@@ -13,6 +13,12 @@ enum ChatPaneWidget {
         let x = area.x, y = area.y, w = area.width
         var hx = x + 1
         let c = chat.conversation
+        // The peer's or group's picture, two cells wide, once decoded.
+        let avatar = c.isGroup ? chat.group?.avatar ?? "" : c.avatar
+        if case .ready(let image)? = s.thumbnails[avatar] {
+            AvatarWidget.place(image, avatar, columns: 2, rows: 1, options, into: &g, at: (hx, y))
+            hx += 3
+        }
         let after = ConversationMarks.text(c, L)
         let nameW = max(1, w - 12 - DisplayWidth.of(after))
         hx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: hx, y: y, style: Theme.title, maxWidth: nameW)

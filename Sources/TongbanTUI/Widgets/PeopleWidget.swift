@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import ChatViewModels
 import TerminalUI
 
@@ -7,11 +8,14 @@ import TerminalUI
 /// protocol gets, where it has one: `TerminalGraphics`), the page's first
 /// lines beside it.
 enum AvatarWidget {
-    /// The picture's side in pixels: `pixels` columns, half as many rows.
+    /// The picture's side in cells' pixels: `pixels` columns, half as many rows.
     static let pixels = 12
     static var rows: Int { (pixels + 1) / 2 }
     /// The columns the picture and a gap take before the text beside it.
     static var indent: Int { pixels + 2 }
+    /// The side a picture is decoded at: enough for a terminal that draws
+    /// pixels (kitty, sixel) over `pixels` columns; half blocks get it shrunk.
+    static let decodedSide = 96
 
     /// `lines` with the first `rows` of them moved right of the picture
     /// (padded with blank ones when fewer).
@@ -27,8 +31,7 @@ enum AvatarWidget {
     static func draw(_ key: String, _ s: AppState, _ options: RenderOptions, into g: inout Grid, at origin: (x: Int, y: Int),
                      _ L: Localizer) {
         if case .ready(let image)? = s.thumbnails[key] {
-            HalfBlock.draw(pixels: image.pixels, width: image.width, height: image.height, into: &g, x: origin.x, y: origin.y,
-                           trueColor: options.trueColor)
+            place(image, key, columns: pixels, rows: rows, options, into: &g, at: origin)
             return
         }
         let word = key.isEmpty ? L.string("people.card.noAvatar") : "…"
@@ -37,6 +40,47 @@ enum AvatarWidget {
         g.put(word, x: origin.x + max(1, (pixels - DisplayWidth.of(word)) / 2), y: origin.y + rows / 2, style: Theme.dim,
               maxWidth: pixels - 2)
         g.put("└" + String(repeating: "─", count: pixels - 2) + "┘", x: origin.x, y: origin.y + rows - 1, style: Theme.dim)
+    }
+
+    /// `image` over `columns`×`rows` cells: in half blocks (shrunk to fit),
+    /// and as a `GridImage` for a terminal that draws pixels.
+    static func place(_ image: RGBImage, _ key: String, columns: Int, rows: Int, _ options: RenderOptions,
+                      into g: inout Grid, at origin: (x: Int, y: Int)) {
+        let small = shrunk(image, width: columns, height: rows * 2)
+        HalfBlock.draw(pixels: small.pixels, width: small.width, height: small.height, into: &g, x: origin.x, y: origin.y,
+                       trueColor: options.trueColor)
+        g.images.append(GridImage(x: origin.x, y: origin.y, columns: columns, rows: rows, width: image.width, height: image.height,
+                                  pixels: image.pixels, id: imageId(key)))
+    }
+
+    /// A box-filtered copy at most `width`×`height` pixels, its shape kept.
+    static func shrunk(_ image: RGBImage, width: Int, height: Int) -> RGBImage {
+        guard image.width > width || image.height > height, image.width > 0, image.height > 0 else { return image }
+        let scale = max(Double(image.width) / Double(width), Double(image.height) / Double(height))
+        let w = max(1, Int(Double(image.width) / scale)), h = max(1, Int(Double(image.height) / scale))
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<h {
+            for x in 0..<w {
+                let x0 = x * image.width / w, x1 = max(x0 + 1, (x + 1) * image.width / w)
+                let y0 = y * image.height / h, y1 = max(y0 + 1, (y + 1) * image.height / h)
+                var sum = [0, 0, 0]
+                for sy in y0..<y1 {
+                    for sx in x0..<x1 {
+                        for c in 0..<3 { sum[c] += Int(image.pixels[(sy * image.width + sx) * 3 + c]) }
+                    }
+                }
+                let n = (x1 - x0) * (y1 - y0)
+                for c in 0..<3 { out[(y * w + x) * 3 + c] = UInt8(sum[c] / n) }
+            }
+        }
+        return RGBImage(width: w, height: h, pixels: out)
+    }
+
+    /// The same id for the same picture, so the terminal replaces it in place.
+    static func imageId(_ key: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in key.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return max(1, hash & 0x7FFF_FFFF)
     }
 }
 

@@ -1,0 +1,86 @@
+import ChatCore
+import ChatMedia
+import Foundation
+import TerminalUI
+import Testing
+@testable import TongbanTUI
+
+/// Pictures three ways: the same avatar as half blocks in the frame's
+/// cells, and as the kitty and sixel escape output a frame writes after
+/// them (golden text, ESC shown as ⎋), inside tmux too; and how the
+/// terminal's answers choose between them.
+@Suite struct GraphicsTests {
+    static let zh = Localizer(language: .zhHans)
+
+    /// A peer's page with a decoded 24×24 picture.
+    static func page() -> AppState {
+        var s = PeopleScreenTests.peopleState()
+        s.thumbnails["chat/image/alice.jpg"] = .ready(Fixture.picture(width: 24, height: 24))
+        s.mode = .peer(PeerPage(user: PeopleScreenTests.alice))
+        return s
+    }
+
+    @Test func anAvatarDrawnThreeWays() throws {
+        let s = Self.page()
+        try Golden.check("avatar-halfblock", s, Self.zh)
+        let grid = Screen.render(s, Self.zh, RenderOptions())
+        let image = try #require(grid.images.first)
+        #expect(grid.images.count == 1 && image.columns == 12 && image.rows == 6 && image.width == 24)
+        #expect(grid[image.x, image.y].text == "▀", "the cells under it hold the half-block version")
+        try Golden.checkText("avatar-kitty", TerminalGraphics.frame(grid.images, graphics: .kitty, insideTmux: false))
+        try Golden.checkText("avatar-sixel", TerminalGraphics.frame(grid.images, graphics: .sixel, insideTmux: false))
+        try Golden.checkText("avatar-kitty-tmux", TerminalGraphics.frame(grid.images, graphics: .kitty, insideTmux: true))
+        #expect(TerminalGraphics.frame(grid.images, graphics: .halfBlock, insideTmux: false).isEmpty)
+        // Closed, the page's picture is gone from the frame.
+        var closed = s
+        closed.mode = .normal
+        #expect(Screen.render(closed, Self.zh, RenderOptions()).images.isEmpty)
+    }
+
+    @Test func kittyChunksLargePicturesAndSixelCompressesRuns() {
+        let big = GridImage(x: 0, y: 0, columns: 12, rows: 6, width: 64, height: 64,
+                            pixels: [UInt8](repeating: 200, count: 64 * 64 * 3), id: 5)
+        let kitty = TerminalGraphics.kitty(big)
+        let chunks = kitty.components(separatedBy: "\u{1B}_G").dropFirst()
+        #expect(chunks.count == 4, "16,384 base64 characters in chunks of 4096")
+        #expect(chunks.first?.hasPrefix("a=T,f=24,s=64,v=64,c=12,r=6,i=5,C=1,q=2,m=1;") == true)
+        #expect(chunks.dropFirst().allSatisfy { $0.hasPrefix("m=") } && chunks.last?.hasPrefix("m=0;") == true)
+        let sixel = TerminalGraphics.sixel(big)
+        #expect(sixel.hasPrefix("\u{1B}Pq\"1;1;64;64#172;2;80;80;80#172!64~-"), "one colour, one run per band")
+        #expect(sixel.hasSuffix("\u{1B}\\"))
+    }
+
+    @Test func theTerminalsAnswersChooseTheProtocol() {
+        var d = TerminalGraphics.Detector()
+        #expect(d.chosen == .halfBlock, "no answer: half blocks")
+        d.hear(.deviceAttributes("62;22"))
+        #expect(d.chosen == .halfBlock)
+        d.hear(.deviceAttributes("62;4;22"))
+        #expect(d.chosen == .sixel)
+        d.hear(.graphics("Gi=31;EINVAL:bad"))
+        #expect(d.chosen == .sixel)
+        d.hear(.graphics("Gi=31;OK"))
+        #expect(d.chosen == .kitty, "kitty wins where both are there")
+        #expect(TerminalGraphics.Detector(environment: ["TONGBAN_GRAPHICS": "halfblock"]).chosen == .halfBlock)
+        var forced = TerminalGraphics.Detector(environment: ["TONGBAN_GRAPHICS": "sixel"])
+        forced.hear(.graphics("Gi=31;OK"))
+        #expect(forced.chosen == .sixel, "the environment wins")
+    }
+
+    @Test func repliesAreDecodedApartFromKeys() {
+        var decoder = KeyDecoder()
+        let input = "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;4;22cj".unicodeScalars.map { KeyDecoder.Input.char($0.value) }
+        #expect(decoder.decode(input) == [.reply(.graphics("Gi=31;OK")), .reply(.deviceAttributes("62;4;22")), .char("j")])
+        // A reply cut off by a pause is dropped, not typed.
+        var cut = KeyDecoder()
+        let partial = "\u{1B}_Gi=31;O".unicodeScalars.map { KeyDecoder.Input.char($0.value) } + [.timeout]
+        #expect(cut.decode(partial).isEmpty)
+        #expect(cut.decode([.char(0x6B)]) == [.char("k")])
+    }
+
+    @Test func theQueryPassesThroughTmux() {
+        #expect(TerminalGraphics.query(insideTmux: false) == "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c")
+        #expect(TerminalGraphics.query(insideTmux: true)
+                == "\u{1B}Ptmux;\u{1B}\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\u{1B}\\\u{1B}\\\u{1B}[c")
+    }
+}

@@ -37,6 +37,17 @@ import Testing
         #expect(Screen.render(closed, Self.zh, RenderOptions()).images.isEmpty)
     }
 
+    /// Message pictures take the same path: a thumbnail wholly on screen is
+    /// placed for a pixel-drawing terminal over its half-block cells.
+    @Test func aMessageThumbnailIsPlacedToo() throws {
+        var s = Fixture.chatState(width: 120, height: 48)
+        s.focus = .messages
+        let grid = Screen.render(s, Self.zh, RenderOptions())
+        let image = try #require(grid.images.first { $0.width == 16 && $0.height == 11 })
+        #expect(image.columns == 16 && image.rows == 6)
+        #expect(grid[image.x, image.y].text == "▀")
+    }
+
     @Test func kittyChunksLargePicturesAndSixelCompressesRuns() {
         let big = GridImage(x: 0, y: 0, columns: 12, rows: 6, width: 64, height: 64,
                             pixels: [UInt8](repeating: 200, count: 64 * 64 * 3), id: 5)

@@ -92,6 +92,13 @@ enum MessageListWidget {
                 let px = line.align == .right ? x + max(1, w - (line.blockWidth ?? picture.width) - 1) : x + 1
                 HalfBlock.drawRow(pixels: picture.pixels, width: picture.width, height: picture.height, row: line.pictureRow,
                                   into: &g, x: px, y: row, trueColor: options.trueColor)
+                // A thumbnail wholly on screen goes to a pixel-drawing terminal too (as avatars do).
+                let rows = (picture.height + 1) / 2
+                if line.pictureRow == 0, start + index + rows <= end {
+                    g.images.append(GridImage(x: px, y: row, columns: picture.width, rows: rows, width: picture.width,
+                                              height: picture.height, pixels: picture.pixels,
+                                              id: AvatarWidget.imageId(picture.pixels)))
+                }
                 continue
             }
             let lw = DisplayWidth.of(line.text)

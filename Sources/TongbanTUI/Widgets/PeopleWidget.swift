@@ -77,9 +77,12 @@ enum AvatarWidget {
     }
 
     /// The same id for the same picture, so the terminal replaces it in place.
-    static func imageId(_ key: String) -> UInt32 {
+    static func imageId(_ key: String) -> UInt32 { imageId(key.utf8) }
+
+    /// FNV-1a of the bytes, kept positive and non-zero (kitty's ids).
+    static func imageId(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var hash: UInt32 = 2_166_136_261
-        for byte in key.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return max(1, hash & 0x7FFF_FFFF)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatCore
+import ChatMedia
 import ChatSync
 import Foundation
 
@@ -88,18 +89,29 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a group, change its notice, open or close it (owner only).")
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a group, change its notice or picture, open or close it (owner only).")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
         @Option(help: "A new name.") var name: String?
         @Option(help: "A new notice.") var notice: String?
         @Option(help: "Whether others may join by the unique name: true or false.") var joinable: Bool?
+        @Option(help: "A picture file for the group: made at most 256×256 JPEG, its metadata dropped.") var avatar: String?
 
         func run() async throws {
             let session = try await common.session()
             let gid = try await groupId(session, group)
+            var jpeg: Data?
+            if let avatar {
+                do { jpeg = try AvatarImage.prepare(path: avatar) } catch {
+                    throw CLIError(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(avatar)]))
+                }
+            }
             let info = try await server(session) {
-                try await session.updateGroup(UpdateGroupRequest(groupId: gid, name: name, notice: notice, joinable: joinable))
+                var key: String?
+                if let jpeg { key = try await session.uploadAvatar(jpeg: jpeg) }
+                return try await session.updateGroup(UpdateGroupRequest(groupId: gid, name: name, notice: notice, joinable: joinable,
+                                                                        avatar: key))
             }
             out(L.string("cli.group.updated", ["name": info.name]))
         }

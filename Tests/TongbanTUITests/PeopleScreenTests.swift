@@ -193,6 +193,16 @@ import Testing
         #expect(after.find(bobs.text ?? "?") != nil, "opened: the message itself")
     }
 
+    @Test func slashAvatarSetsAGroupsPicture() {
+        var s = GroupFixture.chatState(width: 100, height: 30)
+        s.focus = .input
+        s.input = InputLine(text: "/avatar ~/山.png")
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh).first == .group(.avatar(path: "~/山.png")))
+        s.input = InputLine(text: "/avatar")
+        #expect(!Update.apply(.key(.enter), to: &s, Self.zh).contains { if case .group = $0 { true } else { false } })
+        #expect(s.status == "/avatar PATH")
+    }
+
     @Test func aSingleChatsCommaOpensThePeersPage() {
         var s = Fixture.chatState(width: 100, height: 30)
         s.focus = .messages

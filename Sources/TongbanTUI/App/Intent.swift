@@ -56,6 +56,8 @@ enum Effect: Equatable {
     /// Slash commands in a group chat.
     enum GroupCommand: Equatable {
         case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool), leave
+        /// v3: a picture file made the group's (owner only).
+        case avatar(path: String)
     }
 
     /// Tab after a media command: list the directory to complete the path.

@@ -78,6 +78,7 @@ extension Update {
             if rest == "off" { return .joinable(false) }
             return usage("/joinable on|off")
         case "/leave": return .leave
+        case "/avatar": return rest.isEmpty ? usage("/avatar PATH") : .avatar(path: rest)
         default: return nil
         }
     }

@@ -1,6 +1,7 @@
 import ChatCore
 import ChatMedia
 import ChatSync
+import ChatViewModels
 import Foundation
 
 /// People's I/O (PROTOCOL.md v3): each asks the session, answers with
@@ -103,6 +104,25 @@ extension EffectRunner {
             return ((try? session.reader.members(groupId: gid)) ?? []).contains { $0.uid == uid }
         }
         await dispatch(.people(.peer(PeerPage(user: user, sharedGroups: groups.map(\.nickname)), opening: opening)))
+    }
+
+    /// `/avatar PATH` in a group (owner only): the picture made small and
+    /// stripped, uploaded, made the group's; the header and page show it.
+    func setGroupAvatar(_ path: String, of chat: ChatState) async {
+        guard let gid = chat.conversation.groupId else { return }
+        let jpeg: Data
+        do {
+            jpeg = try await Task.detached { try AvatarImage.prepare(path: path) }.value
+        } catch {
+            return await dispatch(.status(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(path)])))
+        }
+        guard let info = await attempt("group.avatarFailed", {
+            let key = try await self.session.uploadAvatar(jpeg: jpeg)
+            return try await self.session.updateGroup(UpdateGroupRequest(groupId: gid, avatar: key))
+        }) else { return }
+        await dispatch(.chat(.groupChanged, chat.ref))
+        await dispatch(.status(L.string("group.avatarSet")))
+        decodeAvatar(info.avatar)
     }
 
     /// Decodes a profile or group picture for a page, fetching it first.

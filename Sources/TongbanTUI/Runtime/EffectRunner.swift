@@ -241,6 +241,9 @@ final class EffectRunner {
         case .leave:
             if await listEffects.leaveGroup(id: c.id, emit: listEmit) { await dispatch(.chat(.groupChanged, chat.ref)) }
             return
+        case .avatar(let path):
+            await setGroupAvatar(path, of: chat)
+            return
         }
         await chatEffects.group(mapped, in: c, members: chat.members, emit: emit(chat.ref))
     }

@@ -57,6 +57,9 @@ public final class Session: Sendable {
         self.api = api
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
         sync = SyncEngine(api: api, store: store, timing: timing)
+        // A 401 to any call (a send, an action, a pull) ends the login, as the socket's 4001 does.
+        let engine = sync
+        (api as? APIClient)?.onUnauthorized { [weak engine] in engine?.loginEnded() }
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
         sendQueue = SendQueue(api: api, store: store, media: media, policy: sendPolicy)
     }

@@ -95,4 +95,20 @@ import Testing
         await #expect { try await laptop.sync.pull() } throws: { _ in true }
         #expect(heard.withLock { $0 } == 1, "said once")
     }
+
+    @Test func anyCallRefusedWith401EndsTheLogin() async throws {
+        let server = try await startServer(dir: tempURL("srv"))
+        defer { Task { await server.stop() } }
+        let phone = try await makeSession(server.baseURL, "any_call")
+        let laptop = try await makeSession(server.baseURL, "any_call")
+        let heard = Mutex(0)
+        laptop.sync.observe { if case .signedOut = $0 { heard.withLock { $0 += 1 } } }
+        let other = try #require(try await phone.devices().first { !$0.current })
+        try await phone.signOut(device: other.sessionId)
+        await #expect { try await laptop.myProfile() } throws: { ($0 as? APIError)?.code == .unauthorized }
+        #expect(heard.withLock { $0 } == 1 && laptop.sync.isSignedOut, "an action, not only a pull")
+        // A wrong password at sign-in is no login ending (no token was sent).
+        await #expect { try await Session.login(server: server.baseURL, account: "any_call", password: "wrong-password",
+                                                paths: laptop.paths) } throws: { ($0 as? APIError)?.code == .unauthorized }
+    }
 }

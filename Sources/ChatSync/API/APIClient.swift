@@ -65,6 +65,16 @@ public final class APIClient: ChatAPI {
         set { tokenBox.withLock { $0 = newValue } }
     }
 
+    /// Told when the server refuses the token this client sends (a 401 to
+    /// any request that carried one: revoked, logged out elsewhere). In a
+    /// struct, not bare in the mutex (see the server's AfterSendHook).
+    struct UnauthorizedHook: Sendable { let run: @Sendable () -> Void }
+    private let unauthorizedHook = Mutex<UnauthorizedHook?>(nil)
+
+    public func onUnauthorized(_ run: @escaping @Sendable () -> Void) {
+        unauthorizedHook.withLock { $0 = UnauthorizedHook(run: run) }
+    }
+
     // MARK: - Transport
 
     static let maxResponse = 32 * 1024 * 1024
@@ -100,7 +110,10 @@ public final class APIClient: ChatAPI {
         } catch {
             throw Self.classify(error)
         }
-        guard (200..<300).contains(reply.status) else { throw Self.refusal(reply) }
+        guard (200..<300).contains(reply.status) else {
+            if reply.status == 401, request.headers["Authorization"] != nil { unauthorizedHook.withLock { $0 }?.run() }
+            throw Self.refusal(reply)
+        }
         return (reply.status, reply.body)
     }
 

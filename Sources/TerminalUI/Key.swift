@@ -45,4 +45,6 @@ public enum TerminalReply: Hashable, Sendable {
     case graphics(String)
     /// Primary device attributes, e.g. `62;4;22` (4: sixel).
     case deviceAttributes(String)
+    /// A character cell's size in pixels (`ESC [ 16 t`'s answer).
+    case cellSize(width: Int, height: Int)
 }

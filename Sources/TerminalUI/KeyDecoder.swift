@@ -225,6 +225,8 @@ public struct KeyDecoder: Sendable {
         }
     }
 
+    static let maxReply = 4096
+
     /// Collects an APC body up to `ESC \`; one over 4 KiB, or cut off by
     /// a timeout, is dropped whole (it is no key either way).
     private mutating func feedAPC(_ body: [UInt32], escaped: Bool, _ input: Input, into out: inout [Key]) {
@@ -234,7 +236,7 @@ public struct KeyDecoder: Sendable {
         }
         if escaped {
             state = .normal
-            if v == 0x5C {
+            if v == 0x5C, body.count < Self.maxReply {
                 out.append(.reply(.graphics(String(String.UnicodeScalarView(body.compactMap(Unicode.Scalar.init))))))
             }
             return
@@ -242,7 +244,8 @@ public struct KeyDecoder: Sendable {
         if v == 0x1B {
             state = .apc(body, escaped: true)
         } else {
-            state = body.count < 4096 ? .apc(body + [v], escaped: false) : .normal
+            // Past the cap the body is no longer kept, only read to its end.
+            state = .apc(body.count < Self.maxReply ? body + [v] : body, escaped: false)
         }
     }
 
@@ -407,6 +410,13 @@ public struct KeyDecoder: Sendable {
     private static func csiKey(params: [UInt32], final: UInt32) -> Key? {
         if final == 0x63, params.first == 0x3F {  // ESC [ ? … c: device attributes
             return .reply(.deviceAttributes(String(String.UnicodeScalarView(params.dropFirst().compactMap(Unicode.Scalar.init)))))
+        }
+        if final == 0x74 {  // ESC [ 6 ; height ; width t: a cell's size in pixels
+            let numbers = String(String.UnicodeScalarView(params.compactMap(Unicode.Scalar.init))).split(separator: ";").map { Int($0) }
+            if numbers.count == 3, numbers[0] == 6, let h = numbers[1], let w = numbers[2], (1...200).contains(w), (1...400).contains(h) {
+                return .reply(.cellSize(width: w, height: h))
+            }
+            return nil
         }
         switch final {
         case 0x41: return .up

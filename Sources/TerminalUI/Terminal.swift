@@ -91,6 +91,8 @@ public final class Terminal: @unchecked Sendable {
     private var pendingFrame: Frame?
     /// How pictures are drawn (`TerminalGraphics`); half blocks until told.
     private var graphicsProtocol = GraphicsProtocol.halfBlock
+    /// A cell's size in pixels, for sixel.
+    private var cellSize = (width: 10, height: 20)
     private var requests: [Request] = []
     private var startResult: Result<Void, StartError>?
     // Signalled by the terminal thread.
@@ -214,7 +216,13 @@ public final class Terminal: @unchecked Sendable {
         set { lock.withLock { graphicsProtocol = newValue } }
     }
 
-    /// Whether tmux sits between us and the terminal (pictures pass through it).
+    /// A cell's size in pixels, as the terminal said.
+    public var cellPixels: (width: Int, height: Int) {
+        get { lock.withLock { cellSize } }
+        set { lock.withLock { cellSize = newValue } }
+    }
+
+    /// Whether tmux sits between us and the terminal.
     public var insideTmux: Bool { environment["TMUX"] != nil }
 
     /// Clears the terminal and repaints the last frame in full (for Ctrl-L,
@@ -275,7 +283,7 @@ public final class Terminal: @unchecked Sendable {
     /// wherever a cell is redrawn, so they are sent with every frame, and
     /// the screen is repainted once they are gone.
     private func drawImages(_ images: [GridImage], after last: inout [GridImage], _ graphics: GraphicsProtocol,
-                            _ screen: NCursesScreen) {
+                            cell: (width: Int, height: Int), _ screen: NCursesScreen) {
         defer { last = images }
         switch graphics {
         case .halfBlock:
@@ -288,7 +296,7 @@ public final class Terminal: @unchecked Sendable {
                 return
             }
         }
-        screen.writeRaw(TerminalGraphics.frame(images, graphics: graphics, insideTmux: insideTmux))
+        screen.writeRaw(TerminalGraphics.frame(images, graphics: graphics, cell: cell))
     }
 
     private func threadMain() {
@@ -319,11 +327,13 @@ public final class Terminal: @unchecked Sendable {
         var lastTimeoutAt: UInt64 = 0
         var keyReadAt: UInt64?
         var keyReadName = ""
+        // The pictures the newest frame holds, and those the terminal has.
+        var wantedImages: [GridImage] = []
         var lastImages: [GridImage] = []
         let pollNanos = UInt64(pollMilliseconds) * 1_000_000
         while true {
-            let (frame, work, stopping, graphics) = lock.withLock {
-                let taken = (pendingFrame, requests, phase == .stopping, graphicsProtocol)
+            let (frame, work, stopping, graphics, cell) = lock.withLock {
+                let taken = (pendingFrame, requests, phase == .stopping, graphicsProtocol, cellSize)
                 pendingFrame = nil
                 requests.removeAll()
                 wakePending = false
@@ -334,8 +344,13 @@ public final class Terminal: @unchecked Sendable {
                 case .bell: screen.bell()
                 case .title(let title): screen.setTitle(title)
                 case .raw(let sequence): screen.writeRaw(sequence)
-                case .invalidate: screen.invalidate()
+                case .invalidate:
+                    screen.invalidate()
+                    // A cleared screen lost its pictures: they are sent again.
+                    lastImages = []
+                    drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
                 case .suspend(let left, let back):
+                    lastImages = []  // sent again with the first frame after
                     // No key is read meanwhile: the other program has the terminal.
                     screen.suspend()
                     left.signal()
@@ -345,7 +360,8 @@ public final class Terminal: @unchecked Sendable {
             }
             if let frame {
                 screen.draw(frame.grid, cursor: frame.cursor)
-                drawImages(frame.grid.images, after: &lastImages, graphics, screen)
+                wantedImages = frame.grid.images
+                drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
                 if benchLog != nil {
                     let now = DispatchTime.now().uptimeNanoseconds
                     if !firstFrameDrawn {
@@ -397,6 +413,7 @@ public final class Terminal: @unchecked Sendable {
                         // Before `.resize` is seen, `size` must be the new one.
                         let newSize = screen.size
                         lock.withLock { currentSize = newSize }
+                        lastImages = []  // a resized screen is redrawn whole
                     }
                     keys += decoder.feed(input)
                     input = screen.read(timeout: 0)

@@ -32,16 +32,21 @@ public struct GridImage: Sendable, Equatable {
 /// terminal has. Pure functions: the output is golden-tested as text.
 public enum TerminalGraphics {
     /// Asked once at start: kitty's query (a 1×1 picture it only checks,
-    /// answered `OK` by terminals that draw kitty images) and the primary
-    /// device attributes (answered by every terminal; 4 among them: sixel).
+    /// answered `OK` by terminals that draw kitty images), a cell's size in
+    /// pixels, and the primary device attributes (answered by every
+    /// terminal; 4 among them: sixel). Inside tmux kitty is not asked for:
+    /// tmux does not know where a passed-through picture sits among its
+    /// panes, so there only sixel (which tmux draws itself) or half blocks are used.
     public static func query(insideTmux: Bool) -> String {
-        passthrough("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\", insideTmux: insideTmux) + "\u{1B}[c"
+        (insideTmux ? "" : "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\") + "\u{1B}[16t\u{1B}[c"
     }
 
     /// Hears replies to `query` and says which protocol to use.
-    public struct Detector: Sendable, Equatable {
+    public struct Detector: Sendable {
         public private(set) var kitty = false
         public private(set) var sixel = false
+        /// A cell's size in pixels, as the terminal said (else a common one).
+        public private(set) var cell = (width: 10, height: 20)
         /// Set by the environment (`TONGBAN_GRAPHICS`), which wins.
         public var forced: GraphicsProtocol?
 
@@ -55,17 +60,12 @@ public enum TerminalGraphics {
                 if body.hasPrefix("Gi=31"), body.hasSuffix(";OK") { kitty = true }
             case .deviceAttributes(let attributes):
                 if attributes.split(separator: ";").contains("4") { sixel = true }
+            case .cellSize(let width, let height):
+                cell = (width, height)
             }
         }
 
         public var chosen: GraphicsProtocol { forced ?? (kitty ? .kitty : sixel ? .sixel : .halfBlock) }
-    }
-
-    /// `sequence` for the terminal outside tmux: wrapped in tmux's DCS
-    /// passthrough with every ESC doubled (tmux needs `allow-passthrough on`).
-    public static func passthrough(_ sequence: String, insideTmux: Bool) -> String {
-        guard insideTmux else { return sequence }
-        return "\u{1B}Ptmux;" + sequence.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
     }
 
     /// The cursor at a cell (0-based), the picture, the cursor back.
@@ -139,17 +139,41 @@ public enum TerminalGraphics {
     }
 
     /// What a frame writes after its cells for `images`, in `graphics`:
-    /// nothing for half blocks; for kitty, the old pictures off and these
-    /// on; for sixel, these drawn again. `insideTmux` wraps each picture.
-    public static func frame(_ images: [GridImage], graphics: GraphicsProtocol, insideTmux: Bool) -> String {
+    /// nothing for half blocks; for kitty, the old pictures off and these on
+    /// (the terminal scales each to its cells); for sixel, these drawn again,
+    /// each resampled to its cells' pixels (`cell`), which a sixel terminal
+    /// shows one to one (tmux draws sixel itself: it goes as is).
+    public static func frame(_ images: [GridImage], graphics: GraphicsProtocol, cell: (width: Int, height: Int) = (10, 20))
+        -> String {
         switch graphics {
         case .halfBlock:
             return ""
         case .kitty:
-            return passthrough(kittyDeleteAll(), insideTmux: insideTmux)
-                + images.map { placed(passthrough(kitty($0), insideTmux: insideTmux), x: $0.x, y: $0.y) }.joined()
+            return kittyDeleteAll() + images.map { placed(kitty($0), x: $0.x, y: $0.y) }.joined()
         case .sixel:
-            return images.map { placed(passthrough(sixel($0), insideTmux: insideTmux), x: $0.x, y: $0.y) }.joined()
+            return images.map { placed(sixel(fitted($0, cell: cell)), x: $0.x, y: $0.y) }.joined()
         }
+    }
+
+    /// `image` resampled (nearest pixel) to its cells' size in pixels.
+    static func fitted(_ image: GridImage, cell: (width: Int, height: Int)) -> GridImage {
+        let w = min(1024, max(1, image.columns * cell.width)), h = min(1024, max(1, image.rows * cell.height))
+        guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 3,
+              w != image.width || h != image.height else { return image }
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<h {
+            let sy = y * image.height / h
+            for x in 0..<w {
+                let s = (sy * image.width + x * image.width / w) * 3, d = (y * w + x) * 3
+                pixels[d] = image.pixels[s]
+                pixels[d + 1] = image.pixels[s + 1]
+                pixels[d + 2] = image.pixels[s + 2]
+            }
+        }
+        var out = image
+        out.width = w
+        out.height = h
+        out.pixels = pixels
+        return out
     }
 }

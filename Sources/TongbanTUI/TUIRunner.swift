@@ -39,11 +39,17 @@ public enum TUIRunner {
         }
         app.terminalSize = { terminal.size }
         // Ends `terminal.keys`, and with it the loop below.
-        app.onQuit = { terminal.stop() }
+        app.onQuit = {
+            terminal.setTitle("")
+            terminal.stop()
+        }
         // Pictures in pixels where the terminal says it can (its replies come as keys).
         app.graphicsDetector = TerminalGraphics.Detector(environment: ProcessInfo.processInfo.environment)
         terminal.graphics = app.graphicsDetector.chosen
-        app.onGraphics = { terminal.graphics = $0 }
+        app.onGraphics = { detector in
+            terminal.graphics = detector.chosen
+            terminal.cellPixels = detector.cell
+        }
         if app.graphicsDetector.forced == nil { terminal.notify(TerminalGraphics.query(insideTmux: terminal.insideTmux)) }
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }

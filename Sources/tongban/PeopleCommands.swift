@@ -215,7 +215,8 @@ struct Profile: AsyncParsableCommand {
         out(L.string("people.card.account", ["account": TerminalSanitizer.oneLine(info.account ?? "")]))
         out(L.string("people.card.uid", ["uid": String(info.uid)]))
         out(L.string("people.card.signature", ["signature": TerminalSanitizer.oneLine(info.signature ?? "")]))
-        out(L.string("people.card.avatar", ["avatar": info.avatar.isEmpty ? L.string("people.card.noAvatar") : info.avatar]))
+        out(L.string("people.card.avatar", ["avatar": info.avatar.isEmpty ? L.string("people.card.noAvatar")
+                                                                          : TerminalSanitizer.oneLine(info.avatar)]))
     }
 
     /// The file made small and stripped (`AvatarImage`), uploaded; its objectKey.
@@ -269,7 +270,7 @@ struct Sessions: AsyncParsableCommand {
             if json { return try jsonOut(devices) }
             for d in devices {
                 let mark = d.current ? " " + L.string("people.thisDevice") : ""
-                out("\(d.sessionId)  \(TimeLabel.text(d.lastSeenAt, L))  \(TerminalSanitizer.oneLine(d.userAgent))\(mark)")
+                out("\(TerminalSanitizer.oneLine(d.sessionId))  \(TimeLabel.text(d.lastSeenAt, L))  \(TerminalSanitizer.oneLine(d.userAgent))\(mark)")
             }
         }
     }

@@ -81,6 +81,38 @@ extension API {
         #expect(try await c.get("/friend/requests").decode(FriendRequestsResponse.self).incoming.map(\.message) == ["再试一次"])
     }
 
+    /// A declined request that came before the friendship is not what
+    /// "already friends" answers with.
+    @Test func alreadyFriendsIsAnsweredWithTheAcceptedRequest() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let first = try await a.befriend(ub).decode(FriendRequest.self)
+        _ = try await b.respond(first.requestId, accept: false)
+        let theirs = try await b.befriend(ua).decode(FriendRequest.self)
+        _ = try await a.respond(theirs.requestId, accept: true)
+        let again = try await a.befriend(ub)
+        #expect(try again.status == 200 && again.decode(FriendRequest.self).status == .accepted, "\(again.text)")
+    }
+
+    /// Someone who refuses my messages refuses my reactions and edits too.
+    @Test func aBlockRefusesReactionsAndEditsInTheSingleChat() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let (b, ub) = try await server.user()
+        let conv = conversationId(ua, ub)
+        _ = try await b.sendText(conv, "第一句", id: "b1")
+        _ = try await a.sendText(conv, "回答", id: "a1")
+        #expect(try await a.block(ub).status == 204)
+        let react = try await b.post("/chat/message/react", ReactRequest(conversationId: conv, clientMsgId: "a1", emoji: "👍", on: true))
+        #expect(react.errorCode == "blocked")
+        let edit = try await b.post("/chat/message/edit", EditRequest(conversationId: conv, clientMsgId: "b1", content: "改了"))
+        #expect(edit.errorCode == "blocked")
+        #expect(try await a.history(conv).messages.first { $0.clientMsgID == "b1" }?.content == "第一句")
+    }
+
     @Test func removingAndRemarksAreEachSidesOwn() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

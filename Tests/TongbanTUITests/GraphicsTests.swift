@@ -7,8 +7,8 @@ import Testing
 
 /// Pictures three ways: the same avatar as half blocks in the frame's
 /// cells, and as the kitty and sixel escape output a frame writes after
-/// them (golden text, ESC shown as ⎋), inside tmux too; and how the
-/// terminal's answers choose between them.
+/// them (golden text, ESC shown as ⎋); and how the terminal's answers
+/// choose between them.
 @Suite struct GraphicsTests {
     static let zh = Localizer(language: .zhHans)
 
@@ -27,10 +27,12 @@ import Testing
         let image = try #require(grid.images.first)
         #expect(grid.images.count == 1 && image.columns == 12 && image.rows == 6 && image.width == 24)
         #expect(grid[image.x, image.y].text == "▀", "the cells under it hold the half-block version")
-        try Golden.checkText("avatar-kitty", TerminalGraphics.frame(grid.images, graphics: .kitty, insideTmux: false))
-        try Golden.checkText("avatar-sixel", TerminalGraphics.frame(grid.images, graphics: .sixel, insideTmux: false))
-        try Golden.checkText("avatar-kitty-tmux", TerminalGraphics.frame(grid.images, graphics: .kitty, insideTmux: true))
-        #expect(TerminalGraphics.frame(grid.images, graphics: .halfBlock, insideTmux: false).isEmpty)
+        try Golden.checkText("avatar-kitty", TerminalGraphics.frame(grid.images, graphics: .kitty))
+        // Cells of 2×4 pixels: the 24×24 picture fills its 12×6 cells one to one.
+        try Golden.checkText("avatar-sixel", TerminalGraphics.frame(grid.images, graphics: .sixel, cell: (2, 4)))
+        // Sixel is drawn one to one, so it is resampled to the cells' pixels (kitty scales by itself).
+        #expect(TerminalGraphics.frame(grid.images, graphics: .sixel, cell: (10, 20)).contains("\u{1B}Pq\"1;1;120;120#"))
+        #expect(TerminalGraphics.frame(grid.images, graphics: .halfBlock).isEmpty)
         // Closed, the page's picture is gone from the frame.
         var closed = s
         closed.mode = .normal
@@ -76,12 +78,20 @@ import Testing
         var forced = TerminalGraphics.Detector(environment: ["TONGBAN_GRAPHICS": "sixel"])
         forced.hear(.graphics("Gi=31;OK"))
         #expect(forced.chosen == .sixel, "the environment wins")
+        #expect(d.cell == (10, 20))
+        d.hear(.cellSize(width: 9, height: 18))
+        #expect(d.cell == (9, 18))
     }
 
     @Test func repliesAreDecodedApartFromKeys() {
         var decoder = KeyDecoder()
-        let input = "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;4;22cj".unicodeScalars.map { KeyDecoder.Input.char($0.value) }
-        #expect(decoder.decode(input) == [.reply(.graphics("Gi=31;OK")), .reply(.deviceAttributes("62;4;22")), .char("j")])
+        let input = "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[6;18;9t\u{1B}[?62;4;22cj".unicodeScalars.map { KeyDecoder.Input.char($0.value) }
+        #expect(decoder.decode(input) == [.reply(.graphics("Gi=31;OK")), .reply(.cellSize(width: 9, height: 18)),
+                                          .reply(.deviceAttributes("62;4;22")), .char("j")])
+        // An answer too long to be one is read to its end and dropped, not typed.
+        var long = KeyDecoder()
+        let flood = ("\u{1B}_G" + String(repeating: "x", count: 5000) + "\u{1B}\\k").unicodeScalars.map { KeyDecoder.Input.char($0.value) }
+        #expect(long.decode(flood) == [.char("k")])
         // A reply cut off by a pause is dropped, not typed.
         var cut = KeyDecoder()
         let partial = "\u{1B}_Gi=31;O".unicodeScalars.map { KeyDecoder.Input.char($0.value) } + [.timeout]
@@ -89,9 +99,10 @@ import Testing
         #expect(cut.decode([.char(0x6B)]) == [.char("k")])
     }
 
-    @Test func theQueryPassesThroughTmux() {
-        #expect(TerminalGraphics.query(insideTmux: false) == "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c")
-        #expect(TerminalGraphics.query(insideTmux: true)
-                == "\u{1B}Ptmux;\u{1B}\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\u{1B}\\\u{1B}\\\u{1B}[c")
+    /// Inside tmux only sixel (which tmux draws itself) is asked for: tmux
+    /// cannot place a passed-through kitty picture among its panes.
+    @Test func theQueryAsksForKittyOutsideTmuxOnly() {
+        #expect(TerminalGraphics.query(insideTmux: false) == "\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[16t\u{1B}[c")
+        #expect(TerminalGraphics.query(insideTmux: true) == "\u{1B}[16t\u{1B}[c")
     }
 }

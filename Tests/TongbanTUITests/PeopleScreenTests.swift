@@ -1,5 +1,6 @@
 import ChatCore
 import ChatMedia
+import ChatSync
 import ChatViewModels
 import Foundation
 import TerminalUI
@@ -224,5 +225,28 @@ import Testing
                            newMessageBannerCount: 0, cachedKeys: [], me: "me")
         let frame = Screen.render(s, Self.zh, RenderOptions())
         #expect(frame.find("消息未送达：对方不接收你的消息") != nil)
+    }
+}
+
+/// The people views against a real server: a request to me shows under
+/// 新的朋友, Enter accepts it, and the friend is listed.
+@Suite(.serialized) @MainActor struct PeopleSessionTests {
+    @Test func aRequestToMeIsShownAndEnterAcceptsIt() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let zoe = APIClient(baseURL: server.baseURL)
+        let auth = try await zoe.register(account: "zoe_p", password: "password-zoe", username: "佐伊")
+        zoe.token = auth.token
+        let me = try #require(try await zoe.searchUsers("me").first { $0.account == "me" })
+        _ = try await zoe.requestFriend(userId: me.uid, message: "一起爬山吗")
+        try await session.sync.pull()
+
+        let app = await app(session)
+        await app.handle(.char("c"))
+        #expect(await waitFor(app, "佐伊 @zoe_p：一起爬山吗"))
+        await app.handle(.enter)
+        #expect(await waitFor(app, "你和 佐伊 已是好友"))
+        #expect(await waitFor(app, "Z  佐伊 @zoe_p"), "now among the friends, by pinyin")
+        #expect(try await zoe.friends().map(\.account) == ["me"])
     }
 }

@@ -20,16 +20,20 @@ enum WebSocketSession {
         }
         // No upgrade without a valid token: the plain route then answers 401.
         guard let token, let uid = try service.auth.authenticate(token: token) else { return .dontUpgrade }
-        let tokenHash = Credentials.tokenHash(token)
         return .upgrade([:]) { inbound, outbound, _ in
-            try await run(uid: uid, tokenHash: tokenHash, service: service, inbound: inbound, outbound: outbound)
+            try await run(uid: uid, token: token, service: service, inbound: inbound, outbound: outbound)
         }
     }
 
-    static func run(uid: Int, tokenHash: String, service: ServerServices, inbound: WebSocketInboundStream,
+    static func run(uid: Int, token: String, service: ServerServices, inbound: WebSocketInboundStream,
                     outbound: WebSocketOutboundWriter) async throws {
         let (frames, continuation) = AsyncStream<PushHub.Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = service.hub.connect(uid: uid, tokenHash: tokenHash, continuation: continuation)
+        let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), continuation: continuation)
+        // A revoke between the upgrade's check and the line above found no
+        // socket to close: asked again now that the hub knows this one.
+        if (try? service.auth.authenticate(token: token)) != uid {
+            continuation.yield(.close(code: PushCloseCode.signedOut))
+        }
         defer {
             continuation.finish()
             service.hub.disconnect(uid: uid, id: id)

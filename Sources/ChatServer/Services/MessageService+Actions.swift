@@ -16,6 +16,7 @@ extension MessageService {
         let target = try ConversationService.target(of: conversationId, caller: caller)
         let (reactions, cursors) = try storage.write { tx -> (Reactions, [Int: Int]) in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
+            try self.checkNotRefused(caller: caller, target: target, in: tx)
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message takes no reactions") }
             guard !ContentType.isGroupNotice(msg.contentType) else { throw APIFailure.invalid("group notices take no reactions") }
             var reactions = msg.reactions
@@ -38,6 +39,7 @@ extension MessageService {
         let (message, cursors) = try storage.write { tx -> (WireMessage, [Int: Int]) in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can edit a message") }
+            try self.checkNotRefused(caller: caller, target: target, in: tx)
             guard [ContentType.text, ContentType.mention, ContentType.quote].contains(msg.contentType) else {
                 throw APIFailure.forbidden("only texts, mentions and replies can be edited")
             }
@@ -146,5 +148,13 @@ extension MessageService {
             cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: messageId, in: tx)
         }
         return cursors
+    }
+
+    /// A single chat's peer who refuses the caller's messages (a block, or
+    /// friends only) refuses their reactions and edits too.
+    func checkNotRefused(caller: Int, target: ConversationService.Target, in tx: any StorageTransaction) throws {
+        if case .single(let peer) = target, try tx.people.refuses(receiver: peer, sender: caller) {
+            throw APIFailure(.blocked, "this user does not take your messages")
+        }
     }
 }

@@ -106,11 +106,9 @@ extension MessageService {
         switch job.target {
         case .group:
             _ = try conversations.activeMember(conversationId, uid: caller, in: tx)
-        case .single(let peer):
+        case .single:
             // A receipt of a flash image still goes through: it only ends the sender's own picture.
-            if payload.flashViewedTarget == nil, try tx.people.refuses(receiver: peer, sender: caller) {
-                throw APIFailure(.blocked, "this user does not take your messages")
-            }
+            if payload.flashViewedTarget == nil { try checkNotRefused(caller: caller, target: job.target, in: tx) }
         }
         let audience = try audience(of: conversationId, target: job.target, in: tx)
         let mentioned = try mentionedMembers(payload, caller: caller, target: job.target, audience: audience, in: tx)

@@ -89,8 +89,9 @@ final class PeopleService: Sendable {
             if try tx.people.blocks(userId, caller) { throw APIFailure(.blocked, "this user does not take your requests") }
             if try tx.people.blocks(caller, userId) { throw APIFailure.invalid("you blocked this user; unblock them first") }
             if try tx.people.friend(caller, userId) != nil {
-                let row = try tx.people.request(from: caller, to: userId) ?? tx.people.request(from: userId, to: caller)
-                if let row { return (try self.request(row, in: tx), false) }
+                // The request that made the friendship, whichever side asked (an older one may be declined).
+                let rows = [try tx.people.request(from: caller, to: userId), try tx.people.request(from: userId, to: caller)]
+                if let row = rows.compactMap({ $0 }).first(where: { $0.status == .accepted }) { return (try self.request(row, in: tx), false) }
                 let now = self.config.clock.nowMs()
                 let id = try tx.people.putRequest(from: caller, to: userId, message: message, status: .accepted, createdAt: now)
                 return (try self.request(FriendRequestRow(id: id, fromUid: caller, toUid: userId, message: message,

@@ -20,7 +20,7 @@ extension Update {
                 s.mode = .contacts(view)
             }
         case .found(let query, let users):
-            if case .addFriend(var form) = s.mode, form.query == query, form.card == nil {
+            if case .addFriend(var form) = s.mode, form.query.trimmingCharacters(in: .whitespaces) == query, form.card == nil {
                 form.found = users
                 form.index = 0
                 s.mode = .addFriend(form)

@@ -24,8 +24,8 @@ public final class ChatApp {
     public var onSecondTicksNeeded: (() -> Void)?
     /// What the terminal said it draws pictures with (`TerminalGraphics`).
     public var graphicsDetector = TerminalGraphics.Detector()
-    /// Told when that changes.
-    public var onGraphics: ((GraphicsProtocol) -> Void)?
+    /// Told when the terminal answers.
+    public var onGraphics: ((TerminalGraphics.Detector) -> Void)?
     /// Called when something other than a key makes the app quit.
     public var onQuit: (() -> Void)?
     /// The terminal's size now (the runner sets it); before the next frame
@@ -52,6 +52,7 @@ public final class ChatApp {
         self.runner = EffectRunner(session: session, localizer: localizer)
         state.myName = session.credentials.username
         state.myImUid = session.credentials.imUid
+        state.people.myUid = session.credentials.uid
         state.allMentionLabel = L.string("mention.all")
         runner.dispatch = { [weak self] intent in await self?.dispatch(intent) }
         runner.post = { [weak self] intent in self?.post(intent) }
@@ -174,7 +175,7 @@ public final class ChatApp {
         // The terminal answering `TerminalGraphics.query`: how to draw pictures.
         if case .reply(let reply) = key {
             graphicsDetector.hear(reply)
-            onGraphics?(graphicsDetector.chosen)
+            onGraphics?(graphicsDetector)
             redraw()
             return
         }

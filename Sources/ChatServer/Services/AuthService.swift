@@ -28,6 +28,9 @@ final class AuthService: Sendable {
     /// "last seen" moves at most once a minute, not on every request.
     let seenWritten = Mutex<[String: Int]>([:])
     static let seenEveryMs = 60_000
+    /// Where those writes run: never on the request's thread, which must
+    /// not wait for the database's writer for a bookkeeping write.
+    private let seenQueue = DispatchQueue(label: "tongban.auth.seen")
     /// The sockets to close when a token ends.
     let hub: PushHub
 
@@ -155,8 +158,8 @@ final class AuthService: Sendable {
             return true
         }
         guard due else { return }
-        // A device's last-seen time is worth no failed request.
-        try? storage.write { tx in try tx.accounts.touchToken(hash: hash, at: now) }
+        // A device's last-seen time is worth no failed or slower request.
+        seenQueue.async { [storage] in _ = try? storage.write { tx in try tx.accounts.touchToken(hash: hash, at: now) } }
     }
 
     /// Opens or closes (and empties) the token cache.

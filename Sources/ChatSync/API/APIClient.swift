@@ -87,8 +87,9 @@ public final class APIClient: ChatAPI {
             Mirror(reflecting: t).children.compactMap { $0.value as? CChar }.prefix { $0 != 0 }
                 .map { String(UnicodeScalar(UInt8(bitPattern: $0))) }.joined()
         }
-        let host = ProcessInfo.processInfo.hostName
-        return "tongban-terminal (\(field(name.sysname)) \(field(name.machine)); \(host))"
+        // The node name uname already has: ProcessInfo.hostName would look
+        // the name up in DNS, which may block (or never answer) here.
+        return "tongban-terminal (\(field(name.sysname)) \(field(name.machine)); \(field(name.nodename)))"
     }()
 
     /// `sent`, when given, hears how many bytes of `body` the connection has

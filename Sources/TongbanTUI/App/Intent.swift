@@ -151,6 +151,8 @@ enum PeopleIntent {
 enum PeopleCommand: Equatable {
     /// The store's friends and requests at once, then the server's (with blocks).
     case load
+    /// The store's friends and requests, and whom I blocked (one request).
+    case loadStored
     case search(String)
     case request(UserBasicInfo, message: String)
     case respond(requestId: Int, accept: Bool)

@@ -135,8 +135,10 @@ public final class ChatApp {
 
     public func start() async {
         await dispatch(.list(.appear))
-        // Friends, requests and blocks: blocked senders' group messages fold from the start.
-        await runner.run([.people(.load)])
+        // Whom I blocked (their group messages fold) and friends as stored:
+        // beside the start, not in its way.
+        let runner = self.runner
+        Task { await runner.run([.people(.loadStored)]) }
         setTitle?(state.titleText)
         redraw()
     }

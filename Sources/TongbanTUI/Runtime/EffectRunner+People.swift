@@ -16,6 +16,9 @@ extension EffectRunner {
             guard await attempt("people.loadFailed", { try await self.session.refreshPeople() }) != nil else { return }
             let blocked = await attempt("people.loadFailed") { try await self.session.blocked() }
             await loadStoredPeople(blocked: blocked)
+        case .loadStored:
+            // Quietly: offline at start is no failure of anything asked for.
+            await loadStoredPeople(blocked: try? await session.blocked())
         case .search(let query):
             let users = await attempt("people.lookupFailed") { try await self.session.searchUsers(query) } ?? []
             if users.isEmpty { await dispatch(.status(L.string("people.noSuchUser"))) }

@@ -117,6 +117,22 @@ import Testing
         #expect(s.mode == .normal)
     }
 
+    /// What arrives after the view opened (the store, the server) keeps the
+    /// selection on the first row until the user moves it.
+    @Test func theSelectionFollowsTheFirstRowUntilMoved() {
+        var s = Self.peopleState()
+        let requests = s.people.requests
+        s.people.requests = []
+        _ = Update.openContacts(&s, Self.zh)
+        _ = Update.apply(.people(.loaded(contacts: s.people.contacts, requests: requests, blocked: nil)), to: &s, Self.zh)
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.respond(requestId: 11, accept: true))])
+        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        guard case .contacts(let moved) = s.mode else { Issue.record("closed"); return }
+        _ = Update.apply(.people(.loaded(contacts: s.people.contacts, requests: requests, blocked: nil)), to: &s, Self.zh)
+        guard case .contacts(let after) = s.mode else { Issue.record("closed"); return }
+        #expect(after.index == moved.index, "moved: it stays where the user put it")
+    }
+
     @Test func addingAFriendGoesFromTheSearchToTheCardToTheRequest() {
         var s = Self.peopleState()
         s.mode = .newChat("alice", [Self.alice], 3)  // the 添加好友 row, after create and join

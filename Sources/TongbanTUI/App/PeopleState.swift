@@ -22,6 +22,9 @@ struct PeopleState: Equatable {
 struct ContactsView: Equatable {
     var query = ""
     var index = 0
+    /// Whether the user moved the selection: until then it follows the
+    /// first row, as what the store and server answer fills the view.
+    var moved = false
 
     /// One line of the view.
     enum Row: Equatable {

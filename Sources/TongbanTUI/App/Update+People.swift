@@ -16,7 +16,7 @@ extension Update {
             if let blocked { s.people.blocked = blocked }
             if case .contacts(var view) = s.mode {
                 let rows = contactRows(s, view, L)
-                view.index = ContactsView.settle(min(view.index, max(0, rows.count - 1)), in: rows)
+                view.index = ContactsView.settle(view.moved ? min(view.index, max(0, rows.count - 1)) : 0, in: rows)
                 s.mode = .contacts(view)
             }
         case .found(let query, let users):
@@ -88,8 +88,12 @@ extension Update {
         let request: FriendRequest? = if case .request(let r)? = row { r } else { nil }
         switch key {
         case .escape: s.mode = .normal; return []
-        case .down: view.index = ContactsView.step(view.index, by: 1, in: rows)
-        case .up: view.index = ContactsView.step(view.index, by: -1, in: rows)
+        case .down:
+            view.index = ContactsView.step(view.index, by: 1, in: rows)
+            view.moved = true
+        case .up:
+            view.index = ContactsView.step(view.index, by: -1, in: rows)
+            view.moved = true
         case .enter:
             switch row {
             case .request(let r)?: return [.people(.respond(requestId: r.requestId, accept: true))]

@@ -62,13 +62,8 @@ extension EffectRunner {
             guard let info = await attempt("people.profileFailed", { try await self.session.updateProfile(request) }) else { return }
             await dispatch(.people(.mine(info, nil, nil)))
         case .setAvatar(let path):
-            let jpeg: Data
-            do {
-                jpeg = try await Task.detached { try AvatarImage.prepare(path: path) }.value
-            } catch {
-                return await dispatch(.status(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(path)])))
-            }
-            guard let info = await attempt("people.profileFailed", { try await self.session.setAvatar(jpeg: jpeg) }) else { return }
+            guard let jpeg = await avatarFile(path),
+                  let info = await attempt("people.profileFailed", { try await self.session.setAvatar(jpeg: jpeg) }) else { return }
             await dispatch(.people(.mine(info, nil, nil)))
         case .acceptStrangers(let accept):
             let settings = await attempt("people.settingsFailed") { try await self.session.setAcceptStrangers(accept) }
@@ -113,12 +108,7 @@ extension EffectRunner {
     /// stripped, uploaded, made the group's; the header and page show it.
     func setGroupAvatar(_ path: String, of chat: ChatState) async {
         guard let gid = chat.conversation.groupId else { return }
-        let jpeg: Data
-        do {
-            jpeg = try await Task.detached { try AvatarImage.prepare(path: path) }.value
-        } catch {
-            return await dispatch(.status(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(path)])))
-        }
+        guard let jpeg = await avatarFile(path) else { return }
         guard let info = await attempt("group.avatarFailed", {
             let key = try await self.session.uploadAvatar(jpeg: jpeg)
             return try await self.session.updateGroup(UpdateGroupRequest(groupId: gid, avatar: key))
@@ -126,6 +116,17 @@ extension EffectRunner {
         await dispatch(.chat(.groupChanged, chat.ref))
         await dispatch(.status(L.string("group.avatarSet")))
         decodeAvatar(info.avatar)
+    }
+
+    /// The picture at `path` made an avatar (`AvatarImage`), off the keys;
+    /// nil, said on the status line, when it cannot be read.
+    func avatarFile(_ path: String) async -> Data? {
+        do {
+            return try await Task.detached { try AvatarImage.prepare(path: path) }.value
+        } catch {
+            await dispatch(.status(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(path)])))
+            return nil
+        }
     }
 
     /// Decodes a profile or group picture for a page, fetching it first.

@@ -43,6 +43,11 @@ func requireWellFormedEvent(_ event: SyncEvent) {
         for text in [g.name, g.uniqueName, g.notice, g.ownerId] { requireShowable(text, keepNewlines: false) }
         require(g.groupId > 0 && g.conversationId == ConversationIDHelper.group(g.groupId),
                 "group \(g.groupId) read with conversationId \(shown(g.conversationId))")
+    case .contact(let c, _):
+        // The contacts view, the pages and the list (a remark names the chat) draw these, sanitised.
+        for text in [c.username, c.remark, c.avatar, c.account ?? "", c.signature ?? ""] { requireShowable(text, keepNewlines: false) }
+    case .friendRequest(let r):
+        for text in [r.from.username, r.to.username, r.message] { requireShowable(text, keepNewlines: false) }
     }
     requireCodableRoundTrip(event, "SyncEvent")
     // What the server stores and later splices into a page: JSONSyntax must

@@ -23,7 +23,7 @@ public struct ServerConfig: Sendable {
     public var maxJSONBytes: Int = 64 * 1024
     public var maxTextCharacters: Int = 4000
     /// Members a group may hold (PROTOCOL.md "Groups").
-    public var maxGroupMembers: Int = 500
+    public var maxGroupMembers: Int = 2000
     /// Lifetime of signed media URLs.
     public var signedURLSeconds: Int = 3600
     /// Requests per second one user may make (0 = unlimited).

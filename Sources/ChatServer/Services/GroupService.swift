@@ -78,7 +78,10 @@ final class GroupService: Sendable {
                                            joinable: true, createdAt: now)
             let id = ConversationIDHelper.group(gid)
             try tx.conversations.create(id, uidLow: 0, uidHigh: 0, createdAt: now)
-            for uid in [caller] + invited { try tx.conversations.join(id, uid: uid, joinedSeq: 0, joinedAt: now) }
+            for uid in [caller] + invited {
+                try tx.conversations.join(id, uid: uid, joinedSeq: 0, joinedAt: now)
+                try tx.syncLog.openSpan(uid: uid, conversationId: id)
+            }
             c.group = try tx.groups.group(gid)
             try c.notice(ContentType.groupCreated, by: caller, users: invited)
             return try c.announce(joined: [caller] + invited)
@@ -223,7 +226,12 @@ final class GroupService: Sendable {
             try tx.groups.update(group)
             let info = try service.info(group, in: tx)
             let members = try tx.conversations.activeMembers(group.conversationId)
-            for uid in Set(members).union(removed).union(audience) {
+            if !members.isEmpty {
+                let cursor = try service.syncLog.appendShared(.group(info), to: group.conversationId, in: tx)
+                for uid in members { cursors[uid] = cursor }
+            }
+            // Those out of the group by now no longer read its timeline.
+            for uid in Set(removed).union(audience).subtracting(members) {
                 cursors[uid] = try service.syncLog.append(.group(info), to: uid, in: tx)
             }
             for uid in joined + removed {
@@ -252,7 +260,10 @@ final class GroupService: Sendable {
         guard count + uids.count <= config.maxGroupMembers else { throw full() }
         let seq = try tx.conversations.maxSeq(of: group.conversationId) ?? 0
         let now = config.clock.nowMs()
-        for uid in uids { try tx.conversations.join(group.conversationId, uid: uid, joinedSeq: seq, joinedAt: now) }
+        for uid in uids {
+            try tx.conversations.join(group.conversationId, uid: uid, joinedSeq: seq, joinedAt: now)
+            try tx.syncLog.openSpan(uid: uid, conversationId: group.conversationId)
+        }
     }
 
     /// Takes a member out after the notice at `noticeSeq`, which they still see.
@@ -260,6 +271,7 @@ final class GroupService: Sendable {
         guard var m = try tx.conversations.member(group.conversationId, uid: uid) else { return }
         m.leftSeq = noticeSeq
         try tx.conversations.update(m)
+        try tx.syncLog.closeSpan(uid: uid, conversationId: group.conversationId)
     }
 
     func info(_ group: GroupRow, in tx: any StorageTransaction) throws -> GroupInfo {

@@ -144,6 +144,13 @@ extension MessageService {
         let audience = try known ?? audience(of: updated.conversationId, target: target, in: tx)
         let hiders = try tx.messages.hiders(of: messageId)
         var cursors: [Int: Int] = [:]
+        if case .members(let uids) = audience {
+            // Once, to the group's timeline (its readers' hidden rows keep it from those who deleted the message).
+            let cursor = try syncLog.appendShared(.messageUpdate(updated.wire), to: updated.conversationId,
+                                                  messageId: messageId, in: tx)
+            for uid in uids where !hiders.contains(uid) { cursors[uid] = cursor }
+            return cursors
+        }
         for uid in audience.uids(sender: caller) where !hiders.contains(uid) {
             cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: messageId, in: tx)
         }

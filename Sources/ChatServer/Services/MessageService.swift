@@ -60,7 +60,7 @@ final class MessageService: Sendable {
         // A new message shows a deleted conversation again, and sending reads what came before.
         try tx.conversations.noteAppended(conversationId, seq: seq, sender: sender,
                                           senderRead: !isControl && !ContentType.isGroupNotice(contentType))
-        // One encoding serves every member's log entry.
+        // One encoding serves both logs of a single chat.
         let body = try SyncLogService.encode(.message(row.wire))
         let now = config.clock.nowMs()
         switch audience {
@@ -70,8 +70,10 @@ final class MessageService: Sendable {
             cursors[sender] = senderCursor
             cursors[peer] = peerCursor
         case .members(let uids):
-            let logged = try tx.syncLog.append(uids: uids, messageId: row.id, body: body, createdAt: now)
-            for (uid, cursor) in zip(uids, logged) { cursors[uid] = cursor }
+            // Written once, to the group's timeline; the members are told its cursor.
+            let cursor = try tx.syncLog.appendShared(conversationId: conversationId, messageId: row.id, body: body,
+                                                     createdAt: now)
+            for uid in uids { cursors[uid] = cursor }
         }
         return row
     }

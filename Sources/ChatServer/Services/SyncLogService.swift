@@ -3,7 +3,9 @@ import Foundation
 import Logging
 
 /// Each user's event log: what `/chat/sync` pages through, and what the
-/// socket's `sync` notices point at.
+/// socket's `sync` notices point at. A user's log is their own entries
+/// merged with the timelines of the groups they were in, each for the time
+/// they were in it (see `SyncLogRepository`).
 final class SyncLogService: Sendable {
     let storage: any ChatStorage
     let config: ServerConfig
@@ -24,6 +26,13 @@ final class SyncLogService: Sendable {
     @discardableResult
     func append(_ event: SyncEvent, to uid: Int, messageId: Int64? = nil, in tx: any StorageTransaction) throws -> Int {
         try tx.syncLog.append(uid: uid, messageId: messageId, body: Self.encode(event), createdAt: config.clock.nowMs())
+    }
+
+    /// Appends an event to a group's timeline inside `tx`; returns its cursor.
+    func appendShared(_ event: SyncEvent, to conversationId: String, messageId: Int64? = nil,
+                      in tx: any StorageTransaction) throws -> Int {
+        try tx.syncLog.appendShared(conversationId: conversationId, messageId: messageId, body: Self.encode(event),
+                                    createdAt: config.clock.nowMs())
     }
 
     func currentCursor(uid: Int) throws -> Int {

@@ -55,7 +55,7 @@ struct PostgresConversationRepository: ConversationRepository {
         try conn.execute("""
             UPDATE member SET hidden = hidden AND (cleared_seq >= \(seq) OR left_seq IS NOT NULL),
                 read_seq = CASE WHEN uid = \(sender) AND \(senderRead) THEN GREATEST(read_seq, \(seq)) ELSE read_seq END
-            WHERE conversation_id = \(id)
+            WHERE conversation_id = \(id) AND (hidden OR (uid = \(sender) AND \(senderRead) AND read_seq < \(seq)))
             """)
     }
 
@@ -267,22 +267,40 @@ struct PostgresSyncLogRepository: SyncLogRepository {
     }
 
     func append(uids first: Int, _ second: Int, messageId: Int64, body: String, createdAt: Int) throws -> (Int, Int) {
-        let cursors = try append(uids: [first, second], messageId: messageId, body: body, createdAt: createdAt)
+        // The rows take their cursors in VALUES order.
+        let cursors = try conn.query("""
+            INSERT INTO event(uid, message_id, body, created_at)
+            VALUES (\(first), \(messageId), \(body), \(createdAt)), (\(second), \(messageId), \(body), \(createdAt))
+            RETURNING cur
+            """).map { try $0.decode(Int.self) }.sorted()
+        guard cursors.count == 2 else {
+            throw PostgresFailure(underlying: ServerSetupError(description: "event insert returned \(cursors.count) of 2 rows"))
+        }
         return (cursors[0], cursors[1])
     }
 
-    func append(uids: [Int], messageId: Int64, body: String, createdAt: Int) throws -> [Int] {
-        // The rows take their cursors in the order the SELECT yields them
-        // (by position in `uids`), so sorted cursors line up with `uids`.
-        let cursors = try conn.query("""
-            INSERT INTO event(uid, message_id, body, created_at)
-            SELECT t.u, \(messageId), \(body), \(createdAt) FROM unnest(\(uids)::BIGINT[]) WITH ORDINALITY AS t(u, o) ORDER BY t.o
-            RETURNING cur
-            """).map { try $0.decode(Int.self) }.sorted()
-        guard cursors.count == uids.count else {
-            throw PostgresFailure(underlying: ServerSetupError(description: "event insert returned \(cursors.count) of \(uids.count) rows"))
-        }
-        return cursors
+    func appendShared(conversationId: String, messageId: Int64?, body: String, createdAt: Int) throws -> Int {
+        try conn.scalar("""
+            INSERT INTO event(uid, conversation_id, message_id, body, created_at)
+            VALUES (0, \(conversationId), \(messageId), \(body), \(createdAt)) RETURNING cur
+            """, as: Int.self) ?? 0
+    }
+
+    // The newest cursor handed out, read from the sequence: every write
+    // holds the cluster's advisory lock, so no other writer takes one meanwhile.
+    func openSpan(uid: Int, conversationId: String) throws {
+        try conn.execute("""
+            INSERT INTO timeline_span(uid, conversation_id, from_cur)
+            SELECT \(uid), \(conversationId), CASE WHEN is_called THEN last_value ELSE 0 END FROM event_cur_seq
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func closeSpan(uid: Int, conversationId: String) throws {
+        try conn.execute("""
+            UPDATE timeline_span SET to_cur = (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_cur_seq)
+            WHERE uid = \(uid) AND conversation_id = \(conversationId) AND to_cur IS NULL
+            """)
     }
 
     func deleteEntries(of uid: Int, messageIds: [Int64]) throws {
@@ -309,12 +327,33 @@ struct PostgresSyncLogRepository: SyncLogRepository {
     }
 
     func newestCursor(uid: Int) throws -> Int? {
-        try conn.scalar("SELECT MAX(cur) FROM event WHERE uid = \(uid)")
+        try conn.scalar("""
+            SELECT GREATEST((SELECT MAX(cur) FROM event WHERE uid = \(uid)),
+                            (SELECT MAX(t.cur) FROM timeline_span s CROSS JOIN LATERAL (
+                                SELECT MAX(e.cur) AS cur FROM event e
+                                WHERE e.uid = 0 AND e.conversation_id = s.conversation_id AND e.cur > s.from_cur
+                                  AND (s.to_cur IS NULL OR e.cur <= s.to_cur)) t
+                             WHERE s.uid = \(uid)))
+            """)
     }
 
+    /// One round trip: the user's own entries and each span's first
+    /// `limit + 1` timeline entries, merged by cursor.
     func entries(of uid: Int, after cursor: Int, limit: Int,
                  _ visit: (_ cursor: Int, _ body: String) throws -> Void) throws -> Bool {
-        let rows = try conn.query("SELECT cur, body FROM event WHERE uid = \(uid) AND cur > \(cursor) ORDER BY cur LIMIT \(limit + 1)")
+        let rows = try conn.query("""
+            SELECT cur, body FROM (
+                (SELECT cur, body FROM event WHERE uid = \(uid) AND cur > \(cursor) ORDER BY cur LIMIT \(limit + 1))
+                UNION ALL
+                SELECT t.cur, t.body FROM timeline_span s CROSS JOIN LATERAL (
+                    SELECT e.cur, e.body FROM event e
+                    WHERE e.uid = 0 AND e.conversation_id = s.conversation_id
+                      AND e.cur > GREATEST(\(cursor), s.from_cur) AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
+                      AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)
+                    ORDER BY e.cur LIMIT \(limit + 1)) t
+                WHERE s.uid = \(uid) AND (s.to_cur IS NULL OR s.to_cur > \(cursor))
+            ) page ORDER BY cur LIMIT \(limit + 1)
+            """)
         for (i, row) in rows.enumerated() {
             if i == limit { return true }
             let (c, b) = try row.decode((Int, String).self)
@@ -333,6 +372,7 @@ struct PostgresSyncLogRepository: SyncLogRepository {
 
     func deleteEntries(through cursor: Int) throws {
         try conn.execute("DELETE FROM event WHERE cur <= \(cursor)")
+        try conn.execute("DELETE FROM timeline_span WHERE to_cur <= \(cursor)")
     }
 
     func raiseFloor(to cursor: Int) throws {

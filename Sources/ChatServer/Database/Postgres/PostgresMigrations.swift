@@ -142,9 +142,26 @@ enum PostgresMigrations {
             "UPDATE token SET session_id = substr(md5(random()::text || hash), 1, 16), last_seen_at = created_at",
             "CREATE UNIQUE INDEX token_session ON token(session_id)",
         ]),
+        // Group messages written once, as SQLite's v7-timelines.
+        ("v5-timelines", [
+            "ALTER TABLE event ADD COLUMN conversation_id TEXT",
+            "CREATE INDEX event_timeline ON event(conversation_id, cur) WHERE uid = 0",
+            """
+            CREATE TABLE timeline_span (
+                uid BIGINT NOT NULL, conversation_id TEXT NOT NULL, from_cur BIGINT NOT NULL, to_cur BIGINT,
+                PRIMARY KEY (uid, conversation_id, from_cur))
+            """,
+            """
+            INSERT INTO timeline_span(uid, conversation_id, from_cur)
+            SELECT m.uid, m.conversation_id, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM event_cur_seq)
+            FROM member m JOIN conversation c ON c.id = m.conversation_id
+            WHERE c.uid_low = 0 AND c.uid_high = 0 AND m.left_seq IS NULL
+            """,
+        ]),
     ]
 
-    static func migrate(_ conn: PostgresLink) throws {
+    /// `upTo`: the last step to apply (tests bring a database to an older schema); nil applies all.
+    static func migrate(_ conn: PostgresLink, upTo last: String? = nil) throws {
         try conn.transaction(holding: lock) {
             try conn.run("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)")
             var applied = Set<String>()
@@ -154,6 +171,7 @@ enum PostgresMigrations {
             for step in steps where !applied.contains(step.name) {
                 for sql in step.sql { try conn.run(sql) }
                 try conn.execute("INSERT INTO schema_migration(name) VALUES (\(step.name))")
+                if step.name == last { break }
             }
         }
     }

@@ -43,11 +43,12 @@ struct SQLiteConversationRepository: ConversationRepository {
     }
 
     func noteAppended(_ id: String, seq: Int, sender: Int, senderRead: Bool) throws {
-        // One statement for both members.
+        // Only the rows it changes: in a big group, rewriting every
+        // member's row would cost a write per member per message.
         try db.cachedStatement(sql: """
             UPDATE member SET hidden = hidden AND (clearedSeq >= ?1 OR leftSeq IS NOT NULL),
                               readSeq = CASE WHEN uid = ?2 AND ?3 THEN MAX(readSeq, ?1) ELSE readSeq END
-            WHERE conversationId = ?4
+            WHERE conversationId = ?4 AND (hidden OR (uid = ?2 AND ?3 AND readSeq < ?1))
             """).execute(arguments: [seq, sender, senderRead, id])
     }
 

@@ -207,6 +207,29 @@ enum SQLiteMigrations {
             try db.execute(sql: "UPDATE token SET sessionId = lower(hex(randomblob(8))), lastSeenAt = createdAt")
             try db.create(index: "token_session", on: "token", columns: ["sessionId"], unique: true)
         }
+        // Group messages written once (read diffusion): a group's entries
+        // go to its timeline (uid 0, the conversation named), and each
+        // member reads the timeline between the cursors they joined and left
+        // at. Entries logged to each member before this stay where they are,
+        // so a cursor from before it still pages on; today's members read
+        // the timelines from here on.
+        m.registerMigration("v7-timelines") { db in
+            try db.alter(table: "event") { t in t.add(column: "conversationId", .text) }
+            try db.execute(sql: "CREATE INDEX event_timeline ON event(conversationId, cursor) WHERE uid = 0")
+            try db.create(table: "timeline_span") { t in
+                t.column("uid", .integer).notNull()
+                t.column("conversationId", .text).notNull()
+                t.column("fromCursor", .integer).notNull()
+                t.column("toCursor", .integer)
+                t.primaryKey(["uid", "conversationId", "fromCursor"])
+            }
+            try db.execute(sql: """
+                INSERT INTO timeline_span(uid, conversationId, fromCursor)
+                SELECT m.uid, m.conversationId, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'event'), 0)
+                FROM member m JOIN conversation c ON c.id = m.conversationId
+                WHERE c.uidLow = 0 AND c.uidHigh = 0 AND m.leftSeq IS NULL
+                """)
+        }
         return m
     }
 }

@@ -19,6 +19,29 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
         return (last - 1, last)
     }
 
+    func appendShared(conversationId: String, messageId: Int64?, body: String, createdAt: Int) throws -> Int {
+        try db.cachedStatement(sql: "INSERT INTO event(uid, conversationId, messageId, body, createdAt) VALUES (0, ?, ?, ?, ?)")
+            .execute(arguments: [conversationId, messageId, body, createdAt])
+        return Int(db.lastInsertedRowID)
+    }
+
+    func openSpan(uid: Int, conversationId: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO timeline_span(uid, conversationId, fromCursor) VALUES (?, ?, ?)
+            """).execute(arguments: [uid, conversationId, try lastCursor()])
+    }
+
+    func closeSpan(uid: Int, conversationId: String) throws {
+        try db.cachedStatement(sql: """
+            UPDATE timeline_span SET toCursor = ? WHERE uid = ? AND conversationId = ? AND toCursor IS NULL
+            """).execute(arguments: [try lastCursor(), uid, conversationId])
+    }
+
+    /// The newest cursor ever handed out (AUTOINCREMENT keeps it after the rows are pruned).
+    private func lastCursor() throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'")) ?? 0
+    }
+
     func rewrite(messageId: Int64, asMessage: String, asUpdate: String) throws {
         // Inside a JSON string a quote is escaped, so this pattern only matches the event's own key.
         try db.cachedStatement(sql: """
@@ -44,21 +67,60 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
     }
 
     func newestCursor(uid: Int) throws -> Int? {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(cursor) FROM event WHERE uid = ?"), arguments: [uid])
+        var newest = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(cursor) FROM event WHERE uid = ?"), arguments: [uid])
+        for span in try spans(of: uid, endingAfter: 0) {
+            let last = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT MAX(cursor) FROM event WHERE uid = 0 AND conversationId = ? AND cursor > ? AND cursor <= ?
+                """), arguments: [span.conversationId, span.from, span.to ?? Int.max])
+            if let last, last > newest ?? 0 { newest = last }
+        }
+        return newest
     }
 
+    /// Merges the user's own entries with each timeline span's, stepping
+    /// one statement per stream: a page reads `limit` rows plus one per
+    /// stream, however busy the groups are.
     func entries(of uid: Int, after cursor: Int, limit: Int,
                  _ visit: (_ cursor: Int, _ body: String) throws -> Void) throws -> Bool {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT cursor, body FROM event WHERE uid = ? AND cursor > ? ORDER BY cursor LIMIT ?
-            """), arguments: [uid, cursor, limit + 1])
+        var streams = [try stream(db.cachedStatement(sql: """
+            SELECT cursor, body FROM event WHERE uid = ? AND cursor > ? ORDER BY cursor
+            """), [uid, cursor])]
+        for span in try spans(of: uid, endingAfter: cursor) {
+            // A statement of its own per span: they are all stepped at once.
+            streams.append(try stream(db.makeStatement(sql: """
+                SELECT cursor, body FROM event
+                WHERE uid = 0 AND conversationId = ? AND cursor > ? AND cursor <= ?
+                  AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = event.messageId)
+                ORDER BY cursor
+                """), [span.conversationId, max(cursor, span.from), span.to ?? Int.max, uid]))
+        }
+        var heads = try streams.map { try $0.next() }
         var count = 0
-        while let row = try rows.next() {
+        while true {
+            var pick: Int?
+            for (i, head) in heads.enumerated() {
+                guard let head else { continue }
+                if let p = pick, let current = heads[p], current.cursor <= head.cursor { continue }
+                pick = i
+            }
+            guard let i = pick, let entry = heads[i] else { return false }
             if count == limit { return true }
             count += 1
-            try visit(row[0], row[1])
+            try visit(entry.cursor, entry.body)
+            heads[i] = try streams[i].next()
         }
-        return false
+    }
+
+    private typealias Entry = (cursor: Int, body: String)
+
+    private func stream(_ statement: Statement, _ arguments: StatementArguments) throws -> AnyCursor<Entry> {
+        AnyCursor(try Row.fetchCursor(statement, arguments: arguments).map { row in (cursor: row[0], body: row[1]) })
+    }
+
+    private func spans(of uid: Int, endingAfter cursor: Int) throws -> [(conversationId: String, from: Int, to: Int?)] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT conversationId, fromCursor, toCursor FROM timeline_span WHERE uid = ? AND (toCursor IS NULL OR toCursor > ?)
+            """), arguments: [uid, cursor]).map { row in (conversationId: row[0], from: row[1], to: row[2]) }
     }
 
     func floor() throws -> Int? {
@@ -71,6 +133,7 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
 
     func deleteEntries(through cursor: Int) throws {
         try db.cachedStatement(sql: "DELETE FROM event WHERE cursor <= ?").execute(arguments: [cursor])
+        try db.cachedStatement(sql: "DELETE FROM timeline_span WHERE toCursor <= ?").execute(arguments: [cursor])
     }
 
     func raiseFloor(to cursor: Int) throws {

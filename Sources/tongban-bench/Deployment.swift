@@ -145,17 +145,33 @@ struct SQLiteLog: LogReader {
 
     func ends() throws -> [Int: Int] {
         try db.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT uid, MAX(cursor) AS c FROM event GROUP BY uid")
-                .map { ($0["uid"], $0["c"]) })
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: """
+                SELECT uid, MAX(c) AS c FROM (
+                    SELECT uid, cursor AS c, messageId FROM event WHERE uid != 0
+                    UNION ALL \(Self.timelineReads)) GROUP BY uid
+                """).map { ($0["uid"], $0["c"]) })
         }
     }
 
     func deliveries(_ visit: (Int, Int, String, Int) -> Void) throws {
         try db.read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT e.cursor, e.uid, m.clientMsgID, m.senderUid FROM event e JOIN message m ON m.id = e.messageId")
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT d.c, d.uid, m.clientMsgID, m.senderUid FROM (
+                    SELECT uid, cursor AS c, messageId AS mid FROM event WHERE uid != 0
+                    UNION ALL \(Self.timelineReads)) d JOIN message m ON m.id = d.mid
+                """)
             while let row = try rows.next() { visit(row[0], row[1], row[2], row[3]) }
         }
     }
+}
+
+extension SQLiteLog {
+    /// A group timeline's entries as each member reads them (between the
+    /// cursors they joined and left at): `uid, c, mid` rows.
+    static let timelineReads = """
+        SELECT s.uid, e.cursor, e.messageId FROM event e JOIN timeline_span s ON s.conversationId = e.conversationId
+            AND e.cursor > s.fromCursor AND (s.toCursor IS NULL OR e.cursor <= s.toCursor) WHERE e.uid = 0
+        """
 }
 
 /// Read with psql (the bench links no PostgreSQL driver of its own).
@@ -164,7 +180,10 @@ struct PostgresLog: LogReader {
 
     func ends() throws -> [Int: Int] {
         var out: [Int: Int] = [:]
-        for line in try psql(url, "SELECT uid, MAX(cur) FROM event GROUP BY uid").split(separator: "\n") {
+        let sql = """
+            SELECT uid, MAX(c) FROM (SELECT uid, cur AS c, message_id FROM event WHERE uid != 0 UNION ALL \(Self.timelineReads)) d GROUP BY uid
+            """
+        for line in try psql(url, sql).split(separator: "\n") {
             let f = line.split(separator: "\t")
             if f.count == 2, let u = Int(f[0]), let c = Int(f[1]) { out[u] = c }
         }
@@ -172,7 +191,11 @@ struct PostgresLog: LogReader {
     }
 
     func deliveries(_ visit: (Int, Int, String, Int) -> Void) throws {
-        let sql = "SELECT e.cur, e.uid, m.client_msg_id, m.sender_uid FROM event e JOIN message m ON m.id = e.message_id"
+        let sql = """
+            SELECT d.c, d.uid, m.client_msg_id, m.sender_uid FROM (
+                SELECT uid, cur AS c, message_id AS mid FROM event WHERE uid != 0 UNION ALL \(Self.timelineReads)) d
+            JOIN message m ON m.id = d.mid
+            """
         for line in try psql(url, sql).split(separator: "\n") {
             let f = line.split(separator: "\t")
             if f.count == 4, let c = Int(f[0]), let u = Int(f[1]), let s = Int(f[3]) { visit(c, u, String(f[2]), s) }
@@ -192,4 +215,12 @@ func psql(_ url: String, _ sql: String) throws -> String {
     p.waitUntilExit()
     guard p.terminationStatus == 0 else { throw ServerBench.BenchError(description: "psql failed: \(sql)") }
     return String(decoding: data, as: UTF8.self)
+}
+
+extension PostgresLog {
+    /// As `SQLiteLog.timelineReads`.
+    static let timelineReads = """
+        SELECT s.uid, e.cur, e.message_id FROM event e JOIN timeline_span s ON s.conversation_id = e.conversation_id
+            AND e.cur > s.from_cur AND (s.to_cur IS NULL OR e.cur <= s.to_cur) WHERE e.uid = 0
+        """
 }

@@ -51,6 +51,7 @@ public enum ChatServerApp {
         let auth = AuthController(auth: service.auth, read: read)
         let media = MediaController(media: service.media, read: read)
         let router = Router(context: ChatRequestContext.self)
+        router.add(middleware: StorageThreadsMiddleware(threads: service.threads))
         router.add(middleware: FrontMiddleware(media: media, logger: config.logger))
         router.get("/healthz") { _, _ in json(HealthResponse()) }
         router.addRoutes(auth.openRoutes, atPath: "/auth")

@@ -33,6 +33,10 @@ public struct ServerConfig: Sendable {
     /// The floor under `passwordRounds`: 100,000 for every real server;
     /// only the in-process test server (`LocalServer`) lowers it.
     var minimumPasswordRounds: Int = 100_000
+    /// Threads that run request handlers and their database work
+    /// (`StorageThreads`); 0 runs them on Swift's cooperative pool, which
+    /// waits on the database with its one thread per core (the bench's "before").
+    public var storageThreads: Int = 8
     /// Seeds demo accounts and runs the demo peers that answer `me`.
     public var demo: Bool = false
     /// Delay of a demo peer's answer.

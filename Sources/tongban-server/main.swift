@@ -29,12 +29,16 @@ struct TongbanServer: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "Requests per second per user (0 = unlimited).") var rateLimit = 0
     @Option(name: .customLong("max-group-members"), help: "Members a group may hold (PROTOCOL.md: a server option).")
     var maxGroupMembers = ServerConfig().maxGroupMembers
+    @Option(name: .customLong("storage-threads"),
+            help: "Threads that run requests and wait on the database (0: Swift's cooperative pool, one thread per core).")
+    var storageThreads = ServerConfig().storageThreads
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Flag(help: "Seed demo accounts me/alice/bob/carol (password tongban-demo) and run demo peers.") var demo = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard revokeWindow >= 0, editWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2 else {
+        guard revokeWindow >= 0, editWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2,
+              (0...256).contains(storageThreads) else {
             throw ValidationError("limits must be positive")
         }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
@@ -77,6 +81,7 @@ struct TongbanServer: AsyncParsableCommand {
         config.signedURLSeconds = urlTTL
         config.rateLimitPerSecond = rateLimit
         config.maxGroupMembers = maxGroupMembers
+        config.storageThreads = storageThreads
         config.demo = demo
         config.logger = logger
         try await ChatServerApp.run(config: config)

@@ -49,6 +49,7 @@ struct Start: AsyncParsableCommand {
         config.port = 0
         config.demo = true
         config.dataDir = root.appendingPathComponent("server").path
+        config.storageThreads = 2  // one user's requests
         var logger = Logger(label: "tongban-demo-server")
         logger.logLevel = .critical  // ncurses owns the screen
         config.logger = logger

@@ -19,7 +19,9 @@ enum WebSocketSession {
             }
         }
         // No upgrade without a valid token: the plain route then answers 401.
-        guard let token, let uid = try service.auth.authenticate(token: token) else { return .dontUpgrade }
+        guard let token, let uid = try await service.onStorageThreads({ try service.auth.authenticate(token: token) }) else {
+            return .dontUpgrade
+        }
         return .upgrade([:]) { inbound, outbound, _ in
             try await run(uid: uid, token: token, service: service, inbound: inbound, outbound: outbound)
         }
@@ -30,16 +32,19 @@ enum WebSocketSession {
         let (frames, continuation) = AsyncStream<PushHub.Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), continuation: continuation)
         // A revoke between the upgrade's check and the line above found no
-        // socket to close: asked again now that the hub knows this one.
-        if (try? service.auth.authenticate(token: token)) != uid {
+        // socket to close: asked again now that the hub knows this one. The
+        // cursor for `hello` is read after registering too: no notice can fall between.
+        let (current, cursor) = await service.onStorageThreads {
+            ((try? service.auth.authenticate(token: token)) ?? nil, (try? service.syncLog.currentCursor(uid: uid)) ?? 0)
+        }
+        if current != uid {
             continuation.yield(.close(code: PushCloseCode.signedOut))
         }
         defer {
             continuation.finish()
             service.hub.disconnect(uid: uid, id: id)
         }
-        // Registered first, then the cursor read: no notice can fall between.
-        continuation.yield(.frame(PushHub.encode(.hello(cursor: (try? service.syncLog.currentCursor(uid: uid)) ?? 0))))
+        continuation.yield(.frame(PushHub.encode(.hello(cursor: cursor))))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await out in frames {

@@ -111,9 +111,14 @@ public final class PushHub: Sendable {
     /// Tells each user's sockets that their log grew to `cursor`.
     func notify(_ cursors: [Int: Int]) {
         guard !cursors.isEmpty else { return }
-        let targets = state.withLock { s in cursors.map { (s.sockets[$0.key] ?? [], $0.value) } }
+        let targets = state.withLock { s in
+            cursors.compactMap { uid, cursor in s.sockets[uid].map { conns in (conns, cursor) } }
+        }
+        // A group message tells every member the same cursor: one frame for all of them.
+        var frames: [Int: Outgoing] = [:]
         for (conns, cursor) in targets {
-            let frame = Outgoing.frame(Self.encode(.sync(cursor: cursor)))
+            let frame = frames[cursor] ?? Outgoing.frame(Self.encode(.sync(cursor: cursor)))
+            frames[cursor] = frame
             for c in conns { c.continuation.yield(frame) }
         }
     }

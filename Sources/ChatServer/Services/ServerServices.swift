@@ -21,6 +21,8 @@ public final class ServerServices: Sendable {
     let groups: GroupService
     let people: PeopleService
 
+    /// Where request handlers wait on the database (nil: Swift's cooperative pool).
+    let threads: StorageThreads?
     /// The other nodes when the database is shared (nil on SQLite).
     let cluster: ClusterService?
     private let closeStorage: @Sendable () -> Void
@@ -55,6 +57,7 @@ public final class ServerServices: Sendable {
         self.storage = storage
         self.objects = objects
         closeStorage = close
+        threads = config.storageThreads > 0 ? StorageThreads(threads: config.storageThreads) : nil
         hub = PushHub()
         notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
@@ -85,6 +88,13 @@ public final class ServerServices: Sendable {
     func shutdown() async {
         await cluster?.stop()
         closeStorage()
+        await threads?.shutdown()
+    }
+
+    /// Runs `body` on the storage threads (inline when there are none).
+    func onStorageThreads<T>(_ body: () async throws -> T) async rethrows -> T {
+        guard let threads else { return try await body() }
+        return try await withTaskExecutorPreference(threads, operation: body)
     }
 
     /// Drops sync events older than the retention (or `cutoff`, in Unix

@@ -94,17 +94,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // LocalServer's requests carry a channel that is not a socket.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The server's PostgreSQL backend (a cluster's shared database): only
+        // tongban-server links it, so the client maps no database driver it never uses.
+        .target(
+            name: "ChatServerPostgres",
+            dependencies: [
+                "ChatServer", "ChatCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "tongban-server",
             dependencies: [
-                "ChatServer",
+                "ChatServer", "ChatServerPostgres",
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "ChatServerTests",
             dependencies: [
-                "ChatServer", "ChatCore",
+                "ChatServer", "ChatServerPostgres", "ChatCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

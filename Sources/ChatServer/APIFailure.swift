@@ -16,7 +16,7 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    static func invalid(_ m: String) -> APIFailure { .init(.invalidRequest, m) }
+    package static func invalid(_ m: String) -> APIFailure { .init(.invalidRequest, m) }
     static func forbidden(_ m: String) -> APIFailure { .init(.forbidden, m) }
     static func notFound(_ m: String) -> APIFailure { .init(.notFound, m) }
     static let unauthorized = APIFailure(.unauthorized, "missing or invalid token")
@@ -77,4 +77,5 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
 /// Why the server cannot start here (not a request's fault).
 public struct ServerSetupError: Error, Sendable, CustomStringConvertible {
     public let description: String
+    package init(description: String) { self.description = description }
 }

@@ -89,7 +89,7 @@ public enum ChatServerApp {
     public static func run(config: ServerConfig) async throws {
         let service = try await buildService(config: config)
         let app = buildApplication(service: service, config: config) { port in
-            let store = config.databaseURL.map { "database=\(PostgresURL.redacted($0)) media=\(config.mediaDir.path)" }
+            let store = config.databaseURL.map { "database=\(DatabaseURL.redacted($0)) media=\(config.mediaDir.path)" }
                 ?? "data=\(config.dataDir)"
             config.logger.info("tongban-server listening on http://\(config.host):\(port) \(store)")
         }

@@ -10,6 +10,8 @@ public struct ServerConfig: Sendable {
     /// `postgres://USER@HOST:PORT/DB`: the shared database of a cluster's
     /// nodes; nil keeps everything in SQLite under `dataDir`.
     public var databaseURL: String?
+    /// What opens `databaseURL` (tongban-server sets PostgreSQL's).
+    package var databaseBackend: (any DatabaseBackend)?
     /// Where uploaded objects live; every node of a cluster names the same
     /// shared directory. Defaults to `dataDir/media`.
     public var mediaDirectory: String?

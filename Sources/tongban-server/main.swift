@@ -1,6 +1,7 @@
 import ArgumentParser
 import CMalloc
 import ChatServer
+import ChatServerPostgres
 import Foundation
 import Logging
 
@@ -73,6 +74,7 @@ struct TongbanServer: AsyncParsableCommand {
         config.port = port
         config.dataDir = dataDir
         config.databaseURL = databaseURL
+        config.usePostgres()
         config.mediaDirectory = mediaDir
         config.revokeWindowSeconds = revokeWindow
         config.editWindowSeconds = editWindow

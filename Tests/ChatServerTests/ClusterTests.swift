@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 import Testing
 @testable import ChatServer
+@testable import ChatServerPostgres
 
 /// Two nodes on one PostgreSQL database (only when the suite runs on
 /// PostgreSQL: `make test` runs it a second time that way).
@@ -229,7 +230,7 @@ struct ClusterTests {
         defer { Task { await c.stop() } }
         try c.two.storage.write { tx in
             let conn = (tx as! PostgresTransaction).conn
-            try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.presencePayload(node: "0ddba11", uid: c.ua.uid, online: true)))")
+            try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(ClusterPayload.presencePayload(node: "0ddba11", uid: c.ua.uid, online: true)))")
         }
         #expect(await c.bSocket.wait { $0 == .presence(userId: c.alice, online: true) } != nil)
         #expect(try await c.bOnTwo.summary(c.conv)?.isOnline == true)
@@ -280,31 +281,31 @@ struct ClusterTests {
 /// The notices nodes send each other.
 @Suite struct BusNoticeTests {
     @Test func cursorsFromAnotherNodeAndLogoutsFromAnyNodeAreRead() {
-        let payloads = PostgresBus.payloads(node: "n1", [7: 40, 3: 12])
+        let payloads = ClusterPayload.payloads(node: "n1", [7: 40, 3: 12])
         #expect(payloads == ["n1 3:12 7:40"])
-        #expect(PostgresBus.parse(payloads[0], ownNode: "n2") == .cursors([3: 12, 7: 40]))
-        #expect(PostgresBus.parse(payloads[0], ownNode: "n1") == nil, "a node's own notices are not news to it")
-        let logout = PostgresBus.logoutPayload(tokenHash: "ab12")
-        #expect(PostgresBus.parse(logout, ownNode: "n1") == .logout(tokenHash: "ab12"))
-        #expect(PostgresBus.parse(PostgresBus.presencePayload(node: "n1", uid: 5, online: false), ownNode: "n2")
+        #expect(ClusterPayload.parse(payloads[0], ownNode: "n2") == .cursors([3: 12, 7: 40]))
+        #expect(ClusterPayload.parse(payloads[0], ownNode: "n1") == nil, "a node's own notices are not news to it")
+        let logout = ClusterPayload.logoutPayload(tokenHash: "ab12")
+        #expect(ClusterPayload.parse(logout, ownNode: "n1") == .logout(tokenHash: "ab12"))
+        #expect(ClusterPayload.parse(ClusterPayload.presencePayload(node: "n1", uid: 5, online: false), ownNode: "n2")
                 == .presence(node: "n1", uid: 5, online: false))
-        #expect(PostgresBus.parse(PostgresBus.presencePayload(node: "n1", uid: 5, online: true), ownNode: "n1") == nil)
-        #expect(PostgresBus.parse(PostgresBus.helloPayload(node: "n1"), ownNode: "n2") == .hello(node: "n1"))
-        #expect(PostgresBus.onlinePayloads(node: "n1", uids: []).map { PostgresBus.parse($0, ownNode: "n2") }
+        #expect(ClusterPayload.parse(ClusterPayload.presencePayload(node: "n1", uid: 5, online: true), ownNode: "n1") == nil)
+        #expect(ClusterPayload.parse(ClusterPayload.helloPayload(node: "n1"), ownNode: "n2") == .hello(node: "n1"))
+        #expect(ClusterPayload.onlinePayloads(node: "n1", uids: []).map { ClusterPayload.parse($0, ownNode: "n2") }
                 == [.online(node: "n1", uids: [])])
-        #expect(PostgresBus.parse("presence n1 *5", ownNode: "n2") == nil)
-        #expect(PostgresBus.parse("online n1 5 x", ownNode: "n2") == nil)
-        #expect(PostgresBus.parse("n1 3:x", ownNode: "n2") == nil)
-        #expect(PostgresBus.parse("n1 3:1:2", ownNode: "n2") == nil)
+        #expect(ClusterPayload.parse("presence n1 *5", ownNode: "n2") == nil)
+        #expect(ClusterPayload.parse("online n1 5 x", ownNode: "n2") == nil)
+        #expect(ClusterPayload.parse("n1 3:x", ownNode: "n2") == nil)
+        #expect(ClusterPayload.parse("n1 3:1:2", ownNode: "n2") == nil)
     }
 
     @Test func aLongListIsSplitUnderPostgreSQLsLimit() {
         let cursors = Dictionary(uniqueKeysWithValues: (1...2_000).map { ($0, 1_000_000 + $0) })
-        let payloads = PostgresBus.payloads(node: "n1", cursors)
-        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= PostgresBus.maxPayload })
+        let payloads = ClusterPayload.payloads(node: "n1", cursors)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= ClusterPayload.maxPayload })
         var merged: [Int: Int] = [:]
         for p in payloads {
-            if case .cursors(let c)? = PostgresBus.parse(p, ownNode: "n2") { merged.merge(c) { max($0, $1) } }
+            if case .cursors(let c)? = ClusterPayload.parse(p, ownNode: "n2") { merged.merge(c) { max($0, $1) } }
         }
         #expect(merged == cursors)
     }

@@ -2,6 +2,7 @@ import ChatCore
 import Foundation
 import Testing
 @testable import ChatServer
+@testable import ChatServerPostgres
 
 /// One group-commit batch holding every case a single-chat send can be. On
 /// PostgreSQL the plain sends are written together (`writeSendBatch`) and

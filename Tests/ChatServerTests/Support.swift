@@ -10,6 +10,7 @@ import NIOWebSocket
 import Synchronization
 import Testing
 @testable import ChatServer
+@testable import ChatServerPostgres
 
 /// A real server on a free loopback port with its own data folder.
 final class TestServer: Sendable {
@@ -25,6 +26,7 @@ final class TestServer: Sendable {
         config.port = 0
         config.dataDir = dir.path
         config.databaseURL = try database ?? freshDatabase()
+        config.usePostgres()
         var logger = Logger(label: "test-server")
         logger.logLevel = .error
         config.logger = logger

@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import Testing
 @testable import ChatServer
+@testable import ChatServerPostgres
 
 /// Group messages are written once, to the group's timeline, and each
 /// member's `/chat/sync` reads it for the time they were in the group.

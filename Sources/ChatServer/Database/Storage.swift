@@ -14,7 +14,7 @@
 ///   tell sockets about new log entries only after that return.
 /// - Everything is synchronous: the services run a transaction start to end
 ///   on the calling thread (sends on the group-commit writer's own queue).
-protocol ChatStorage: Sendable {
+package protocol ChatStorage: Sendable {
     /// Runs `body` on one consistent snapshot. The body does not write.
     func read<T>(_ body: (any StorageTransaction) throws -> T) throws -> T
 
@@ -41,7 +41,7 @@ protocol ChatStorage: Sendable {
 }
 
 extension ChatStorage {
-    func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
+    package func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
                                  _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
         try writeGroup(jobs, body)
@@ -50,7 +50,7 @@ extension ChatStorage {
 
 /// One open transaction (or savepoint) and the repositories over it. A
 /// transaction is used only inside the body it was passed to.
-protocol StorageTransaction {
+package protocol StorageTransaction {
     var accounts: any AccountRepository { get }
     var users: any UserRepository { get }
     var conversations: any ConversationRepository { get }
@@ -66,11 +66,11 @@ protocol StorageTransaction {
 }
 
 extension StorageTransaction {
-    var sendBatch: (any SendBatchRepository)? { nil }
+    package var sendBatch: (any SendBatchRepository)? { nil }
 }
 
 /// An error of a backend that can say whether it ran out of room (the
 /// request then gets `storage_full`, not `internal`).
-protocol StorageError: Error {
+package protocol StorageError: Error {
     var isStorageFull: Bool { get }
 }

@@ -4,13 +4,13 @@ import Synchronization
 
 /// Accounts, sign-in (throttled per account), bearer tokens and the
 /// per-user request rate.
-final class AuthService: Sendable {
-    static let maxLoginFailures = 10
+package final class AuthService: Sendable {
+    package static let maxLoginFailures = 10
     static var accountPattern: Regex<Substring> { /^[a-z0-9_]{3,32}$/ }
 
     let storage: any ChatStorage
     let config: ServerConfig
-    static let loginWindowMs = 60_000
+    package static let loginWindowMs = 60_000
     /// Failed logins per account (`login`) and requests per user and second (`checkRate`).
     let limits: any SharedLimits
     /// Token hash -> uid of tokens seen valid; a logout removes its entry

@@ -2,12 +2,12 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// A cluster node's side of the other nodes, through `PostgresBus`: their
+/// A cluster node's side of the other nodes, through the `ClusterBus`: their
 /// commits reach this node's sockets, their logouts leave its token cache,
 /// presence holds across nodes, and a node that vanished without a word
 /// (`kill -9`) stops counting its users as online.
 final class ClusterService: Sendable {
-    let bus: PostgresBus
+    let bus: any ClusterBus
     let hub: PushHub
     let auth: AuthService
     let syncLog: SyncLogService
@@ -21,7 +21,7 @@ final class ClusterService: Sendable {
     /// How often the node looks for nodes that are gone.
     static let sweepInterval = Duration.seconds(5)
 
-    init(bus: PostgresBus, hub: PushHub, auth: AuthService, syncLog: SyncLogService, logger: Logger) {
+    init(bus: any ClusterBus, hub: PushHub, auth: AuthService, syncLog: SyncLogService, logger: Logger) {
         self.bus = bus
         self.hub = hub
         self.auth = auth
@@ -33,7 +33,7 @@ final class ClusterService: Sendable {
         let bus = self.bus
         hub.localPresence.withLock {
             $0 = PresenceHook { uid, online in
-                bus.publish { [PostgresBus.presencePayload(node: bus.node, uid: uid, online: online)] }
+                bus.publish { [ClusterPayload.presencePayload(node: bus.node, uid: uid, online: online)] }
             }
         }
         bus.start(deliver: { [self] notice in heard(notice) },
@@ -72,7 +72,7 @@ final class ClusterService: Sendable {
     /// Looks for vanished nodes now (done every few seconds anyway).
     func sweep() { queue.sync { forgetVanishedNodes() } }
 
-    private func heard(_ notice: PostgresBus.Notice) {
+    private func heard(_ notice: ClusterNotice) {
         switch notice {
         case .cursors(let cursors):
             hub.notify(cursors)
@@ -85,7 +85,7 @@ final class ClusterService: Sendable {
         case .hello:
             // Who is online here, read when the answer is sent: a change
             // published before it is then already in it, one after it follows it.
-            bus.publish { [hub, bus] in PostgresBus.onlinePayloads(node: bus.node, uids: hub.onlineUsers) }
+            bus.publish { [hub, bus] in ClusterPayload.onlinePayloads(node: bus.node, uids: hub.onlineUsers) }
         }
     }
 
@@ -106,7 +106,7 @@ final class ClusterService: Sendable {
         }
         // The others may have given this node up while it was away.
         bus.publish { [hub, bus] in
-            [PostgresBus.helloPayload(node: bus.node)] + PostgresBus.onlinePayloads(node: bus.node, uids: hub.onlineUsers)
+            [ClusterPayload.helloPayload(node: bus.node)] + ClusterPayload.onlinePayloads(node: bus.node, uids: hub.onlineUsers)
         }
     }
 
@@ -114,7 +114,7 @@ final class ClusterService: Sendable {
         do {
             hub.forgetNodes(except: try bus.liveNodes())
         } catch {
-            logger.warning("cannot tell which cluster nodes are alive: \(PostgresFailure.describe(error))")
+            logger.warning("cannot tell which cluster nodes are alive: \(error)")
         }
     }
 }

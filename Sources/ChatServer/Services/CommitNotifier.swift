@@ -7,11 +7,11 @@ import Synchronization
 final class CommitNotifier: Sendable {
     let hub: PushHub
     /// The other nodes sharing the database, if any.
-    let bus: PostgresBus?
+    let bus: (any ClusterBus)?
     /// Called after a committed send (the demo peers listen here).
     let afterSend = Mutex<AfterSendHook?>(nil)
 
-    init(hub: PushHub, bus: PostgresBus? = nil) {
+    init(hub: PushHub, bus: (any ClusterBus)? = nil) {
         self.hub = hub
         self.bus = bus
     }

@@ -38,21 +38,22 @@ public final class ServerServices: Sendable {
             self.init(config: config, storage: storage, objects: objects, limits: limits)
             return
         }
-        let storage = try PostgresStorage.open(url: url, logger: config.logger)
+        guard let backend = config.databaseBackend else {
+            throw ServerSetupError(description: "--database \(DatabaseURL.redacted(url)): this program keeps its data in SQLite only")
+        }
+        let shared = try backend.open(url: url, config: config)
         do {
-            let objects = try MediaStore(directory: config.mediaDir, secretBytes: try storage.signingSecret())
-            let shared = PostgresLimits(pool: storage.pool, loginLimit: AuthService.maxLoginFailures,
-                                        windowMs: AuthService.loginWindowMs)
-            self.init(config: config, storage: storage, objects: objects, limits: shared,
-                      bus: PostgresBus(pool: storage.pool, logger: config.logger), close: { storage.close() })
+            let objects = try MediaStore(directory: config.mediaDir, secretBytes: shared.signingSecret)
+            self.init(config: config, storage: shared.storage, objects: objects, limits: shared.limits, bus: shared.bus,
+                      close: shared.close)
         } catch {
-            storage.close()
+            shared.close()
             throw error
         }
     }
 
     init(config: ServerConfig, storage: any ChatStorage, objects: MediaStore, limits: any SharedLimits,
-         bus: PostgresBus? = nil, close: @escaping @Sendable () -> Void = {}) {
+         bus: (any ClusterBus)? = nil, close: @escaping @Sendable () -> Void = {}) {
         self.config = config
         self.storage = storage
         self.objects = objects

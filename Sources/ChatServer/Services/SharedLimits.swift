@@ -3,7 +3,7 @@ import Synchronization
 /// The counters behind login throttling and the per-user request rate.
 /// One node keeps them in memory; nodes sharing a database keep them there,
 /// so a limit holds however a proxy spreads the requests.
-protocol SharedLimits: Sendable {
+package protocol SharedLimits: Sendable {
     /// Milliseconds until `account` may try to log in again, or nil if it may now.
     func loginBlockedFor(_ account: String, now: Int) throws -> Int?
     func recordLoginFailure(_ account: String, now: Int) throws

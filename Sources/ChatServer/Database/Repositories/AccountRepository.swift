@@ -1,18 +1,22 @@
 import Foundation
 
 /// An account's sign-in data.
-struct AccountRow: Codable, Sendable {
-    var uid: Int
-    var account: String
-    var username: String
-    var avatar: String
-    var pwSalt: Data
-    var pwHash: Data
-    var pwRounds: Int
+package struct AccountRow: Codable, Sendable {
+    package var uid: Int
+    package var account: String
+    package var username: String
+    package var avatar: String
+    package var pwSalt: Data
+    package var pwHash: Data
+    package var pwRounds: Int
+
+    package init(uid: Int, account: String, username: String, avatar: String, pwSalt: Data, pwHash: Data, pwRounds: Int) {
+        self.uid = uid; self.account = account; self.username = username; self.avatar = avatar; self.pwSalt = pwSalt; self.pwHash = pwHash; self.pwRounds = pwRounds
+    }
 }
 
 /// Accounts and their bearer tokens (stored as hashes only).
-protocol AccountRepository {
+package protocol AccountRepository {
     func isTaken(account: String) throws -> Bool
     /// Stores a new account (with no avatar); returns its uid.
     func insert(account: String, username: String, salt: Data, hash: Data, rounds: Int, createdAt: Int) throws -> Int
@@ -32,10 +36,14 @@ protocol AccountRepository {
 }
 
 /// One signed-in device: a token, by the id its user sees.
-struct SessionRow: Sendable {
-    var sessionId: String
-    var tokenHash: String
-    var createdAt: Int
-    var lastSeenAt: Int
-    var userAgent: String
+package struct SessionRow: Sendable {
+    package var sessionId: String
+    package var tokenHash: String
+    package var createdAt: Int
+    package var lastSeenAt: Int
+    package var userAgent: String
+
+    package init(sessionId: String, tokenHash: String, createdAt: Int, lastSeenAt: Int, userAgent: String) {
+        self.sessionId = sessionId; self.tokenHash = tokenHash; self.createdAt = createdAt; self.lastSeenAt = lastSeenAt; self.userAgent = userAgent
+    }
 }

@@ -1,30 +1,34 @@
 /// One user's view of a conversation.
-struct MemberRow: Codable, Sendable {
-    var conversationId: String
-    var uid: Int
-    var isPinned: Bool
-    var readSeq: Int
-    var clearedSeq: Int
-    var hidden: Bool
-    var isImOpened: Bool
-    var isMuted: Bool = false
+package struct MemberRow: Codable, Sendable {
+    package var conversationId: String
+    package var uid: Int
+    package var isPinned: Bool
+    package var readSeq: Int
+    package var clearedSeq: Int
+    package var hidden: Bool
+    package var isImOpened: Bool
+    package var isMuted: Bool = false
     /// The newest seq whose message mentioned this member.
-    var mentionSeq: Int = 0
+    package var mentionSeq: Int = 0
     /// Groups: the member sees seqs above this one.
-    var joinedSeq: Int = 0
+    package var joinedSeq: Int = 0
     /// Groups: Unix ms of joining (the earliest joined member inherits ownership).
-    var joinedAt: Int = 0
+    package var joinedAt: Int = 0
     /// Groups: the seq of the notice that took the member out; nil while a member.
-    var leftSeq: Int?
+    package var leftSeq: Int?
 
-    var isActive: Bool { leftSeq == nil }
+    package var isActive: Bool { leftSeq == nil }
     /// The highest seq this member may read.
-    var ceilingSeq: Int { leftSeq ?? Int.max }
+    package var ceilingSeq: Int { leftSeq ?? Int.max }
+
+    package init(conversationId: String, uid: Int, isPinned: Bool, readSeq: Int, clearedSeq: Int, hidden: Bool, isImOpened: Bool, isMuted: Bool = false, mentionSeq: Int = 0, joinedSeq: Int = 0, joinedAt: Int = 0, leftSeq: Int? = nil) {
+        self.conversationId = conversationId; self.uid = uid; self.isPinned = isPinned; self.readSeq = readSeq; self.clearedSeq = clearedSeq; self.hidden = hidden; self.isImOpened = isImOpened; self.isMuted = isMuted; self.mentionSeq = mentionSeq; self.joinedSeq = joinedSeq; self.joinedAt = joinedAt; self.leftSeq = leftSeq
+    }
 }
 
 /// Conversations (two members each, or a group's), their seq counters and
 /// the members' views.
-protocol ConversationRepository {
+package protocol ConversationRepository {
     func exists(_ id: String) throws -> Bool
     /// Stores a conversation with `maxSeq` 0; nothing if it exists.
     func create(_ id: String, uidLow: Int, uidHigh: Int, createdAt: Int) throws

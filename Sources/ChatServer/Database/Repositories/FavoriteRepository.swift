@@ -1,17 +1,21 @@
 /// One kept copy of a message (v3 favourites).
-struct FavoriteRow: Sendable {
-    var id: Int64
-    var uid: Int
-    var conversationId: String
-    var conversationName: String
-    var messageId: Int64
+package struct FavoriteRow: Sendable {
+    package var id: Int64
+    package var uid: Int
+    package var conversationId: String
+    package var conversationName: String
+    package var messageId: Int64
     /// The message's wire JSON when it was kept.
-    var message: String
-    var createdAt: Int
+    package var message: String
+    package var createdAt: Int
+
+    package init(id: Int64, uid: Int, conversationId: String, conversationName: String, messageId: Int64, message: String, createdAt: Int) {
+        self.id = id; self.uid = uid; self.conversationId = conversationId; self.conversationName = conversationName; self.messageId = messageId; self.message = message; self.createdAt = createdAt
+    }
 }
 
 /// Each user's favourites, newest first, and the objects they keep readable.
-protocol FavoriteRepository {
+package protocol FavoriteRepository {
     /// Stores a copy; `objectKeys` stay readable by `uid` while it exists.
     func insert(uid: Int, conversationId: String, conversationName: String, messageId: Int64, message: String,
                 objectKeys: [String], createdAt: Int) throws -> Int64

@@ -1,20 +1,24 @@
 /// A group's own fields; its members are rows of the conversation `sg_<gid>`.
-struct GroupRow: Codable, Sendable {
-    var gid: Int
-    var name: String
+package struct GroupRow: Codable, Sendable {
+    package var gid: Int
+    package var name: String
     /// nil once dissolved (the name is free again).
-    var uniqueName: String?
-    var notice: String
-    var ownerUid: Int
-    var joinable: Bool
-    var createdAt: Int
-    var dissolved: Bool
+    package var uniqueName: String?
+    package var notice: String
+    package var ownerUid: Int
+    package var joinable: Bool
+    package var createdAt: Int
+    package var dissolved: Bool
     /// v3: the group's picture, an objectKey or "".
-    var avatar: String = ""
+    package var avatar: String = ""
+
+    package init(gid: Int, name: String, uniqueName: String?, notice: String, ownerUid: Int, joinable: Bool, createdAt: Int, dissolved: Bool, avatar: String = "") {
+        self.gid = gid; self.name = name; self.uniqueName = uniqueName; self.notice = notice; self.ownerUid = ownerUid; self.joinable = joinable; self.createdAt = createdAt; self.dissolved = dissolved; self.avatar = avatar
+    }
 }
 
 /// Groups (PROTOCOL.md "Groups").
-protocol GroupRepository {
+package protocol GroupRepository {
     /// Stores a new group; returns its gid.
     func insert(name: String, uniqueName: String, notice: String, owner: Int, joinable: Bool, createdAt: Int) throws -> Int
     func group(_ gid: Int) throws -> GroupRow?

@@ -1,6 +1,6 @@
 /// Uploaded objects (their bytes are in `MediaStore`) and the conversations
 /// they were sent in, which grant their members reading.
-protocol MediaRepository {
+package protocol MediaRepository {
     func insert(objectKey: String, uploader: Int, contentType: String, size: Int, createdAt: Int) throws
     /// Whether `uid` uploaded the object or is in a conversation it was sent
     /// in; never once it was destroyed.

@@ -3,27 +3,27 @@ import ChatCore
 /// A stored message. `isControl` marks server notices and flash-viewed
 /// receipts, which are not shown as messages; `noticeSeq` is the seq of a
 /// revoked message's notice.
-struct MessageRow: Sendable {
-    var id: Int64
-    var serverMsgID: String
-    var clientMsgID: String
-    var senderUid: Int
-    var conversationId: String
-    var seq: Int
-    var sendID: String
-    var recvID: String
-    var contentType: Int
-    var content: String
-    var sendTime: Int
-    var revoked: Bool
-    var flashViewed: Bool
-    var isControl: Bool
-    var noticeSeq: Int?
+package struct MessageRow: Sendable {
+    package var id: Int64
+    package var serverMsgID: String
+    package var clientMsgID: String
+    package var senderUid: Int
+    package var conversationId: String
+    package var seq: Int
+    package var sendID: String
+    package var recvID: String
+    package var contentType: Int
+    package var content: String
+    package var sendTime: Int
+    package var revoked: Bool
+    package var flashViewed: Bool
+    package var isControl: Bool
+    package var noticeSeq: Int?
     /// v3: stored as `Reactions.jsonText` ("" for none).
-    var reactions: Reactions
-    var editedAt: Int?
+    package var reactions: Reactions
+    package var editedAt: Int?
 
-    init(id: Int64, serverMsgID: String, clientMsgID: String, senderUid: Int, conversationId: String, seq: Int,
+    package init(id: Int64, serverMsgID: String, clientMsgID: String, senderUid: Int, conversationId: String, seq: Int,
          sendID: String, recvID: String, contentType: Int, content: String, sendTime: Int,
          revoked: Bool = false, flashViewed: Bool = false, isControl: Bool = false, noticeSeq: Int? = nil,
          reactions: Reactions = Reactions(), editedAt: Int? = nil) {
@@ -39,8 +39,8 @@ struct MessageRow: Sendable {
 /// key and the id as JSON writes them (a quote inside the reply's own
 /// text is escaped, so it never matches). A narrowing only: the callers
 /// decode what it finds.
-enum QuoteNeedle {
-    static func of(_ clientMsgID: String) -> String {
+package enum QuoteNeedle {
+    package static func of(_ clientMsgID: String) -> String {
         var bytes: [UInt8] = Array("\"clientMsgID\":".utf8)
         JSONText.appendString(clientMsgID, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -48,7 +48,7 @@ enum QuoteNeedle {
 }
 
 /// Messages, by conversation and seq.
-protocol MessageRepository {
+package protocol MessageRepository {
     /// Stores `row` (its `id`, `revoked`, `flashViewed` and `noticeSeq` are
     /// not read); returns the new id.
     func insert(_ row: MessageRow) throws -> Int64

@@ -1,28 +1,36 @@
 import ChatCore
 
 /// One side of a friendship: `uid`'s view of `peerUid`.
-struct FriendRow: Sendable {
-    var uid: Int
-    var peerUid: Int
-    var remark: String
-    var since: Int
+package struct FriendRow: Sendable {
+    package var uid: Int
+    package var peerUid: Int
+    package var remark: String
+    package var since: Int
+
+    package init(uid: Int, peerUid: Int, remark: String, since: Int) {
+        self.uid = uid; self.peerUid = peerUid; self.remark = remark; self.since = since
+    }
 }
 
 /// A friend request; one per direction, asked again in place.
-struct FriendRequestRow: Sendable {
-    var id: Int
-    var fromUid: Int
-    var toUid: Int
-    var message: String
-    var status: FriendRequestStatus
-    var createdAt: Int
+package struct FriendRequestRow: Sendable {
+    package var id: Int
+    package var fromUid: Int
+    package var toUid: Int
+    package var message: String
+    package var status: FriendRequestStatus
+    package var createdAt: Int
+
+    package init(id: Int, fromUid: Int, toUid: Int, message: String, status: FriendRequestStatus, createdAt: Int) {
+        self.id = id; self.fromUid = fromUid; self.toUid = toUid; self.message = message; self.status = status; self.createdAt = createdAt
+    }
 }
 
 /// The stored spelling of a request's state is PROTOCOL.md's.
-typealias FriendRequestStatus = FriendRequest.Status
+package typealias FriendRequestStatus = FriendRequest.Status
 
 /// Friends, friend requests and blocks (PROTOCOL.md v3 "People").
-protocol PeopleRepository {
+package protocol PeopleRepository {
     func friend(_ uid: Int, _ peer: Int) throws -> FriendRow?
     /// `uid`'s friends, in no particular order.
     func friends(of uid: Int) throws -> [FriendRow]

@@ -1,26 +1,26 @@
 /// A send's effect on one member row: the conversation shows again unless
 /// cleared past `shownSeq`, and the sender has read up to `readSeq`.
-struct MemberAppendNote: Sendable {
-    let conversationId: String
-    let uid: Int
+package struct MemberAppendNote: Sendable {
+    package let conversationId: String
+    package let uid: Int
     /// The newest seq the batch appended to the conversation.
-    let shownSeq: Int
+    package let shownSeq: Int
     /// The newest seq this member sent in the batch, if any.
-    let readSeq: Int?
+    package let readSeq: Int?
 }
 
 /// One sync-log entry of a batch.
-struct LogEntry: Sendable {
-    let uid: Int
-    let messageId: Int64
-    let body: String
+package struct LogEntry: Sendable {
+    package let uid: Int
+    package let messageId: Int64
+    package let body: String
 }
 
 /// A whole batch of sends in a handful of statements, for a backend where
 /// every statement costs a round trip (`MessageService.writeSendBatch`).
 /// Each method does for all items what the one-item methods of the other
 /// repositories do for one.
-protocol SendBatchRepository {
+package protocol SendBatchRepository {
     /// Messages that a (sender, clientMsgID) or (conversation, clientMsgID) of `keys` names.
     func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow]
     /// The (sender, receiver) pairs of `pairs` whose receiver refuses the

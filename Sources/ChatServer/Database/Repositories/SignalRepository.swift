@@ -1,15 +1,19 @@
 /// A reply in a signal owner's inbox.
-struct SignalReplyRow: Sendable {
-    var id: Int
-    var signalId: Int
-    var signalContent: String
-    var replyContent: String
-    var fromUid: Int
-    var isImOpened: Bool
+package struct SignalReplyRow: Sendable {
+    package var id: Int
+    package var signalId: Int
+    package var signalContent: String
+    package var replyContent: String
+    package var fromUid: Int
+    package var isImOpened: Bool
+
+    package init(id: Int, signalId: Int, signalContent: String, replyContent: String, fromUid: Int, isImOpened: Bool) {
+        self.id = id; self.signalId = signalId; self.signalContent = signalContent; self.replyContent = replyContent; self.fromUid = fromUid; self.isImOpened = isImOpened
+    }
 }
 
 /// Signals (open questions to everyone) and the replies to them.
-protocol SignalRepository {
+package protocol SignalRepository {
     /// Stores a signal; returns its id.
     func insertSignal(owner: Int, content: String, createdAt: Int) throws -> Int
     func owner(ofSignal id: Int) throws -> Int?

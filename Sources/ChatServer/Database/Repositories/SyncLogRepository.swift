@@ -1,7 +1,7 @@
 /// Each user's event log, the body of `/chat/sync`: JSON event bodies by
 /// cursor (one sequence for all users, rising in commit order), and the
 /// floor below which cursors were pruned.
-protocol SyncLogRepository {
+package protocol SyncLogRepository {
     /// Appends `body` to `uid`'s log; returns its cursor.
     func append(uid: Int, messageId: Int64?, body: String, createdAt: Int) throws -> Int
     /// Appends the same body to two users' logs, `first`'s entry first;

@@ -1,7 +1,7 @@
 import ChatCore
 
 /// Users as others see them: display names, avatars, search.
-protocol UserRepository {
+package protocol UserRepository {
     func info(uid: Int) throws -> UserBasicInfo?
     /// Up to `limit` users other than `excluded` whose account or username
     /// starts with `prefix`, by account. ASCII letters match in either case;

@@ -111,5 +111,5 @@ struct SQLiteConversationRepository: ConversationRepository {
 }
 
 extension MemberRow: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "member"
+    package static let databaseTableName = "member"
 }

@@ -24,5 +24,5 @@ struct SQLiteGroupRepository: GroupRepository {
 }
 
 extension GroupRow: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "chat_group"
+    package static let databaseTableName = "chat_group"
 }

@@ -105,7 +105,7 @@ struct SQLiteMessageRepository: MessageRepository {
 extension MessageRow: FetchableRecord {
     /// By column name, without Codable's keyed decoding (the send path reads
     /// rows on the single writer thread).
-    init(row: Row) throws {
+    package init(row: Row) throws {
         self.init(id: try row.decode(forColumn: "id"), serverMsgID: try row.decode(forColumn: "serverMsgID"),
                   clientMsgID: try row.decode(forColumn: "clientMsgID"), senderUid: try row.decode(forColumn: "senderUid"),
                   conversationId: try row.decode(forColumn: "conversationId"), seq: try row.decode(forColumn: "seq"),

@@ -139,5 +139,5 @@ struct SQLiteTransaction: StorageTransaction {
 /// SQLite's "database or disk is full" (also when a journal or WAL page
 /// cannot be written).
 extension DatabaseError: StorageError {
-    var isStorageFull: Bool { resultCode == .SQLITE_FULL }
+    package var isStorageFull: Bool { resultCode == .SQLITE_FULL }
 }

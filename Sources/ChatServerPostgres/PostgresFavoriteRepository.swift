@@ -1,3 +1,4 @@
+import ChatServer
 import PostgresNIO
 
 struct PostgresFavoriteRepository: FavoriteRepository {

@@ -1,3 +1,4 @@
+import ChatServer
 import PostgresNIO
 
 /// The server's PostgreSQL schema: the same tables as `SQLiteMigrations`

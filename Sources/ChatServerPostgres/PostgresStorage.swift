@@ -1,3 +1,4 @@
+import ChatServer
 import Foundation
 import Logging
 import NIOCore
@@ -401,9 +402,5 @@ enum PostgresURL {
     }
 
     /// The URL without its password, for messages and logs.
-    static func redacted(_ text: String) -> String {
-        guard var url = URLComponents(string: text), url.password != nil else { return text }
-        url.password = "***"
-        return url.string ?? "postgres://…"
-    }
+    static func redacted(_ text: String) -> String { DatabaseURL.redacted(text) }
 }

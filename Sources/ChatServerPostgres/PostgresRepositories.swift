@@ -1,3 +1,4 @@
+import ChatServer
 import ChatCore
 import Foundation
 import PostgresNIO
@@ -47,7 +48,7 @@ struct PostgresAccountRepository: AccountRepository {
         try conn.execute("DELETE FROM token WHERE hash = \(hash)")
         // Every node that cached the token hears of it, if and when this
         // commits: PostgreSQL delivers a transaction's notices at its commit.
-        try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(PostgresBus.logoutPayload(tokenHash: hash)))")
+        try conn.execute("SELECT pg_notify(\(PostgresBus.channel), \(ClusterPayload.logoutPayload(tokenHash: hash)))")
     }
 
     func uid(forTokenHash hash: String) throws -> Int? {

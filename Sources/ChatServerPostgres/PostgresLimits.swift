@@ -1,3 +1,4 @@
+import ChatServer
 import PostgresNIO
 
 /// Login throttling and request counts in the shared database, each one

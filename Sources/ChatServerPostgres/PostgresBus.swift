@@ -1,3 +1,4 @@
+import ChatServer
 import Foundation
 import Logging
 import PostgresNIO
@@ -13,11 +14,9 @@ import Synchronization
 /// client that missed the notice finds them at its next sync. So a notice
 /// is sent after the commit, without waiting for it; a listener that lost
 /// its connection tells its own sockets to sync once it is back.
-final class PostgresBus: Sendable {
+final class PostgresBus: ClusterBus {
     static let channel = "tongban_sync"
-    /// Under PostgreSQL's 8000-byte payload limit.
-    static let maxPayload = 7_000
-
+    
     let node: String
     private let pool: PostgresPool
     private let logger: Logger
@@ -35,89 +34,6 @@ final class PostgresBus: Sendable {
         self.pool = pool
         self.logger = logger
         node = String(UUID().uuidString.prefix(8))
-    }
-
-    /// Payloads for `cursors`: `NODE uid:cursor uid:cursor ...`, split to fit.
-    static func payloads(node: String, _ cursors: [Int: Int]) -> [String] {
-        split(node, cursors.sorted(by: { $0.key < $1.key }).map { "\($0.key):\($0.value)" })
-    }
-
-    /// `head item item ...`, split into as many payloads as it takes.
-    static func split(_ head: String, _ items: [String]) -> [String] {
-        var out: [String] = []
-        var current = head
-        for item in items {
-            if current.utf8.count + 1 + item.utf8.count > maxPayload {
-                out.append(current)
-                current = head
-            }
-            current += " " + item
-        }
-        if current.count > head.count { out.append(current) }
-        return out
-    }
-
-    /// What a notice says.
-    enum Notice: Equatable {
-        /// Users' newest cursors, from another node.
-        case cursors([Int: Int])
-        /// A logout (on any node, this one too) ended the token with this hash.
-        case logout(tokenHash: String)
-        /// A user's first socket on another node opened, or their last one there closed.
-        case presence(node: String, uid: Int, online: Bool)
-        /// Another node (again) listens and asks who is online where.
-        case hello(node: String)
-        /// Users with a socket on another node (its answer to a hello).
-        case online(node: String, uids: [Int])
-    }
-
-    /// The notice a logout's transaction sends (`logout HASH`). A node name
-    /// is eight hex digits, so it never reads as one of the keywords.
-    static func logoutPayload(tokenHash: String) -> String { "logout " + tokenHash }
-    static func presencePayload(node: String, uid: Int, online: Bool) -> String {
-        "presence \(node) \(online ? "+" : "-")\(uid)"
-    }
-    static func helloPayload(node: String) -> String { "hello " + node }
-    /// `online NODE uid uid ...`, split to fit; an empty list says so too.
-    static func onlinePayloads(node: String, uids: [Int]) -> [String] {
-        uids.isEmpty ? ["online " + node] : split("online " + node, uids.sorted().map(String.init))
-    }
-
-    /// What a payload says; nil for a notice of this node's own or a malformed one.
-    static func parse(_ payload: String, ownNode: String) -> Notice? {
-        let parts = payload.split(separator: " ")
-        guard let first = parts.first else { return nil }
-        if first == "logout" { return parts.count == 2 ? .logout(tokenHash: String(parts[1])) : nil }
-        if ["presence", "hello", "online"].contains(first) {
-            guard parts.count >= 2, parts[1] != ownNode else { return nil }
-            let node = String(parts[1])
-            switch first {
-            case "presence":
-                guard parts.count == 3, let sign = parts[2].first, "+-".contains(sign),
-                      let uid = Int(parts[2].dropFirst()) else { return nil }
-                return .presence(node: node, uid: uid, online: sign == "+")
-            case "hello":
-                return parts.count == 2 ? .hello(node: node) : nil
-            default:
-                let uids = parts.dropFirst(2).compactMap { Int($0) }
-                return uids.count == parts.count - 2 ? .online(node: node, uids: uids) : nil
-            }
-        }
-        guard first != ownNode else { return nil }
-        var cursors: [Int: Int] = [:]
-        for item in parts.dropFirst() {
-            let pair = item.split(separator: ":")
-            guard pair.count == 2, let uid = Int(pair[0]), let cursor = Int(pair[1]) else { return nil }
-            cursors[uid] = max(cursors[uid] ?? 0, cursor)
-        }
-        return .cursors(cursors)
-    }
-
-    /// Sends `cursors` to the other nodes, in commit order, off the caller's thread.
-    func publish(_ cursors: [Int: Int]) {
-        guard !cursors.isEmpty else { return }
-        let payloads = Self.payloads(node: node, cursors)
-        publish { payloads }
     }
 
     /// Sends the payloads `make` returns, in the order of the calls, off the
@@ -164,7 +80,7 @@ final class PostgresBus: Sendable {
     /// runs each time the listener is (again) in place - `true` after a
     /// reconnection, when notices sent meanwhile are lost - and `lost` each
     /// time it is not.
-    func start(deliver: @escaping @Sendable (Notice) -> Void, listening: @escaping @Sendable (_ again: Bool) -> Void,
+    func start(deliver: @escaping @Sendable (ClusterNotice) -> Void, listening: @escaping @Sendable (_ again: Bool) -> Void,
                lost: @escaping @Sendable () -> Void) {
         let task = Task.detached { [self] in
             var reconnected = false
@@ -177,7 +93,7 @@ final class PostgresBus: Sendable {
                         try await conn.listen(on: Self.channel) { notices in
                             listening(reconnected)
                             for try await notice in notices {
-                                if let parsed = Self.parse(notice.payload, ownNode: node) { deliver(parsed) }
+                                if let parsed = ClusterPayload.parse(notice.payload, ownNode: node) { deliver(parsed) }
                             }
                         }
                     } catch {

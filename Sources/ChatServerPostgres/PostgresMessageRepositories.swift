@@ -1,3 +1,4 @@
+import ChatServer
 import ChatCore
 import Foundation
 import PostgresNIO

@@ -1,3 +1,4 @@
+import ChatServer
 import PostgresNIO
 
 /// A batch of sends in five statements. The items go in as arrays, one

@@ -1,7 +1,7 @@
 import ChatServer
 import PostgresNIO
 
-/// A batch of sends in five statements. The items go in as arrays, one
+/// A batch of sends in six statements. The items go in as arrays, one
 /// parameter per column, and come apart with `unnest`, so each statement is
 /// parsed and planned once per batch instead of once per send.
 struct PostgresSendBatchRepository: SendBatchRepository {
@@ -33,6 +33,18 @@ struct PostgresSendBatchRepository: SendBatchRepository {
             let (s, r) = try row.decode((Int, Int).self)
             return (sender: s, receiver: r)
         }
+    }
+
+    func activeMembers(of conversationIds: [String]) throws -> [String: [Int]] {
+        var members: [String: [Int]] = [:]
+        for row in try conn.query("""
+            SELECT conversation_id, uid FROM member
+            WHERE conversation_id = ANY(\(conversationIds)::TEXT[]) AND left_seq IS NULL ORDER BY joined_at, uid
+            """) {
+            let (id, uid) = try row.decode((String, Int).self)
+            members[id, default: []].append(uid)
+        }
+        return members
     }
 
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int] {
@@ -76,7 +88,7 @@ struct PostgresSendBatchRepository: SendBatchRepository {
                 read_seq = GREATEST(m.read_seq, k.read)
             FROM unnest(\(notes.map(\.conversationId))::TEXT[], \(notes.map(\.uid))::BIGINT[],
                         \(notes.map(\.shownSeq))::BIGINT[], \(notes.map { $0.readSeq ?? 0 })::BIGINT[]) AS k(c, u, shown, read)
-            WHERE m.conversation_id = k.c AND m.uid = k.u
+            WHERE m.conversation_id = k.c AND (m.uid = k.u OR (k.u = \(MemberAppendNote.everyHidden) AND m.hidden))
             """)
     }
 
@@ -84,10 +96,11 @@ struct PostgresSendBatchRepository: SendBatchRepository {
         // A chat with oneself logs a message twice to one user: both get the later cursor.
         var cursors: [String: Int] = [:]
         for row in try conn.query("""
-            INSERT INTO event(uid, message_id, body, created_at)
-            SELECT k.u, k.m, k.b, \(createdAt)
-            FROM unnest(\(entries.map(\.uid))::BIGINT[], \(entries.map(\.messageId))::BIGINT[], \(entries.map(\.body))::TEXT[])
-                WITH ORDINALITY AS k(u, m, b, o)
+            INSERT INTO event(uid, message_id, body, created_at, conversation_id)
+            SELECT k.u, k.m, k.b, \(createdAt), NULLIF(k.c, '')
+            FROM unnest(\(entries.map(\.uid))::BIGINT[], \(entries.map(\.messageId))::BIGINT[], \(entries.map(\.body))::TEXT[],
+                        \(entries.map { $0.conversationId ?? "" })::TEXT[])
+                WITH ORDINALITY AS k(u, m, b, c, o)
             ORDER BY k.o
             RETURNING cur, uid, message_id
             """) {

@@ -98,4 +98,53 @@ import Testing
             #expect(stored.count == 4)
         }
     }
+
+    /// Group sends in one batch: on PostgreSQL written together, each once
+    /// to the group's timeline; a sender who is not in the group is
+    /// refused alone; a member who had deleted the chat sees it again.
+    @Test func groupSendsInABatchGoOnceToTheTimeline() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (g, users) = try await makeGroup(server, size: 3)
+        let (owner, member, hider) = (users[0], users[1], users[2])
+        let outsider = try await server.user()
+        let conv = g.conversationId
+        #expect(try await hider.0.post("/chat/conversation/delete", ConversationIDRequest(conversationId: conv)).status == 204)
+        let messages = server.running.service.messages
+        func job(_ who: AuthResponse, _ text: String) throws -> MessageService.SendJob {
+            try messages.prepareSend(caller: who.uid, request: SendMessageRequest(recvID: conv, content: text, contentType: 101,
+                                                                                 clientMsgId: UUID().uuidString))
+        }
+        var together: [Int] = []
+        let results = try server.storage.writeGroup(
+            [try job(owner.1, "one"), try job(outsider.1, "not a member"), try job(member.1, "two"), try job(owner.1, "three")],
+            bulk: { jobs, tx in
+                let outputs = try messages.writeSendBatch(jobs, in: tx)
+                together = outputs.indices.filter { outputs[$0] != nil }
+                return outputs
+            }, { try messages.writeSend($0, in: $1) })
+        if server.storage is PostgresStorage {
+            #expect(together == [0, 2, 3], "the members' sends went together")
+            #expect((server.storage as? PostgresStorage)?.bulkFallbacks == 0)
+        }
+        let writes = results.map { try? $0.get() }
+        #expect(writes.map { $0?.row.seq } == [2, nil, 3, 4])
+        if case .failure(let error) = results[1] {
+            #expect((error as? APIFailure)?.code == .forbidden)
+        } else {
+            Issue.record("an outsider's send went into the group")
+        }
+        #expect(Set(writes[0]?.cursors.keys.map { $0 } ?? []) == Set(users.map(\.1.uid)), "every member is told")
+        #expect(Set(writes[0]?.cursors.values.map { $0 } ?? []).count == 1, "of one entry")
+        for (api, _) in users {
+            let texts = try await api.syncEvents().compactMap { e -> String? in
+                if case .message(let m) = e, m.conversationId == conv, m.contentType == 101 { return m.content } else { return nil }
+            }
+            #expect(texts == ["one", "two", "three"])
+        }
+        let hidden = try await hider.0.summary(conv)
+        #expect(hidden?.unreadCount == 3, "the deleted chat is back, unread")
+        #expect(try await owner.0.summary(conv)?.unreadCount == 0, "a sender has read up to their own last")
+        #expect(try await member.0.summary(conv)?.unreadCount == 1, "the member has the owner's later one to read")
+    }
 }

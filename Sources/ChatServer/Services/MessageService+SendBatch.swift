@@ -1,12 +1,13 @@
 import ChatCore
 
-/// A group-commit batch's plain single-chat sends written together, on a
+/// A group-commit batch's plain sends written together, on a
 /// backend where each statement is a round trip (`SendBatchRepository`):
 /// five statements for the whole batch instead of about ten per send.
 /// What it leaves, `writeSend` writes one job at a time, as on SQLite.
 extension MessageService {
     /// An output for each job written here, nil for each left to
-    /// `writeSend`: group sends, media, flash receipts, mentions, an id
+    /// `writeSend`: media, flash receipts, mentions, a group the sender is
+    /// not in, an id
     /// another sender's message holds, the first message of a chat (the
     /// conversation is made there), a receiver who refuses the sender (the
     /// job then fails there with `blocked`), and a second use of an id within the
@@ -17,16 +18,27 @@ extension MessageService {
         var candidates: [Int] = []
         var seen = Set<String>()
         for (i, job) in jobs.enumerated() {
-            guard case .single = job.target, Self.isPlain(job.payload) else { continue }
+            guard Self.isPlain(job.payload) else { continue }
             let id = job.request.clientMsgId
             guard seen.insert("s\(job.caller) \(id)").inserted, seen.insert("c\(job.request.recvID) \(id)").inserted else { continue }
             candidates.append(i)
         }
         guard !candidates.isEmpty else { return out }
-        let refused = try batch.refused(candidates.compactMap { i in
+        // A group's members, read once for all its sends: a sender who is
+        // not among them is left to `writeSend`, which refuses them.
+        let groups = Set(candidates.compactMap { i -> String? in
+            if case .group = jobs[i].target { return jobs[i].request.recvID } else { return nil }
+        })
+        let members = groups.isEmpty ? [:] : try batch.activeMembers(of: groups.sorted())
+        candidates.removeAll { i in
+            guard case .group = jobs[i].target else { return false }
+            return !(members[jobs[i].request.recvID]?.contains(jobs[i].caller) ?? false)
+        }
+        let pairs = candidates.compactMap { i -> (sender: Int, receiver: Int)? in
             guard case .single(let peer) = jobs[i].target else { return nil }
             return (sender: jobs[i].caller, receiver: peer)
-        }).map { "\($0.sender) \($0.receiver)" }
+        }
+        let refused = try (pairs.isEmpty ? [] : batch.refused(pairs)).map { "\($0.sender) \($0.receiver)" }
         if !refused.isEmpty {
             let skip = Set(refused)
             candidates.removeAll { i in
@@ -68,37 +80,55 @@ extension MessageService {
         }
         let now = config.clock.nowMs()
         var rows: [MessageRow] = []
-        var peers: [Int] = []
+        var audiences: [Audience] = []
         var written: [Int] = []
         for i in fresh {
             let job = jobs[i], conversationId = job.request.recvID
             // Without a seq the conversation does not exist yet: all of its jobs go alone.
-            guard let seq = nextSeq[conversationId], case .single(let peer) = job.target else { continue }
+            guard let seq = nextSeq[conversationId] else { continue }
+            let audience: Audience
+            switch job.target {
+            case .single(let peer): audience = .peer(peer)
+            case .group: audience = .members(members[conversationId] ?? [])
+            }
             nextSeq[conversationId] = seq + 1
-            rows.append(Self.newRow(conversationId: conversationId, sender: job.caller, to: .peer(peer),
+            rows.append(Self.newRow(conversationId: conversationId, sender: job.caller, to: audience,
                                     clientMsgID: job.request.clientMsgId, contentType: job.request.contentType,
                                     content: job.request.content, isControl: false, seq: seq, sendTime: now,
                                     serverMsgID: job.serverMsgID))
-            peers.append(peer)
+            audiences.append(audience)
             written.append(i)
         }
         guard !rows.isEmpty else { return out }
 
         let ids = try batch.insert(rows)
-        try batch.noteAppended(Self.memberNotes(rows, peers: peers))
+        try batch.noteAppended(Self.memberNotes(rows, audiences: audiences))
+        // A single chat's message goes to both logs, a group's once to its timeline.
         var entries: [LogEntry] = []
+        var firstEntry: [Int] = []
         entries.reserveCapacity(rows.count * 2)
         for k in rows.indices {
             rows[k].id = ids[k]
             let body = try SyncLogService.encode(.message(rows[k].wire))
-            entries.append(LogEntry(uid: rows[k].senderUid, messageId: ids[k], body: body))
-            entries.append(LogEntry(uid: peers[k], messageId: ids[k], body: body))
+            firstEntry.append(entries.count)
+            switch audiences[k] {
+            case .peer(let peer):
+                entries.append(LogEntry(uid: rows[k].senderUid, messageId: ids[k], body: body))
+                entries.append(LogEntry(uid: peer, messageId: ids[k], body: body))
+            case .members:
+                entries.append(LogEntry(uid: 0, messageId: ids[k], body: body, conversationId: rows[k].conversationId))
+            }
         }
         let logged = try batch.append(entries, createdAt: now)
         for (k, i) in written.enumerated() {
             var cursors: [Int: Int] = [:]
-            for entry in [2 * k, 2 * k + 1] {
-                cursors[entries[entry].uid] = max(cursors[entries[entry].uid] ?? 0, logged[entry])
+            switch audiences[k] {
+            case .peer:
+                for entry in [firstEntry[k], firstEntry[k] + 1] {
+                    cursors[entries[entry].uid] = max(cursors[entries[entry].uid] ?? 0, logged[entry])
+                }
+            case .members(let uids):
+                for uid in uids { cursors[uid] = logged[firstEntry[k]] }
             }
             out[i] = SendWrite(row: rows[k], cursors: cursors, isNew: true, destroyedKey: nil)
         }
@@ -115,17 +145,23 @@ extension MessageService {
 
     /// What `noteAppended` does send by send, folded per member row: the
     /// chat shows again unless cleared past the batch's newest seq in it,
-    /// and each sender has read up to their own newest.
-    static func memberNotes(_ rows: [MessageRow], peers: [Int]) -> [MemberAppendNote] {
+    /// and each sender has read up to their own newest. A group's hidden
+    /// members are one note with uid 0 (`MemberAppendNote.everyHidden`).
+    static func memberNotes(_ rows: [MessageRow], audiences: [Audience]) -> [MemberAppendNote] {
         var shown: [String: Int] = [:]
         var read: [String: Int] = [:]
         var members: [(conversationId: String, uid: Int)] = []
         var listed = Set<String>()
-        for (row, peer) in zip(rows, peers) {
+        for (row, audience) in zip(rows, audiences) {
             shown[row.conversationId] = max(shown[row.conversationId] ?? 0, row.seq)
             let senderKey = "\(row.senderUid) \(row.conversationId)"
             read[senderKey] = max(read[senderKey] ?? 0, row.seq)
-            for uid in [row.senderUid, peer] where listed.insert("\(uid) \(row.conversationId)").inserted {
+            let others: [Int]
+            switch audience {
+            case .peer(let peer): others = [peer]
+            case .members: others = [MemberAppendNote.everyHidden]
+            }
+            for uid in [row.senderUid] + others where listed.insert("\(uid) \(row.conversationId)").inserted {
                 members.append((conversationId: row.conversationId, uid: uid))
             }
         }

@@ -7,13 +7,18 @@ package struct MemberAppendNote: Sendable {
     package let shownSeq: Int
     /// The newest seq this member sent in the batch, if any.
     package let readSeq: Int?
+
+    /// The uid of a note about every member who hid the conversation (a group's).
+    package static let everyHidden = 0
 }
 
-/// One sync-log entry of a batch.
+/// One sync-log entry of a batch: a user's, or (uid 0) a group timeline's.
 package struct LogEntry: Sendable {
     package let uid: Int
     package let messageId: Int64
     package let body: String
+    /// The group whose timeline a uid-0 entry is in.
+    package var conversationId: String? = nil
 }
 
 /// A whole batch of sends in a handful of statements, for a backend where
@@ -26,10 +31,13 @@ package protocol SendBatchRepository {
     /// The (sender, receiver) pairs of `pairs` whose receiver refuses the
     /// sender's single chats (`PeopleRepository.refuses`).
     func refused(_ pairs: [(sender: Int, receiver: Int)]) throws -> [(sender: Int, receiver: Int)]
+    /// Each group's active members, earliest joined first (`ConversationRepository.activeMembers`).
+    func activeMembers(of conversationIds: [String]) throws -> [String: [Int]]
     /// Takes `count` seqs in each conversation; returns each existing one's new `max_seq`.
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int]
     /// Stores the rows; returns their ids in the same order.
     func insert(_ rows: [MessageRow]) throws -> [Int64]
+    /// A note with uid `MemberAppendNote.everyHidden` is about each member of its conversation who hid it.
     func noteAppended(_ notes: [MemberAppendNote]) throws
     /// Logs the entries; returns their cursors in the same order.
     func append(_ entries: [LogEntry], createdAt: Int) throws -> [Int]

@@ -16,6 +16,8 @@ struct Deployment: Sendable {
     var postgresAdminURL: String?
     var nodes = 1
     var front = Front.direct
+    /// More options for every node (`--storage-threads 0`).
+    var serverArguments: [String] = []
 
     static let sqlite = Deployment()
 
@@ -55,7 +57,7 @@ struct Deployment: Sendable {
             let server = Process()
             server.executableURL = exe
             server.arguments = ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
-                                "--log-level", "error"] + shared
+                                "--log-level", "error"] + shared + serverArguments
             server.standardOutput = FileHandle.nullDevice
             try server.run()
             running.servers.append(server)

@@ -41,12 +41,16 @@ struct GroupBench: Sendable {
         var bench = ServerBench()
         bench.pairs = senders / 2
         bench.messages = messages
+        // The one-to-one reference sends five times as much, so that it lasts
+        // long enough to be a rate, not a burst.
+        var reference = bench
+        reference.messages = messages * 5
         let shape = ServerBench.Shape.group(members: members, senders: senders)
         func report(_ name: String, _ r: LoadResult) {
             print("tongban-server \(name): \(r.messages) messages in \(fmt(r.seconds)) s (\(fmt(r.sendsPerSecond))/s), every member told p50 \(fmt(r.allP50ms)) ms, p99 \(fmt(r.allP99ms)) ms; \(r.note)")
         }
-        print("one-to-one: \(senders) users in pairs, \(messages) sends each…")
-        let direct = try await bench.runTongban(shape: .pairs)
+        print("one-to-one: \(senders) users in pairs, \(reference.messages) sends each…")
+        let direct = try await reference.runTongban(shape: .pairs)
         print("tongban-server one-to-one: \(direct.messages) messages in \(fmt(direct.seconds)) s, p50 \(fmt(direct.p50ms)) ms, p99 \(fmt(direct.p99ms)) ms; \(direct.note)")
         print("group: \(members) members on WebSockets, \(senders) of them sending \(messages) each…")
         let group = try await bench.runTongban(shape: shape)
@@ -96,6 +100,7 @@ struct GroupBench: Sendable {
                                      met: r.allP99ms < 100))
             }
         }
+        if let admin = postgresAdminURL { rows += try await SeamBench(adminURL: admin).run() }
         if bigMembers > 0 {
             print("big group: \(bigMembers) members, \(senders) of them sending \(messages) each…")
             let big = try await bench.runTongban(shape: .group(members: bigMembers, senders: senders))

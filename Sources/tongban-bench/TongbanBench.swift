@@ -71,7 +71,11 @@ extension TongbanBench {
             abstract: "A group on WebSockets: sends/s and send → every member notified, next to one-to-one in the same run.",
             discussion: """
                 TONGBAN_BENCH_GROUP_MEMBERS (default 500), TONGBAN_BENCH_GROUP_SENDERS (default 20), \
-                TONGBAN_BENCH_GROUP_SENDS (sends per sender, default 50).
+                TONGBAN_BENCH_GROUP_SENDS (sends per sender, default 50), TONGBAN_BENCH_GROUP_RATE (group sends/s of the \
+                paced run, default 100; 0 skips it), TONGBAN_BENCH_BIG_GROUP (members of the big group, default 2000; 0 skips \
+                it), TONGBAN_BENCH_PULL_GROUPS and TONGBAN_BENCH_PULL_SENDS (the sync pull: groups, default 50, and messages \
+                in each, default 100; 0 groups skips it). With TONGBAN_BENCH_PG (a cluster's admin URL) the group also runs \
+                on one PostgreSQL node, and history readers on storage threads against the cooperative pool.
                 """)
         func run() async throws { benchHeader(); try await Self.table() }
         static func table() async throws {

@@ -89,6 +89,43 @@ import Testing
         #expect(paged == whole)
     }
 
+    /// While members send, join and leave at once, each member's sync holds
+    /// the group's seqs without a hole for the time they were in it.
+    @Test func syncHasNoHolesWhileMembersSendJoinAndLeave() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let unique = "busy_sync_\(Int.random(in: 0..<1_000_000))"
+        let (g, users) = try await makeGroup(server, size: 4, unique: unique)
+        var newcomers: [(API, AuthResponse)] = []
+        for _ in 0..<3 { newcomers.append(try await server.user()) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, (api, _)) in users.dropLast().enumerated() {
+                group.addTask { for n in 0..<12 { _ = try await api.sendText(g.conversationId, "\(i)-\(n)") } }
+            }
+            for (api, _) in newcomers {
+                group.addTask {
+                    _ = try await api.join(unique)
+                    _ = try await api.sendText(g.conversationId, "hi")
+                }
+            }
+            group.addTask { _ = try await users[3].0.leave(g.groupId) }
+            try await group.waitForAll()
+        }
+        func seqs(_ api: API) async throws -> [Int] {
+            try await api.syncEvents().compactMap { e -> Int? in
+                if case .message(let m) = e, m.conversationId == g.conversationId { return m.seq } else { return nil }
+            }
+        }
+        let maxSeq = try await users[0].0.history(g.conversationId, query: "&limit=1").messages.last?.seq ?? 0
+        #expect(try await seqs(users[0].0) == Array(1...maxSeq), "a member throughout has every seq, in order")
+        for (api, _) in newcomers {
+            let mine = try await seqs(api)
+            #expect(!mine.isEmpty && mine == Array((mine.first ?? 1)...maxSeq), "from the join on, without a hole")
+        }
+        let leaver = try await seqs(users[3].0)
+        #expect(leaver.first == 1 && leaver == Array(1...(leaver.last ?? 0)), "up to the leave, without a hole")
+    }
+
     /// Entries logged to each member before timelines existed stay where
     /// they are: a cursor from then still pages on, into the timeline.
     @Test func aCursorFromBeforeTimelinesStillPagesOn() throws {

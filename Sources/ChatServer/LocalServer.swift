@@ -139,15 +139,17 @@ public final class LocalServer: Sendable {
     /// their push socket's `sync` notice says. Like a socket, the listener
     /// makes the user online.
     public func onSyncNotice(uid: Int, _ handler: @escaping @Sendable (Int) -> Void) {
-        let (frames, continuation) = AsyncStream<PushHub.Outgoing>.makeStream()
-        let id = services.hub.connect(uid: uid, continuation: continuation)
+        let outbox = SocketOutbox()
+        let id = services.hub.connect(uid: uid, outbox: outbox)
         let hub = services.hub
         let task = Task {
-            for await out in frames {
-                guard case .frame(let frame) = out, let data = frame.data(using: .utf8),
-                      let push = try? JSONDecoder().decode(PushFrame.self, from: data),
-                      case .sync(let cursor) = push else { continue }
-                handler(cursor)
+            for await _ in outbox.rings {
+                for out in outbox.take() {
+                    guard case .frame(let frame) = out, let data = frame.data(using: .utf8),
+                          let push = try? JSONDecoder().decode(PushFrame.self, from: data),
+                          case .sync(let cursor) = push else { continue }
+                    handler(cursor)
+                }
             }
             hub.disconnect(uid: uid, id: id)
         }

@@ -29,8 +29,8 @@ enum WebSocketSession {
 
     static func run(uid: Int, token: String, service: ServerServices, inbound: WebSocketInboundStream,
                     outbound: WebSocketOutboundWriter) async throws {
-        let (frames, continuation) = AsyncStream<PushHub.Outgoing>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), continuation: continuation)
+        let outbox = SocketOutbox()
+        let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), outbox: outbox)
         // A revoke between the upgrade's check and the line above found no
         // socket to close: asked again now that the hub knows this one. The
         // cursor for `hello` is read after registering too: no notice can fall between.
@@ -38,21 +38,23 @@ enum WebSocketSession {
             ((try? service.auth.authenticate(token: token)) ?? nil, (try? service.syncLog.currentCursor(uid: uid)) ?? 0)
         }
         if current != uid {
-            continuation.yield(.close(code: PushCloseCode.signedOut))
+            outbox.send(.close(code: PushCloseCode.signedOut))
         }
         defer {
-            continuation.finish()
+            outbox.finish()
             service.hub.disconnect(uid: uid, id: id)
         }
-        continuation.yield(.frame(PushHub.encode(.hello(cursor: cursor))))
+        outbox.send(.frame(PushHub.encode(.hello(cursor: cursor))))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await out in frames {
-                    switch out {
-                    case .frame(let text): try await outbound.write(.text(text))
-                    case .close(let code):
-                        try await outbound.close(.unknown(code), reason: "signed out")
-                        return
+                for await _ in outbox.rings {
+                    for out in outbox.take() {
+                        switch out {
+                        case .frame(let text): try await outbound.write(.text(text))
+                        case .close(let code):
+                            try await outbound.close(.unknown(code), reason: "signed out")
+                            return
+                        }
                     }
                 }
             }
@@ -60,7 +62,7 @@ enum WebSocketSession {
                 for try await message in inbound.messages(maxSize: 64 * 1024) {
                     guard case .text(let text) = message,
                           let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
-                    if frame == .ping { continuation.yield(.frame(PushHub.encode(.pong))) }
+                    if frame == .ping { outbox.send(.frame(PushHub.encode(.pong))) }
                 }
             }
             // Either side ending ends the session.

@@ -2,7 +2,7 @@ import ChatCore
 import Foundation
 import Synchronization
 
-/// Open WebSockets by user. Frames go into each socket's own stream, which
+/// Open WebSockets by user. Frames go into each socket's own outbox, which
 /// its connection task writes in order, so notifying never blocks a request.
 ///
 /// Presence: a user is online while one of their sockets is open anywhere
@@ -20,7 +20,7 @@ public final class PushHub: Sendable {
         let id: Int
         /// The token the socket authenticated with; its end closes the socket.
         let tokenHash: String
-        let continuation: AsyncStream<Outgoing>.Continuation
+        let outbox: SocketOutbox
     }
     private struct State {
         var next = 0
@@ -49,11 +49,11 @@ public final class PushHub: Sendable {
     var onlineUsers: [Int] { state.withLock { Array($0.sockets.keys) } }
 
     /// Registers a socket; returns its id.
-    func connect(uid: Int, tokenHash: String = "", continuation: AsyncStream<Outgoing>.Continuation) -> Int {
+    func connect(uid: Int, tokenHash: String = "", outbox: SocketOutbox) -> Int {
         let (id, first, elsewhere) = state.withLock { s -> (Int, Bool, Bool) in
             s.next += 1
             let first = s.sockets[uid]?.isEmpty ?? true
-            s.sockets[uid, default: []].append(Connection(id: s.next, tokenHash: tokenHash, continuation: continuation))
+            s.sockets[uid, default: []].append(Connection(id: s.next, tokenHash: tokenHash, outbox: outbox))
             return (s.next, first, s.isOnlineElsewhere(uid))
         }
         if first {
@@ -114,12 +114,8 @@ public final class PushHub: Sendable {
         let targets = state.withLock { s in
             cursors.compactMap { uid, cursor in s.sockets[uid].map { conns in (conns, cursor) } }
         }
-        // A group message tells every member the same cursor: one frame for all of them.
-        var frames: [Int: Outgoing] = [:]
         for (conns, cursor) in targets {
-            let frame = frames[cursor] ?? Outgoing.frame(Self.encode(.sync(cursor: cursor)))
-            frames[cursor] = frame
-            for c in conns { c.continuation.yield(frame) }
+            for c in conns { c.outbox.sync(cursor) }
         }
     }
 
@@ -127,7 +123,7 @@ public final class PushHub: Sendable {
         let peers = contacts.withLock { $0 }?.of(uid) ?? []
         let frame = Outgoing.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online)))
         let conns = state.withLock { s in peers.flatMap { s.sockets[$0] ?? [] } }
-        for c in conns { c.continuation.yield(frame) }
+        for c in conns { c.outbox.send(frame) }
     }
 
     static func encode(_ frame: PushFrame) -> String {
@@ -140,8 +136,8 @@ public final class PushHub: Sendable {
         guard !tokenHash.isEmpty else { return }
         let conns = state.withLock { s in s.sockets.values.flatMap { $0.filter { $0.tokenHash == tokenHash } } }
         for c in conns {
-            c.continuation.yield(.close(code: PushCloseCode.signedOut))
-            c.continuation.finish()
+            c.outbox.send(.close(code: PushCloseCode.signedOut))
+            c.outbox.finish()
         }
     }
 
@@ -151,7 +147,7 @@ public final class PushHub: Sendable {
             defer { s.sockets = [:] }
             return s.sockets.values.flatMap { $0 }
         }
-        for c in all { c.continuation.finish() }
+        for c in all { c.outbox.finish() }
     }
 }
 
@@ -163,4 +159,54 @@ struct PresenceHook: Sendable {
 /// Who should see a user's presence (see AfterSendHook for why a struct).
 struct ContactsLookup: Sendable {
     let of: @Sendable (Int) -> [Int]
+}
+
+/// What one socket has yet to send: frames in order, and at most one `sync`
+/// notice with the newest cursor. A `sync` says "your log reached N", so a
+/// later one says everything an earlier one did: a socket that fell behind
+/// (a busy group, a slow network) sends one notice, not one per commit it
+/// missed, and catching up costs the server and the client less, not more.
+final class SocketOutbox: Sendable {
+    private struct State {
+        var frames: [PushHub.Outgoing] = []
+        var sync: Int?
+    }
+    private let state = Mutex(State())
+    private let bell: AsyncStream<Void>.Continuation
+    /// Rings when there is something to `take`; ends with `finish`.
+    let rings: AsyncStream<Void>
+    /// Frames a socket that stopped reading may hold before the oldest go.
+    static let maxFrames = 256
+
+    init() {
+        (rings, bell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func send(_ frame: PushHub.Outgoing) {
+        state.withLock { s in
+            s.frames.append(frame)
+            if s.frames.count > Self.maxFrames { s.frames.removeFirst(s.frames.count - Self.maxFrames) }
+        }
+        bell.yield()
+    }
+
+    func sync(_ cursor: Int) {
+        state.withLock { s in s.sync = max(s.sync ?? 0, cursor) }
+        bell.yield()
+    }
+
+    func finish() { bell.finish() }
+
+    /// Everything to write now: the frames in order, then the newest `sync`.
+    func take() -> [PushHub.Outgoing] {
+        state.withLock { s in
+            var out = s.frames
+            s.frames.removeAll(keepingCapacity: true)
+            if let cursor = s.sync {
+                out.append(.frame(PushHub.encode(.sync(cursor: cursor))))
+                s.sync = nil
+            }
+            return out
+        }
+    }
 }

@@ -14,6 +14,9 @@ struct LoadResult: Sendable {
     var allP99ms: Double = .nan
     var serverRSSMiB: Double
     var note: String
+    /// CPU seconds during the sends: the servers', and this process's (the load's clients).
+    var serverCPU: Double = .nan
+    var benchCPU: Double = .nan
 }
 
 struct IRCBenchError: Error, CustomStringConvertible {

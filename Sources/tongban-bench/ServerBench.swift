@@ -229,7 +229,7 @@ struct ServerBench: Sendable {
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99),
                           allP50ms: percentile(everyone, 50), allP99ms: percentile(everyone, 99), serverRSSMiB: rss,
-                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched, \(everyone.count) of \(total) messages reached every listener\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s")
+                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched, \(everyone.count) of \(total) messages reached every listener\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s", serverCPU: serverCPU, benchCPU: benchCPU)
     }
 
     /// Each user's conversation and whether it sends, for a shape.

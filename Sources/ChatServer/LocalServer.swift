@@ -35,6 +35,8 @@ public final class LocalServer: Sendable {
         config.passwordRounds = 1
         config.minimumPasswordRounds = 1
         config.clock = clock.serverClock
+        // Requests reach it in this process, one test's at a time: no threads of its own.
+        config.storageThreads = 0
         config.logger = Logger(label: "tongban-local-server", factory: { _ in SwiftLogNoOpLogHandler() })
         configure(&config)
         self.config = config

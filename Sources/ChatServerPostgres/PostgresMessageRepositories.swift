@@ -333,27 +333,31 @@ struct PostgresSyncLogRepository: SyncLogRepository {
                             (SELECT MAX(t.cur) FROM timeline_span s CROSS JOIN LATERAL (
                                 SELECT MAX(e.cur) AS cur FROM event e
                                 WHERE e.uid = 0 AND e.conversation_id = s.conversation_id AND e.cur > s.from_cur
-                                  AND (s.to_cur IS NULL OR e.cur <= s.to_cur)) t
+                                  AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
+                                  AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)) t
                              WHERE s.uid = \(uid)))
             """)
     }
 
     /// One round trip: the user's own entries and each span's first
-    /// `limit + 1` timeline entries, merged by cursor.
+    /// `limit + 1` timeline entries, merged by cursor; the bodies are read
+    /// for the page's cursors only, not for every span's candidates.
     func entries(of uid: Int, after cursor: Int, limit: Int,
                  _ visit: (_ cursor: Int, _ body: String) throws -> Void) throws -> Bool {
         let rows = try conn.query("""
-            SELECT cur, body FROM (
-                (SELECT cur, body FROM event WHERE uid = \(uid) AND cur > \(cursor) ORDER BY cur LIMIT \(limit + 1))
-                UNION ALL
-                SELECT t.cur, t.body FROM timeline_span s CROSS JOIN LATERAL (
-                    SELECT e.cur, e.body FROM event e
-                    WHERE e.uid = 0 AND e.conversation_id = s.conversation_id
-                      AND e.cur > GREATEST(\(cursor), s.from_cur) AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
-                      AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)
-                    ORDER BY e.cur LIMIT \(limit + 1)) t
-                WHERE s.uid = \(uid) AND (s.to_cur IS NULL OR s.to_cur > \(cursor))
-            ) page ORDER BY cur LIMIT \(limit + 1)
+            WITH page AS (
+                SELECT cur FROM (
+                    (SELECT cur FROM event WHERE uid = \(uid) AND cur > \(cursor) ORDER BY cur LIMIT \(limit + 1))
+                    UNION ALL
+                    SELECT t.cur FROM timeline_span s CROSS JOIN LATERAL (
+                        SELECT e.cur FROM event e
+                        WHERE e.uid = 0 AND e.conversation_id = s.conversation_id
+                          AND e.cur > GREATEST(\(cursor), s.from_cur) AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
+                          AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)
+                        ORDER BY e.cur LIMIT \(limit + 1)) t
+                    WHERE s.uid = \(uid) AND (s.to_cur IS NULL OR s.to_cur > \(cursor))
+                ) candidates ORDER BY cur LIMIT \(limit + 1))
+            SELECT e.cur, e.body FROM page JOIN event e ON e.cur = page.cur ORDER BY e.cur
             """)
         for (i, row) in rows.enumerated() {
             if i == limit { return true }

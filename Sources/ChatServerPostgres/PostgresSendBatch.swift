@@ -88,7 +88,10 @@ struct PostgresSendBatchRepository: SendBatchRepository {
                 read_seq = GREATEST(m.read_seq, k.read)
             FROM unnest(\(notes.map(\.conversationId))::TEXT[], \(notes.map(\.uid))::BIGINT[],
                         \(notes.map(\.shownSeq))::BIGINT[], \(notes.map { $0.readSeq ?? 0 })::BIGINT[]) AS k(c, u, shown, read)
-            WHERE m.conversation_id = k.c AND (m.uid = k.u OR (k.u = \(MemberAppendNote.everyHidden) AND m.hidden))
+            WHERE m.conversation_id = k.c AND (m.uid = k.u OR (k.u = \(MemberAppendNote.everyHidden) AND m.hidden
+                -- A row with a note of its own takes that one (a hidden sender's read mark).
+                AND NOT EXISTS (SELECT 1 FROM unnest(\(notes.map(\.conversationId))::TEXT[], \(notes.map(\.uid))::BIGINT[]) AS o(c, u)
+                                WHERE o.c = m.conversation_id AND o.u = m.uid)))
             """)
     }
 

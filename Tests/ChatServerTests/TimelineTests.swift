@@ -46,6 +46,11 @@ import Testing
                                       DeleteMessagesRequest(conversationId: conv, clientMsgIds: ["while"])).status == 204)
         #expect(try await !synced(late.0).contains("while"))
         #expect(try await synced(owner).contains("while"))
+        // A reaction to it afterwards is not theirs either, nor is its cursor the end `hello` names.
+        #expect(try await owner.post("/chat/message/react", ReactRequest(conversationId: conv, clientMsgId: "while", emoji: "👍",
+                                                                         on: true)).status == 200)
+        let page = try await late.0.get("/chat/sync?since=0&limit=1000").decode(SyncResponse.self)
+        #expect(try server.running.service.syncLog.currentCursor(uid: late.1.uid) == page.cursor)
     }
 
     @Test func aMemberWhoComesBackMissesOnlyTheTimeAway() async throws {

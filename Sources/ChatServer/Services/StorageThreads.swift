@@ -21,7 +21,12 @@ final class StorageThreads: TaskExecutor, Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        pool.submit { [self] _ in job.runSynchronously(on: asUnownedTaskExecutor()) }
+        pool.submit { [self] state in
+            // A pool that is shutting down hands the work back on the
+            // caller's thread: it goes to the global executor instead.
+            guard case .active = state else { return globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 
     func shutdown() async {

@@ -26,7 +26,8 @@ package protocol SyncLogRepository {
     func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)]
     func replaceBody(cursor: Int, with body: String) throws
 
-    /// The newest cursor of `uid`'s log, their timelines' entries included; nil when it is empty.
+    /// The newest cursor of `uid`'s log, as `entries` pages it (their
+    /// timelines' entries included, the messages they deleted left out); nil when it is empty.
     func newestCursor(uid: Int) throws -> Int?
     /// Visits up to `limit` entries of `uid`'s log after `cursor`, in cursor
     /// order: their own entries and those of the group timelines they read

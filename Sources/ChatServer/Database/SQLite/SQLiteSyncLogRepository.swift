@@ -71,7 +71,8 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
         for span in try spans(of: uid, endingAfter: 0) {
             let last = try Int.fetchOne(db.cachedStatement(sql: """
                 SELECT MAX(cursor) FROM event WHERE uid = 0 AND conversationId = ? AND cursor > ? AND cursor <= ?
-                """), arguments: [span.conversationId, span.from, span.to ?? Int.max])
+                  AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = event.messageId)
+                """), arguments: [span.conversationId, span.from, span.to ?? Int.max, uid])
             if let last, last > newest ?? 0 { newest = last }
         }
         return newest

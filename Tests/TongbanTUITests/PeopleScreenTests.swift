@@ -98,6 +98,16 @@ import Testing
         try Golden.check("people-group", s, Self.zh)
     }
 
+    @Test func aGroupsPictureIsFetchedForTheHeaderOnceItsInfoIsRead() {
+        var s = GroupFixture.chatState(width: 100, height: 30)
+        s.chat?.group?.avatar = "chat/image/group.jpg"
+        guard let ref = s.chat?.ref else { Issue.record("no chat"); return }
+        let effects = Update.apply(.chat(.filled(hasMoreHistory: false), ref), to: &s, Self.zh)
+        #expect(effects.contains(.decodeAvatar(key: "chat/image/group.jpg")), "without opening the group's page first")
+        let again = Update.apply(.chat(.filled(hasMoreHistory: false), ref), to: &s, Self.zh)
+        #expect(!again.contains(.decodeAvatar(key: "chat/image/group.jpg")), "asked for once")
+    }
+
     // MARK: Keys
 
     @Test func enterAcceptsARequestXDeclinesItAndTypingFilters() {

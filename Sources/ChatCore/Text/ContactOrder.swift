@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Contacts in the order WeChat and QQ list them: by the name shown (a
 /// remark, else the display name), Chinese by its pinyin (ICU's Han-Latin
@@ -7,11 +8,23 @@ import Foundation
 /// that come last, as WeChat's "#" section. Where no transliteration is
 /// available, Chinese falls back to code-point order.
 public enum ContactOrder {
-    /// The key a name sorts by: pinyin without tones, lower case.
+    /// The key a name sorts by: pinyin without tones, lower case. Kept once
+    /// made: the contacts page sorts and filters by it on every frame, and
+    /// ICU's transliteration costs tens of microseconds a name.
     public static func key(_ name: String) -> String {
+        if let known = keys.withLock({ $0[name] }) { return known }
         let latin = name.applyingTransform(.toLatin, reverse: false) ?? name
-        return latin.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+        let key = latin.folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+        keys.withLock { known in
+            // Names come and go with contacts: a bound, not an eviction policy.
+            if known.count >= maxKeys { known.removeAll(keepingCapacity: true) }
+            known[name] = key
+        }
+        return key
     }
+
+    private static let keys = Mutex<[String: String]>([:])
+    static let maxKeys = 4096
 
     /// The section letter ("A"-"Z"), or "#" for a name that starts otherwise.
     public static func initial(_ name: String) -> String {

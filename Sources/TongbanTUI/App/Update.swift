@@ -138,7 +138,9 @@ enum Update {
             s.draftFromStore = false
             s.input = InputLine(text: c.draftText ?? "")
         }
-        return wanted.map { .chat($0, for: chat.conversation, chat.ref) } + thumbnailsWanted(&s)
+        // A group's picture for the header, once its info is read.
+        let picture = chat.group.map { $0.avatar.hasPrefix("chat/") ? avatarWanted($0.avatar, &s) : [] } ?? []
+        return wanted.map { .chat($0, for: chat.conversation, chat.ref) } + thumbnailsWanted(&s) + picture
     }
 
     /// Opens `c` in the message pane: the chat before it keeps what was
@@ -159,7 +161,7 @@ enum Update {
         s.scroll = 0
         s.focus = .input
         s.narrowShowsMessages = true
-        // The peer's picture for the header (a group's comes with its page).
+        // The peer's picture for the header (a group's once its info is read: `chat`).
         let picture = avatar.hasPrefix("chat/") ? avatarWanted(avatar, &s) : []
         return left + chat(.appear, &s) + picture
     }

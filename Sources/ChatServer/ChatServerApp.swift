@@ -35,6 +35,8 @@ public enum ChatServerApp {
         let service = try ServerServices(config: config)
         do {
             if config.demo { try DemoSeeder(service: service).seedIfNeeded() }
+            // One node: nobody was online before it started, so nobody is in a room.
+            if config.databaseURL == nil { try service.rooms.clearPresence() }
             try service.pruneSyncLog()
         } catch {
             await service.shutdown()
@@ -67,6 +69,7 @@ public enum ChatServerApp {
         authed.addRoutes(SignalController(signals: service.signals, read: read).routes, atPath: "/signal")
         authed.addRoutes(GroupController(groups: service.groups, read: read).routes, atPath: "/group")
         authed.addRoutes(FavoriteController(messages: service.messages, read: read).routes, atPath: "/favorite")
+        authed.addRoutes(RoomController(rooms: service.rooms, read: read).routes, atPath: "/room")
         return router
     }
 

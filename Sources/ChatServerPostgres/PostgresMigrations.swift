@@ -159,6 +159,20 @@ enum PostgresMigrations {
             WHERE c.uid_low = 0 AND c.uid_high = 0 AND m.left_seq IS NULL
             """,
         ]),
+        // Rooms, as SQLite's v8-rooms.
+        ("v6-rooms", [
+            """
+            CREATE TABLE room (
+                rid BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, unique_name TEXT UNIQUE, topic TEXT NOT NULL DEFAULT '',
+                owner_uid BIGINT NOT NULL, created_at BIGINT NOT NULL, dropped BOOLEAN NOT NULL DEFAULT FALSE)
+            """,
+            """
+            CREATE TABLE room_presence (
+                rid BIGINT NOT NULL, uid BIGINT NOT NULL, entered_at BIGINT NOT NULL, PRIMARY KEY (rid, uid))
+            """,
+            "CREATE INDEX room_presence_uid ON room_presence(uid)",
+            "CREATE TABLE room_ban (rid BIGINT NOT NULL, uid BIGINT NOT NULL, PRIMARY KEY (rid, uid))",
+        ]),
     ]
 
     /// `upTo`: the last step to apply (tests bring a database to an older schema); nil applies all.

@@ -142,6 +142,7 @@ struct PostgresTransaction: StorageTransaction {
     var groups: any GroupRepository { PostgresGroupRepository(conn: conn) }
     var favorites: any FavoriteRepository { PostgresFavoriteRepository(conn: conn) }
     var people: any PeopleRepository { PostgresPeopleRepository(conn: conn) }
+    var rooms: any RoomRepository { PostgresRoomRepository(conn: conn) }
     var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 

@@ -43,6 +43,27 @@ struct ClusterTests {
         #expect(page.events.compactMap { if case .message(let m) = $0 { m.content } else { nil } } == ["跨节点 👋"])
     }
 
+    /// Two users on different nodes in one room: each hears the other's
+    /// words and comings and goings; closing the last socket leaves.
+    @Test func aRoomSpansTheNodes() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("alice_r")
+        _ = try await one.user("bob_r")
+        let bOnTwo = try await Self.login(two, "bob_r")
+        let aSocket = try await WSProbe.open(port: one.port, token: ua.token)
+        let bSocket = try await WSProbe.open(port: two.port, token: bOnTwo.token!)
+        defer { Task { await aSocket.close() } }
+        let room = try await a.createRoom("跨节点房间", unique: "across_nodes").decode(RoomInfo.self)
+        #expect(try await bOnTwo.enterRoom("across_nodes").status == 200, "node two knows alice's socket on one is there")
+        #expect(await aSocket.wait { roomMessage($0)?.contentType == ContentType.roomEntered && roomMessage($0)?.sendID != ConversationIDHelper.imUid(ua.uid) } != nil)
+        #expect(try await a.sendText(room.conversationId, "你好，二号节点", id: "across").status == 200)
+        let heard = await bSocket.wait { roomMessage($0)?.clientMsgID == "across" }
+        #expect(roomMessage(heard!)?.content == "你好，二号节点")
+        await bSocket.close()
+        #expect(await aSocket.wait { roomMessage($0)?.contentType == ContentType.roomLeft } != nil, "offline on node two is left")
+    }
+
     /// A device signed out on node one stops on node two at once, its socket
     /// there closes with 4001, and a friend request made on one is heard on two.
     @Test func aRevokeAndAFriendRequestReachTheOtherNode() async throws {

@@ -19,6 +19,21 @@ public enum ConversationIDHelper {
 
     public static func isGroup(_ conversationId: String) -> Bool { groupId(conversationId) != nil }
 
+    /// `sr_<rid>` (PROTOCOL.md v3 "Rooms").
+    public static let roomPrefix = "sr_"
+    public static func room(_ rid: Int) -> String { "\(roomPrefix)\(rid)" }
+
+    /// The rid of `sr_<rid>` (1-18 digits, no leading zero), else nil.
+    public static func roomId(_ conversationId: String) -> Int? {
+        guard conversationId.hasPrefix(roomPrefix) else { return nil }
+        let digits = conversationId.utf8.dropFirst(roomPrefix.utf8.count)
+        guard !digits.isEmpty, digits.count <= 18, digits.first != 0x30,
+              digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    public static func isRoom(_ conversationId: String) -> Bool { roomId(conversationId) != nil }
+
     /// Whether the id is a well-formed single chat or group id.
     public static func isValid(_ conversationId: String) -> Bool {
         uids(conversationId) != nil || groupId(conversationId) != nil

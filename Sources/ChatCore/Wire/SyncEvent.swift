@@ -93,10 +93,16 @@ public enum PushFrame: Sendable, Hashable {
     case presence(userId: String, online: Bool)
     case ping
     case pong
+    /// v3 rooms: a room's message or notice, whole (rooms are in no sync log).
+    case room(WireMessage)
+    /// v3 rooms: a room's message as it is now (revoked, reacted to, edited).
+    case roomUpdate(WireMessage)
+    /// v3 rooms: a room's info changed (present count, name, topic).
+    case roomInfo(RoomInfo)
 }
 
 extension PushFrame: Codable {
-    private enum CodingKeys: String, CodingKey { case type, cursor, userId, online }
+    private enum CodingKeys: String, CodingKey { case type, cursor, userId, online, message, room }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         switch try c.decode(String.self, forKey: .type) {
@@ -106,6 +112,9 @@ extension PushFrame: Codable {
             self = .presence(userId: try c.decode(String.self, forKey: .userId), online: try c.decode(Bool.self, forKey: .online))
         case "ping": self = .ping
         case "pong": self = .pong
+        case "room": self = .room(try c.decode(WireMessage.self, forKey: .message))
+        case "room_update": self = .roomUpdate(try c.decode(WireMessage.self, forKey: .message))
+        case "room_info": self = .roomInfo(try c.decode(RoomInfo.self, forKey: .room))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown frame type \(other)")
         }
@@ -119,6 +128,9 @@ extension PushFrame: Codable {
             try c.encode("presence", forKey: .type); try c.encode(uid, forKey: .userId); try c.encode(online, forKey: .online)
         case .ping: try c.encode("ping", forKey: .type)
         case .pong: try c.encode("pong", forKey: .type)
+        case .room(let m): try c.encode("room", forKey: .type); try c.encode(m, forKey: .message)
+        case .roomUpdate(let m): try c.encode("room_update", forKey: .type); try c.encode(m, forKey: .message)
+        case .roomInfo(let r): try c.encode("room_info", forKey: .type); try c.encode(r, forKey: .room)
         }
     }
 }

@@ -102,4 +102,13 @@ public enum ContentType {
     public static let memberJoined = 1510
 
     public static func isGroupNotice(_ type: Int) -> Bool { (1501...1510).contains(type) }
+
+    // Room notices (PROTOCOL.md v3 "Rooms"), with `content` as for group notices.
+    public static let roomEntered = 1601
+    public static let roomLeft = 1602
+    public static let roomKicked = 1603
+    public static let roomChanged = 1604
+    public static let roomDropped = 1605
+
+    public static func isRoomNotice(_ type: Int) -> Bool { (1601...1605).contains(type) }
 }

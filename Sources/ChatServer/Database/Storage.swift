@@ -61,6 +61,7 @@ package protocol StorageTransaction {
     var groups: any GroupRepository { get }
     var favorites: any FavoriteRepository { get }
     var people: any PeopleRepository { get }
+    var rooms: any RoomRepository { get }
     /// Whole batches of sends at once, where the backend has them.
     var sendBatch: (any SendBatchRepository)? { get }
 }

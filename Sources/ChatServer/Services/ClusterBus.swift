@@ -43,6 +43,8 @@ package enum ClusterNotice: Equatable, Sendable {
     case hello(node: String)
     /// Users with a socket on another node (its answer to a hello).
     case online(node: String, uids: [Int])
+    /// A room's frame for these users' sockets, by reference.
+    case room(ref: RoomFrameRef, uids: [Int])
 }
 
 /// The notices' text: short lines of words, under PostgreSQL's 8000-byte payload limit.
@@ -81,11 +83,34 @@ package enum ClusterPayload {
         uids.isEmpty ? ["online " + node] : split("online " + node, uids.sorted().map(String.init))
     }
 
+    /// `room NODE KIND ID uid uid ...` (KIND: m a new message, u a message
+    /// now, i a room's info), split to fit.
+    package static func roomPayloads(node: String, ref: RoomFrameRef, uids: [Int]) -> [String] {
+        let head: String
+        switch ref {
+        case .message(let id): head = "room \(node) m \(id)"
+        case .update(let id): head = "room \(node) u \(id)"
+        case .info(let rid): head = "room \(node) i \(rid)"
+        }
+        return split(head, uids.map(String.init))
+    }
+
     /// What a payload says; nil for a notice of this node's own or a malformed one.
     package static func parse(_ payload: String, ownNode: String) -> ClusterNotice? {
         let parts = payload.split(separator: " ")
         guard let first = parts.first else { return nil }
         if first == "logout" { return parts.count == 2 ? .logout(tokenHash: String(parts[1])) : nil }
+        if first == "room" {
+            guard parts.count >= 5, parts[1] != ownNode, let id = Int64(parts[3]) else { return nil }
+            let uids = parts.dropFirst(4).compactMap { Int($0) }
+            guard uids.count == parts.count - 4 else { return nil }
+            switch parts[2] {
+            case "m": return .room(ref: .message(id), uids: uids)
+            case "u": return .room(ref: .update(id), uids: uids)
+            case "i": return .room(ref: .info(Int(id)), uids: uids)
+            default: return nil
+            }
+        }
         if ["presence", "hello", "online"].contains(first) {
             guard parts.count >= 2, parts[1] != ownNode else { return nil }
             let node = String(parts[1])

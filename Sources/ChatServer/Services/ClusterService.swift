@@ -1,3 +1,4 @@
+import ChatCore
 import Dispatch
 import Logging
 import Synchronization
@@ -21,7 +22,12 @@ final class ClusterService: Sendable {
     /// How often the node looks for nodes that are gone.
     static let sweepInterval = Duration.seconds(5)
 
-    init(bus: any ClusterBus, hub: PushHub, auth: AuthService, syncLog: SyncLogService, logger: Logger) {
+    /// A room's frame by its reference (RoomService.frame).
+    let roomFrame: @Sendable (RoomFrameRef) -> PushFrame?
+
+    init(bus: any ClusterBus, hub: PushHub, auth: AuthService, syncLog: SyncLogService, logger: Logger,
+         roomFrame: @escaping @Sendable (RoomFrameRef) -> PushFrame?) {
+        self.roomFrame = roomFrame
         self.bus = bus
         self.hub = hub
         self.auth = auth
@@ -82,6 +88,13 @@ final class ClusterService: Sendable {
             later { [hub] in hub.presence(on: node, uid: uid, online: online) }
         case .online(let node, let uids):
             later { [hub] in hub.online(on: node, uids: uids) }
+        case .room(let ref, let uids):
+            // Only users with a socket here; the frame is read back from the database.
+            let local = uids.filter { hub.hasSocket($0) }
+            guard !local.isEmpty else { return }
+            later { [hub, roomFrame] in
+                if let frame = roomFrame(ref) { hub.send(.frame(PushHub.encode(frame)), to: local) }
+            }
         case .hello:
             // Who is online here, read when the answer is sent: a change
             // published before it is then already in it, one after it follows it.

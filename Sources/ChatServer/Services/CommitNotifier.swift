@@ -22,12 +22,25 @@ final class CommitNotifier: Sendable {
         bus?.publish(cursors)
     }
 
+    /// A room's frames after its commit: to the sockets here of `uids`, and
+    /// to the other nodes' (which read each frame back by its reference).
+    func roomPushed(_ frames: [RoomFrame], to uids: [Int]) {
+        guard !frames.isEmpty, !uids.isEmpty else { return }
+        for f in frames { hub.send(.frame(PushHub.encode(f.frame)), to: uids) }
+        guard let bus else { return }
+        let payloads = frames.flatMap { ClusterPayload.roomPayloads(node: bus.node, ref: $0.ref, uids: uids) }
+        bus.publish { payloads }
+    }
+
     /// Sends committed (a group, or one): one notice per user for all of
     /// them, then the hook for each new message.
     func sendsCommitted(_ writes: [MessageService.SendWrite]) {
         var cursors: [Int: Int] = [:]
         for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
         committed(cursors)
+        for w in writes where w.isNew {
+            if let present = w.room { roomPushed([RoomFrame(frame: .room(w.row.wire), ref: .message(w.row.id))], to: present) }
+        }
         guard let hook = afterSend.withLock({ $0 }) else { return }
         for w in writes where w.isNew { hook.run(w.row.wire) }
     }

@@ -24,11 +24,16 @@ final class ConversationService: Sendable {
         case single(peer: Int)
         /// Membership is checked inside a transaction (`member`, `activeMember`).
         case group(gid: Int)
+        /// v3: presence is membership (`member` answers for the present only).
+        case room(rid: Int)
+
+        var isRoom: Bool { if case .room = self { true } else { false } }
     }
 
     /// Checks the id's form and, for a single chat, that the caller is in it.
     static func target(of conversationId: String, caller: Int) throws -> Target {
         if let gid = ConversationIDHelper.groupId(conversationId) { return .group(gid: gid) }
+        if let rid = ConversationIDHelper.roomId(conversationId) { return .room(rid: rid) }
         guard ConversationIDHelper.parse(conversationId) != nil else {
             throw APIFailure.invalid("conversation id \(conversationId.prefix(80)) is not of the form si_tb_A_tb_B or sg_N")
         }
@@ -54,6 +59,12 @@ final class ConversationService: Sendable {
     /// they were never in is 403 (PROTOCOL.md: non-member), a single chat
     /// not started yet 404.
     func member(_ id: String, uid: Int, in tx: any StorageTransaction) throws -> MemberRow {
+        if let rid = ConversationIDHelper.roomId(id) {
+            // A room's members are whoever is there; they read its whole history.
+            guard try tx.rooms.isPresent(rid, uid: uid) else { throw APIFailure.forbidden("you are not in this room") }
+            return MemberRow(conversationId: id, uid: uid, isPinned: false, readSeq: 0, clearedSeq: 0, hidden: false,
+                             isImOpened: false)
+        }
         guard let m = try tx.conversations.member(id, uid: uid) else {
             if ConversationIDHelper.isGroup(id) { throw APIFailure.forbidden("you are not a member of this group") }
             throw APIFailure.notFound("no such conversation")
@@ -121,7 +132,9 @@ final class ConversationService: Sendable {
     /// Changes the caller's own view of a conversation and logs it to them.
     func updateMember(caller: Int, conversationId: String, deleted: Bool? = nil,
                       _ change: (inout MemberRow, any StorageTransaction) throws -> Void) throws -> ConversationSummary {
-        _ = try Self.target(of: conversationId, caller: caller)
+        if case .room = try Self.target(of: conversationId, caller: caller) {
+            throw APIFailure.invalid("rooms are not in the conversation list: nothing to pin, mute, read or clear")
+        }
         let (summary, cursor) = try storage.write { tx -> (ConversationSummary, Int) in
             var m = try self.member(conversationId, uid: caller, in: tx)
             try change(&m, tx)

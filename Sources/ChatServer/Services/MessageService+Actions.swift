@@ -29,6 +29,7 @@ extension MessageService {
             return (reactions, try self.announceUpdate(of: msg.id, target: target, caller: caller, in: tx))
         }
         notices.committed(cursors)
+        if target.isRoom { pushRoom(conversationId, updated: [clientMsgID]) }
         return reactions
     }
 
@@ -71,6 +72,7 @@ extension MessageService {
             return (try tx.messages.message(id: msg.id)!.wire, cursors)
         }
         notices.committed(cursors)
+        if target.isRoom { pushRoom(conversationId, updated: [clientMsgID]) }
         return message
     }
 
@@ -95,7 +97,8 @@ extension MessageService {
             try tx.messages.hide(rows.map(\.id), for: caller)
             try tx.syncLog.deleteEntries(of: caller, messageIds: rows.map(\.id))
             var cursors: [Int: Int] = [:]
-            for row in rows {
+            // A room's messages are in nobody's log: the caller's devices forget them locally.
+            for row in rows where !ConversationIDHelper.isRoom(conversationId) {
                 var gone = row.wire
                 gone.content = ""
                 gone.reactions = nil
@@ -144,6 +147,8 @@ extension MessageService {
         let audience = try known ?? audience(of: updated.conversationId, target: target, in: tx)
         let hiders = try tx.messages.hiders(of: messageId)
         var cursors: [Int: Int] = [:]
+        // A room's updates are pushed after the commit (`pushRoomUpdates`), never logged.
+        if case .present = audience { return [:] }
         if case .members(let uids) = audience {
             // Once, to the group's timeline (its readers' hidden rows keep it from those who deleted the message).
             let cursor = try syncLog.appendShared(.messageUpdate(updated.wire), to: updated.conversationId,
@@ -155,6 +160,28 @@ extension MessageService {
             cursors[uid] = try syncLog.append(.messageUpdate(updated.wire), to: uid, messageId: messageId, in: tx)
         }
         return cursors
+    }
+
+    /// A room's messages as they are now (`updated`, by clientMsgID) and new
+    /// ones (`newSeqs`, notices among them), pushed whole to whoever is present: rooms are in no
+    /// sync log. Read after the commit, so they say what was committed.
+    func pushRoom(_ conversationId: String, updated: [String], newSeqs: [Int] = []) {
+        guard let rid = ConversationIDHelper.roomId(conversationId) else { return }
+        let read = try? storage.read { tx -> ([RoomFrame], [Int]) in
+            var frames: [RoomFrame] = []
+            for seq in newSeqs {
+                if let m = try tx.messages.messages(in: conversationId, after: seq - 1, limit: 1, for: nil).first, m.seq == seq {
+                    frames.append(RoomFrame(frame: .room(m.wire), ref: .message(m.id)))
+                }
+            }
+            for id in updated {
+                if let m = try tx.messages.message(in: conversationId, clientMsgID: id) {
+                    frames.append(RoomFrame(frame: .roomUpdate(m.wire), ref: .update(m.id)))
+                }
+            }
+            return (frames, try tx.rooms.present(rid))
+        }
+        if let (frames, present) = read { notices.roomPushed(frames, to: present) }
     }
 
     /// A single chat's peer who refuses the caller's messages (a block, or

@@ -12,7 +12,9 @@ extension MessageService {
         return try storage.write { tx -> Favorite in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message cannot be kept") }
-            guard !ContentType.isGroupNotice(msg.contentType) else { throw APIFailure.invalid("group notices cannot be kept") }
+            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
+                throw APIFailure.invalid("notices cannot be kept")
+            }
             let (_, content) = IMMessageMapper.decode(contentType: msg.contentType, content: msg.content)
             guard content.flashImage == nil else { throw APIFailure.invalid("flash images cannot be kept") }
             if let kept = try tx.favorites.favorite(uid: caller, messageId: msg.id) { return try Self.favorite(kept) }
@@ -20,6 +22,7 @@ extension MessageService {
             switch target {
             case .group(let gid): name = try tx.groups.group(gid)?.name ?? ""
             case .single(let peer): name = try tx.users.info(uid: peer)?.username ?? ""
+            case .room(let rid): name = try tx.rooms.room(rid)?.name ?? ""
             }
             var copy = msg.wire
             copy.reactions = nil

@@ -20,6 +20,8 @@ extension MessageService {
         let cursors: [Int: Int]
         let isNew: Bool
         let destroyedKey: String?
+        /// A room's message: the users present, pushed it whole after the commit.
+        var room: [Int]? = nil
     }
 
     /// Sends one message in its own transaction (the demo peers, tests).
@@ -78,7 +80,7 @@ extension MessageService {
             if let receiveId = r.receiveId, !receiveId.isEmpty {
                 try signals.checkReceiveId(receiveId, between: caller, and: peer)
             }
-        case .group:
+        case .group, .room:
             if MessageKinds.kind(of: payload).singleChatOnly {
                 throw APIFailure.invalid("flash images and signal quotes are for single chats only")
             }
@@ -104,7 +106,7 @@ extension MessageService {
             throw APIFailure(.conflict, "clientMsgId is already used by another message in this conversation")
         }
         switch job.target {
-        case .group:
+        case .group, .room:
             _ = try conversations.activeMember(conversationId, uid: caller, in: tx)
         case .single:
             // A receipt of a flash image still goes through: it only ends the sender's own picture.
@@ -157,7 +159,9 @@ extension MessageService {
             try scrubLog(messageId: target.id, in: tx)
             cursors.merge(try announceUpdate(of: target.id, target: job.target, caller: caller, audience: audience, in: tx)) { $1 }
         }
-        return SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
+        var write = SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
+        if case .present(let uids) = audience { write.room = uids }
+        return write
     }
 
     /// A reply with its quote filled in from the server's copy of the quoted

@@ -18,7 +18,8 @@ extension MessageService {
         var candidates: [Int] = []
         var seen = Set<String>()
         for (i, job) in jobs.enumerated() {
-            guard Self.isPlain(job.payload) else { continue }
+            // A room's sends are pushed, not logged: `writeSend` writes them.
+            guard Self.isPlain(job.payload), !job.target.isRoom else { continue }
             let id = job.request.clientMsgId
             guard seen.insert("s\(job.caller) \(id)").inserted, seen.insert("c\(job.request.recvID) \(id)").inserted else { continue }
             candidates.append(i)
@@ -90,6 +91,7 @@ extension MessageService {
             switch job.target {
             case .single(let peer): audience = .peer(peer)
             case .group: audience = .members(members[conversationId] ?? [])
+            case .room: continue
             }
             nextSeq[conversationId] = seq + 1
             rows.append(Self.newRow(conversationId: conversationId, sender: job.caller, to: audience,
@@ -117,6 +119,8 @@ extension MessageService {
                 entries.append(LogEntry(uid: peer, messageId: ids[k], body: body))
             case .members:
                 entries.append(LogEntry(uid: 0, messageId: ids[k], body: body, conversationId: rows[k].conversationId))
+            case .present:
+                break
             }
         }
         let logged = try batch.append(entries, createdAt: now)
@@ -129,6 +133,8 @@ extension MessageService {
                 }
             case .members(let uids):
                 for uid in uids { cursors[uid] = logged[firstEntry[k]] }
+            case .present:
+                break
             }
             out[i] = SendWrite(row: rows[k], cursors: cursors, isNew: true, destroyedKey: nil)
         }
@@ -160,6 +166,7 @@ extension MessageService {
             switch audience {
             case .peer(let peer): others = [peer]
             case .members: others = [MemberAppendNote.everyHidden]
+            case .present: others = []
             }
             for uid in [row.senderUid] + others where listed.insert("\(uid) \(row.conversationId)").inserted {
                 members.append((conversationId: row.conversationId, uid: uid))

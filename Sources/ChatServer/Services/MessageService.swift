@@ -41,6 +41,9 @@ final class MessageService: Sendable {
         case peer(Int)
         /// A group: these members (the sender among them), earliest joined first.
         case members([Int])
+        /// A room: the users present (the sender among them). Nothing is
+        /// logged: the message is pushed to them whole after the commit.
+        case present([Int])
     }
 
     /// Stores a message with the conversation's next seq and logs it to its audience.
@@ -74,6 +77,8 @@ final class MessageService: Sendable {
             let cursor = try tx.syncLog.appendShared(conversationId: conversationId, messageId: row.id, body: body,
                                                      createdAt: now)
             for uid in uids { cursors[uid] = cursor }
+        case .present:
+            break
         }
         return row
     }
@@ -84,7 +89,7 @@ final class MessageService: Sendable {
         let recvID: String
         switch audience {
         case .peer(let peer): recvID = ConversationIDHelper.imUid(peer)
-        case .members: recvID = conversationId
+        case .members, .present: recvID = conversationId
         }
         return MessageRow(id: 0, serverMsgID: serverMsgID, clientMsgID: clientMsgID, senderUid: sender,
                           conversationId: conversationId, seq: seq, sendID: ConversationIDHelper.imUid(sender),
@@ -99,6 +104,7 @@ final class MessageService: Sendable {
         switch target {
         case .single(let peer): return .peer(peer)
         case .group: return .members(try tx.conversations.activeMembers(conversationId))
+        case .room(let rid): return .present(try tx.rooms.present(rid))
         }
     }
 
@@ -195,6 +201,10 @@ final class MessageService: Sendable {
             return (notice.seq, cursors)
         }
         notices.committed(cursors)
+        if target.isRoom {
+            let replies = (try? storage.read { tx in try tx.messages.replies(to: clientMsgID, in: conversationId) }) ?? []
+            pushRoom(conversationId, updated: [clientMsgID] + replies.map(\.clientMsgID), newSeqs: [seq])
+        }
         return seq
     }
 
@@ -230,7 +240,7 @@ extension MessageService.Audience {
     func uids(sender: Int) -> [Int] {
         switch self {
         case .peer(let peer): [sender, peer]
-        case .members(let uids): uids
+        case .members(let uids), .present(let uids): uids
         }
     }
 }

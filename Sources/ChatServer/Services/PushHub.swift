@@ -38,6 +38,10 @@ public final class PushHub: Sendable {
     /// Told when a user's first socket on this node opens or their last one
     /// here closes (a cluster's node tells the others).
     let localPresence = Mutex<PresenceHook?>(nil)
+    /// Told when a user has no socket anywhere any more: their last one here
+    /// closed and none is open elsewhere, or the node they were on vanished
+    /// (rooms: offline is left). Set by ServerServices.
+    let wentOffline = Mutex<PresenceHook?>(nil)
 
     public init() {}
 
@@ -72,7 +76,10 @@ public final class PushHub: Sendable {
         }
         if last {
             localPresence.withLock { $0 }?.run(uid, false)
-            if !elsewhere { broadcastPresence(uid: uid, online: false) }
+            if !elsewhere {
+                broadcastPresence(uid: uid, online: false)
+                wentOffline.withLock { $0 }?.run(uid, false)
+            }
         }
     }
 
@@ -101,7 +108,10 @@ public final class PushHub: Sendable {
             }
             return dropped.filter { !s.isOnline($0) }.sorted()
         }
-        for uid in offline { broadcastPresence(uid: uid, online: false) }
+        for uid in offline {
+            broadcastPresence(uid: uid, online: false)
+            wentOffline.withLock { $0 }?.run(uid, false)
+        }
     }
 
     /// Forgets every other node's users: this node's listener was away and
@@ -117,6 +127,15 @@ public final class PushHub: Sendable {
         for (conns, cursor) in targets {
             for c in conns { c.outbox.sync(cursor) }
         }
+    }
+
+    /// Whether `uid` has a socket on this node.
+    func hasSocket(_ uid: Int) -> Bool { state.withLock { !($0.sockets[uid]?.isEmpty ?? true) } }
+
+    /// `frame` to every socket here of each of `uids`.
+    func send(_ frame: Outgoing, to uids: [Int]) {
+        let conns = state.withLock { s in uids.flatMap { s.sockets[$0] ?? [] } }
+        for c in conns { c.outbox.send(frame) }
     }
 
     func broadcastPresence(uid: Int, online: Bool) {

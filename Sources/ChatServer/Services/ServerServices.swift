@@ -20,6 +20,7 @@ public final class ServerServices: Sendable {
     let messages: MessageService
     let groups: GroupService
     let people: PeopleService
+    let rooms: RoomService
 
     /// Where request handlers wait on the database (nil: Swift's cooperative pool).
     let threads: StorageThreads?
@@ -75,11 +76,14 @@ public final class ServerServices: Sendable {
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               syncLog: syncLog, notices: notices)
         people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices)
+        rooms = RoomService(storage: storage, config: config, hub: hub, messages: messages, notices: notices)
         if let bus {
-            cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger)
+            cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger,
+                                     roomFrame: { [rooms] ref in rooms.frame(for: ref) })
         } else {
             cluster = nil
         }
+        hub.wentOffline.withLock { [rooms] in $0 = PresenceHook { uid, _ in rooms.wentOffline(uid) } }
     }
 
     /// Starts listening to the other nodes (a cluster's node only).

@@ -21,6 +21,16 @@ public enum SyncUpdate: Sendable {
     /// from another device, or the token expired). The engine has stopped;
     /// the store keeps everything for the next login (seed 001 §3.4).
     case signedOut
+    /// A room's push (PROTOCOL.md v3 "Rooms"): rooms are in no sync log, so
+    /// their messages, updates and info come whole, only over the socket.
+    case room(RoomPush)
+}
+
+/// What a room's push frame carries.
+public enum RoomPush: Sendable, Hashable {
+    case message(WireMessage)
+    case update(WireMessage)
+    case info(RoomInfo)
 }
 
 /// Push + poll (seed 002 §2.2): a WebSocket says when to pull, a timer
@@ -340,6 +350,9 @@ public final class SyncEngine: Sendable {
                         self.emit(.presence(userId: user, online: online))
                     case .ping, .pong:
                         break
+                    case .room(let m): self.emit(.room(.message(m)))
+                    case .roomUpdate(let m): self.emit(.room(.update(m)))
+                    case .roomInfo(let r): self.emit(.room(.info(r)))
                     }
                 }
             }

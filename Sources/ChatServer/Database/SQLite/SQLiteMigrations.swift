@@ -230,6 +230,31 @@ enum SQLiteMigrations {
                 WHERE c.uidLow = 0 AND c.uidHigh = 0 AND m.leftSeq IS NULL
                 """)
         }
+        // Rooms (PROTOCOL.md v3): a room's fields, who is present (rows
+        // that live as long as the presence), who is banned. A room's
+        // messages are those of its conversation `sr_<rid>`.
+        m.registerMigration("v8-rooms") { db in
+            try db.create(table: "room") { t in
+                t.autoIncrementedPrimaryKey("rid")
+                t.column("name", .text).notNull()
+                t.column("uniqueName", .text).unique()
+                t.column("topic", .text).notNull().defaults(to: "")
+                t.column("ownerUid", .integer).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.column("dropped", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "room_presence") { t in
+                t.column("rid", .integer).notNull()
+                t.column("uid", .integer).notNull().indexed()
+                t.column("enteredAt", .integer).notNull()
+                t.primaryKey(["rid", "uid"])
+            }
+            try db.create(table: "room_ban") { t in
+                t.column("rid", .integer).notNull()
+                t.column("uid", .integer).notNull()
+                t.primaryKey(["rid", "uid"])
+            }
+        }
         return m
     }
 }

@@ -134,6 +134,7 @@ struct SQLiteTransaction: StorageTransaction {
     var groups: any GroupRepository { SQLiteGroupRepository(db: db) }
     var favorites: any FavoriteRepository { SQLiteFavoriteRepository(db: db) }
     var people: any PeopleRepository { SQLitePeopleRepository(db: db) }
+    var rooms: any RoomRepository { SQLiteRoomRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

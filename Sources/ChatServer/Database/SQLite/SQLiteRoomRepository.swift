@@ -1,0 +1,91 @@
+import GRDB
+
+struct SQLiteRoomRepository: RoomRepository {
+    let db: Database
+
+    func insert(name: String, uniqueName: String, topic: String, owner: Int, createdAt: Int) throws -> Int {
+        try db.cachedStatement(sql: "INSERT INTO room(name, uniqueName, topic, ownerUid, createdAt) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [name, uniqueName, topic, owner, createdAt])
+        return Int(db.lastInsertedRowID)
+    }
+
+    func room(_ rid: Int) throws -> RoomRow? {
+        try Row.fetchOne(db.cachedStatement(sql: "\(Self.columns) WHERE rid = ?"), arguments: [rid]).map(Self.row)
+    }
+
+    func room(uniqueName: String) throws -> RoomRow? {
+        try Row.fetchOne(db.cachedStatement(sql: "\(Self.columns) WHERE uniqueName = ?"), arguments: [uniqueName]).map(Self.row)
+    }
+
+    func update(_ room: RoomRow) throws {
+        try db.cachedStatement(sql: """
+            UPDATE room SET name = ?, uniqueName = ?, topic = ?, ownerUid = ?, dropped = ? WHERE rid = ?
+            """).execute(arguments: [room.name, room.uniqueName, room.topic, room.ownerUid, room.dropped, room.rid])
+    }
+
+    func list(query: String, limit: Int) throws -> [(room: RoomRow, present: Int)] {
+        let pattern = "%" + LikePattern.escape(query.lowercased()) + "%"
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT r.rid, r.name, r.uniqueName, r.topic, r.ownerUid, r.createdAt, r.dropped,
+                   (SELECT COUNT(*) FROM room_presence p WHERE p.rid = r.rid) AS present
+            FROM room r
+            WHERE NOT r.dropped AND (lower(r.name) LIKE ?1 ESCAPE '\\' OR r.uniqueName LIKE ?1 ESCAPE '\\')
+            ORDER BY present DESC, r.rid LIMIT ?2
+            """), arguments: [pattern, limit]).map { row in (room: Self.row(row), present: row["present"]) }
+    }
+
+    func enter(_ rid: Int, uid: Int, at: Int) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO room_presence(rid, uid, enteredAt) VALUES (?, ?, ?)")
+            .execute(arguments: [rid, uid, at])
+        return db.changesCount > 0
+    }
+
+    func leave(_ rid: Int, uid: Int) throws -> Bool {
+        try db.cachedStatement(sql: "DELETE FROM room_presence WHERE rid = ? AND uid = ?").execute(arguments: [rid, uid])
+        return db.changesCount > 0
+    }
+
+    func present(_ rid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: "SELECT uid FROM room_presence WHERE rid = ? ORDER BY enteredAt, uid"),
+                         arguments: [rid])
+    }
+
+    func presentCount(_ rid: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM room_presence WHERE rid = ?"), arguments: [rid]) ?? 0
+    }
+
+    func isPresent(_ rid: Int, uid: Int) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM room_presence WHERE rid = ? AND uid = ?"), arguments: [rid, uid]) != nil
+    }
+
+    func rooms(of uid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: "SELECT rid FROM room_presence WHERE uid = ? ORDER BY rid"), arguments: [uid])
+    }
+
+    func ban(_ rid: Int, uid: Int) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO room_ban(rid, uid) VALUES (?, ?)").execute(arguments: [rid, uid])
+    }
+
+    func unban(_ rid: Int, uid: Int) throws -> Bool {
+        try db.cachedStatement(sql: "DELETE FROM room_ban WHERE rid = ? AND uid = ?").execute(arguments: [rid, uid])
+        return db.changesCount > 0
+    }
+
+    func isBanned(_ rid: Int, uid: Int) throws -> Bool {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM room_ban WHERE rid = ? AND uid = ?"), arguments: [rid, uid]) != nil
+    }
+
+    func bans(_ rid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: "SELECT uid FROM room_ban WHERE rid = ? ORDER BY uid"), arguments: [rid])
+    }
+
+    func clearPresence() throws {
+        try db.execute(sql: "DELETE FROM room_presence")
+    }
+
+    static let columns = "SELECT rid, name, uniqueName, topic, ownerUid, createdAt, dropped FROM room"
+
+    static func row(_ r: Row) -> RoomRow {
+        RoomRow(rid: r[0], name: r[1], uniqueName: r[2], topic: r[3], ownerUid: r[4], createdAt: r[5], dropped: r[6])
+    }
+}

@@ -35,6 +35,8 @@ public final class FakeChatAPI: ChatAPI {
         case conversations, startConversation, pin, markRead, deleteConversation, clearConversation, mute
         case createGroup, groupInfo, lookupGroup, joinGroup, invite, leaveGroup, kick, updateGroup, groupMembers
         case sync
+        case createRoom, rooms, lookupRoom, enterRoom, leaveRoom, roomPresent, updateRoom, kickFromRoom, unbanFromRoom
+        case roomBans, dropRoom
         case upload, sign, download
         case createSignal, replySignal, signalInbox, openIM
     }

@@ -84,6 +84,20 @@ public protocol ChatAPI: Sendable {
     /// One page of members with a uid above `after`.
     func groupMembersPage(groupId: Int, after: Int, limit: Int) async throws -> GroupMembersResponse
 
+    // MARK: Rooms (PROTOCOL.md v3)
+
+    func createRoom(_ request: CreateRoomRequest) async throws -> RoomInfo
+    func rooms(query: String, limit: Int) async throws -> [RoomInfo]
+    func lookupRoom(uniqueName: String) async throws -> RoomInfo
+    func enterRoom(uniqueName: String) async throws -> EnterRoomResponse
+    func leaveRoom(roomId: Int) async throws
+    func roomPresent(roomId: Int) async throws -> [UserBasicInfo]
+    func updateRoom(_ request: UpdateRoomRequest) async throws -> RoomInfo
+    func kickFromRoom(roomId: Int, userId: Int, ban: Bool) async throws
+    func unbanFromRoom(roomId: Int, userId: Int) async throws
+    func roomBans(roomId: Int) async throws -> [UserBasicInfo]
+    func dropRoom(roomId: Int) async throws
+
     // MARK: Sync
 
     func sync(since: Int, limit: Int) async throws -> SyncResponse

@@ -1,0 +1,204 @@
+import ArgumentParser
+import ChatCore
+import ChatSync
+import Foundation
+
+/// `tongban room ...`: live rooms from the command line (PROTOCOL.md v3
+/// "Rooms"). A room is where you are while you are connected: creating and
+/// entering open the push socket first, and closing it leaves.
+struct RoomCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "room", abstract: "Create, find, enter and manage live rooms.",
+        subcommands: [Create.self, Ls.self, Enter.self, Present.self, Kick.self, Unban.self, Drop.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a room; you become its owner.")
+        @OptionGroup var common: Common
+        @Option(help: "Unique name others enter by: 3-32 of a-z, 0-9 and _.") var unique: String
+        @Option(help: "What the room is about (at most 300 characters).") var topic: String?
+        @Argument(help: "The room's name, 1-64 characters.") var name: String
+
+        func run() async throws {
+            let session = try await common.session()
+            try await comeOnline(session)
+            let info = try await server(session) {
+                try await session.createRoom(CreateRoomRequest(name: name, uniqueName: unique, topic: topic))
+            }
+            out(L.string("cli.room.created", ["name": info.name, "unique": info.uniqueName]))
+        }
+    }
+
+    struct Ls: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The room directory, most present first.")
+        @OptionGroup var common: Common
+        @Flag(help: "Print JSON.") var json = false
+        @Argument(help: "Part of a room's name or unique name.") var query: String = ""
+
+        func run() async throws {
+            let session = try await common.session()
+            let rooms = try await server(session) { try await session.rooms(query: query) }
+            if json { return try jsonOut(rooms) }
+            if rooms.isEmpty { out(L.string("cli.room.none")) }
+            for r in rooms {
+                out(L.string("cli.room.row", ["unique": r.uniqueName, "name": TerminalSanitizer.oneLine(r.name),
+                                              "count": String(r.presentCount), "topic": TerminalSanitizer.oneLine(r.topic)]))
+            }
+        }
+    }
+
+    struct Enter: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enter a room: print its newest messages, then each new one; send each line read from stdin.",
+            discussion: "Leaves at the end of input; Ctrl-C closes the connection, which leaves too.")
+        @OptionGroup var common: Common
+        @Argument(help: "The room's unique name.") var unique: String
+
+        func run() async throws {
+            let session = try await common.session()
+            try await comeOnline(session)
+            let entered = try await server(session) { try await session.enterRoom(uniqueName: unique) }
+            let room = entered.room
+            let printer = RoomPrinter(me: session.credentials.imUid, present: entered.present)
+            out(L.string("cli.room.entered", ["name": room.name, "count": String(room.presentCount),
+                                              "names": entered.present.map(\.username).joined(separator: "、")]))
+            for m in entered.messages { printer.print(m) }
+            // Pushed messages in seq order; a gap is filled from history.
+            let (pushed, continuation) = AsyncStream<WireMessage>.makeStream()
+            let observer = session.sync.observe { update in
+                if case .room(.message(let m)) = update, m.conversationId == room.conversationId { continuation.yield(m) }
+            }
+            let follower = Task {
+                for await m in pushed {
+                    if m.seq > printer.lastSeq + 1, printer.lastSeq > 0,
+                       let missing = try? await session.roomMessages(room.conversationId, after: printer.lastSeq) {
+                        for earlier in missing where earlier.seq < m.seq { printer.print(earlier) }
+                    }
+                    printer.print(m)
+                }
+            }
+            for await line in standardInputLines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                _ = try await server(session) { try await session.say(line, inRoom: room.conversationId) }
+            }
+            try await server(session) { try await session.leaveRoom(room.roomId) }
+            session.sync.removeObserver(observer)
+            continuation.finish()
+            await follower.value
+            session.sync.stop()
+            out(L.string("cli.room.left", ["name": room.name]))
+        }
+    }
+
+    struct Present: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Who is in a room (you must be in it).")
+        @OptionGroup var common: Common
+        @Flag(help: "Print JSON.") var json = false
+        @Argument(help: "The room's unique name.") var unique: String
+
+        func run() async throws {
+            let session = try await common.session()
+            let users = try await server(session) {
+                try await session.roomPresent(try await session.lookupRoom(uniqueName: unique).roomId)
+            }
+            if json { return try jsonOut(users) }
+            for u in users { out("\(TerminalSanitizer.oneLine(u.username)) (\(u.account ?? ConversationIDHelper.imUid(u.uid)))") }
+        }
+    }
+
+    struct Kick: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove someone from your room.")
+        @OptionGroup var common: Common
+        @Flag(help: "Keep them out until `room unban`.") var ban = false
+        @Argument(help: "The room's unique name.") var unique: String
+        @Argument(help: "Their account, display name or uid.") var user: String
+
+        func run() async throws {
+            let session = try await common.session()
+            try await server(session) {
+                let rid = try await session.lookupRoom(uniqueName: unique).roomId
+                try await session.kick(try await session.user(named: user).uid, fromRoom: rid, ban: ban)
+            }
+            out(L.string(ban ? "cli.room.banned" : "cli.room.kicked", ["user": user]))
+        }
+    }
+
+    struct Unban: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let someone you banned enter your room again.")
+        @OptionGroup var common: Common
+        @Argument(help: "The room's unique name.") var unique: String
+        @Argument(help: "Their account, display name or uid.") var user: String
+
+        func run() async throws {
+            let session = try await common.session()
+            try await server(session) {
+                let rid = try await session.lookupRoom(uniqueName: unique).roomId
+                try await session.unban(try await session.user(named: user).uid, inRoom: rid)
+            }
+            out(L.string("cli.room.unbanned", ["user": user]))
+        }
+    }
+
+    struct Drop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drop your room: everyone in it is told, and it is gone.")
+        @OptionGroup var common: Common
+        @Argument(help: "The room's unique name.") var unique: String
+
+        func run() async throws {
+            let session = try await common.session()
+            let info = try await server(session) {
+                let info = try await session.lookupRoom(uniqueName: unique)
+                try await session.dropRoom(info.roomId)
+                return info
+            }
+            out(L.string("cli.room.dropped", ["name": info.name]))
+        }
+    }
+}
+
+/// Standard input's lines, read on a thread of their own (reading blocks);
+/// the stream ends with the input.
+private func standardInputLines() -> AsyncStream<String> {
+    let (lines, continuation) = AsyncStream<String>.makeStream()
+    let reader = Thread {
+        while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+        continuation.finish()
+    }
+    reader.start()
+    return lines
+}
+
+/// Opens the push socket, as creating and entering a room want.
+private func comeOnline(_ session: Session) async throws {
+    guard await session.comeOnline() else { throw CLIError(L.string("cli.room.offline")) }
+}
+
+/// Prints a room's messages as lines, each once, in seq order.
+private final class RoomPrinter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [String: String]
+    private var last = 0
+    private let me: String
+
+    init(me: String, present: [UserBasicInfo]) {
+        self.me = me
+        names = Dictionary(present.map { (ConversationIDHelper.imUid($0.uid), $0.username) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    var lastSeq: Int { lock.withLock { last } }
+
+    func print(_ m: WireMessage) {
+        let line: String? = lock.withLock { () -> String? in
+            guard m.seq > last else { return nil }
+            last = m.seq
+            if let sentence = RoomNotices.sentence(contentType: m.contentType, content: m.content, me: me, L) {
+                if let obj = JSONObject(jsonText: m.content), case .object(let dict)? = obj.fields["userNames"] {
+                    for (k, v) in dict { if case .string(let s) = v { names[k] = s } }
+                }
+                return "— \(sentence) —"
+            }
+            let who = names[m.sendID] ?? m.sendID
+            let message = IMMessageMapper.map(m, currentUID: me)
+            return "\(TerminalSanitizer.oneLine(who)): \(indentedBody(message.text ?? MessageKinds.summary(of: message, localizer: L)))"
+        }
+        if let line { out(line) }
+    }
+}

@@ -166,6 +166,8 @@ final class LoadUser {
     private(set) var notices: [(cursor: Int, at: UInt64)] = []
     private(set) var heard = 0
     private(set) var saidHello = false
+    /// Rooms: when each of the bench's messages (clientMsgID `b…`) came, pushed whole.
+    private(set) var roomArrivals: [String: UInt64] = [:]
 
     init(index: Int, token: String, conversationId: String, port: Int, messages: Int, pacer: Pacer = Pacer()) throws {
         self.index = index
@@ -314,6 +316,18 @@ final class LoadUser {
     /// generator shares the machine with the server it measures.
     private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
         if indexAfter(Self.helloType, in: payload) != nil { saidHello = true; return }
+        if indexAfter(Self.roomType, in: payload) != nil {
+            // A room's message, whole: `heard` counts the bench's own.
+            guard let start = indexAfter(Self.benchID, in: payload) else { return }
+            var end = start
+            while end < payload.endIndex, payload[end] != 0x22 { end += 1 }
+            let id = "b" + String(decoding: payload[start..<end], as: UTF8.self)
+            if roomArrivals[id] == nil {
+                roomArrivals[id] = now
+                heard += 1
+            }
+            return
+        }
         guard indexAfter(Self.syncType, in: payload) != nil, var i = indexAfter(Self.cursorKey, in: payload) else { return }
         var cursor = 0, digits = 0
         while i < payload.endIndex, payload[i] >= 0x30, payload[i] <= 0x39, digits < 18 {
@@ -328,6 +342,8 @@ final class LoadUser {
 
     private static let helloType = Array(#""type":"hello""#.utf8)
     private static let syncType = Array(#""type":"sync""#.utf8)
+    private static let roomType = Array(#""type":"room""#.utf8)
+    private static let benchID = Array(#""clientMsgID":"b"#.utf8)
     private static let cursorKey = Array(#""cursor":"#.utf8)
 
     /// A client frame: masked, as RFC 6455 requires (payloads here are tiny).

@@ -24,6 +24,11 @@ struct ServerBench: Sendable {
     enum Shape: Sendable {
         case pairs
         case group(members: Int, senders: Int)
+        /// A room the first user creates and everyone enters; the first
+        /// `senders` send. Nothing is logged: each message is pushed whole.
+        case room(members: Int, senders: Int)
+
+        var isRoom: Bool { if case .room = self { true } else { false } }
     }
 
     static func fromEnvironment(_ env: [String: String]) -> ServerBench {
@@ -119,7 +124,7 @@ struct ServerBench: Sendable {
         let userCount: Int
         switch shape {
         case .pairs: userCount = pairs * 2
-        case .group(let members, _): userCount = members
+        case .group(let members, _), .room(let members, _): userCount = members
         }
         print("registering \(userCount) users…")
         var auths = [AuthResponse?](repeating: nil, count: userCount)
@@ -148,6 +153,7 @@ struct ServerBench: Sendable {
         }
         for u in users { try u.upgrade() }
         for u in users { try u.waitForHello() }
+        if shape.isRoom { try await Self.enterRoom(accounts: accounts, base: base, http: http) }
 
         print("sending \(senders * messages) messages…")
         let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, users.count))
@@ -167,8 +173,13 @@ struct ServerBench: Sendable {
         while shared.sendsDone.load(ordering: .acquiring) < users.count && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
-        let ends = try log.ends()
-        shared.expected.withLock { $0 = accounts.map { ends[$0.uid] ?? 0 } }
+        if shape.isRoom {
+            // Everyone present hears every message, their own too.
+            shared.expected.withLock { $0 = accounts.map { _ in senders * messages } }
+        } else {
+            let ends = try log.ends()
+            shared.expected.withLock { $0 = accounts.map { ends[$0.uid] ?? 0 } }
+        }
         let settled = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
                 if done.wait(timeout: .now() + 10) == .timedOut {
@@ -212,12 +223,25 @@ struct ServerBench: Sendable {
         // The slowest member's latency per message (when everyone was told)
         // and how many members were told at all.
         var perMessage: [String: (ms: Double, heard: Int)] = [:]
-        try log.deliveries { cursor, uid, clientMsgID, sender in
-            guard uid != sender, let idx = uidIndex[uid], let t0 = sent[clientMsgID], let t1 = notified(idx, cursor) else { return }
-            let ms = Double(Int64(t1) - Int64(t0)) / 1e6
-            perNotice.append(ms)
-            let seen = perMessage[clientMsgID] ?? (0, 0)
-            perMessage[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
+        if shape.isRoom {
+            // A room's message is pushed whole: each user's arrival is its own.
+            for u in users {
+                for (clientMsgID, t1) in u.roomArrivals {
+                    guard let t0 = sent[clientMsgID], !clientMsgID.hasPrefix("b\(u.index)-") else { continue }
+                    let ms = Double(Int64(t1) - Int64(t0)) / 1e6
+                    perNotice.append(ms)
+                    let seen = perMessage[clientMsgID] ?? (0, 0)
+                    perMessage[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
+                }
+            }
+        } else {
+            try log.deliveries { cursor, uid, clientMsgID, sender in
+                guard uid != sender, let idx = uidIndex[uid], let t0 = sent[clientMsgID], let t1 = notified(idx, cursor) else { return }
+                let ms = Double(Int64(t1) - Int64(t0)) / 1e6
+                perNotice.append(ms)
+                let seen = perMessage[clientMsgID] ?? (0, 0)
+                perMessage[clientMsgID] = (max(seen.ms, ms), seen.heard + 1)
+            }
         }
         let latencies = perNotice.sorted()
         // Only messages every listener heard of: one a member missed has no
@@ -248,7 +272,32 @@ struct ServerBench: Sendable {
                 name: "压测群 bench", uniqueName: "bench_group", memberIds: accounts.dropFirst().map(\.uid)))
             print("group \(group.conversationId): \(group.memberCount) members")
             return accounts.indices.map { Seat(conversationId: group.conversationId, sends: $0 < senders) }
+        case .room(_, let senders):
+            // A fresh server's first room is sr_1 (`enterRoom` checks); the users
+            // enter it once their sockets are up (rooms are for users online).
+            return accounts.indices.map { Seat(conversationId: ConversationIDHelper.room(1), sends: $0 < senders) }
         }
+    }
+
+    /// The first user creates the bench's room, then everyone enters it, eight at a time.
+    static func enterRoom(accounts: [AuthResponse], base: String, http: HTTPClient) async throws {
+        guard let owner = accounts.first else { return }
+        let room = try await APIClient(baseURL: base, token: owner.token, http: http)
+            .createRoom(CreateRoomRequest(name: "压测房间 bench", uniqueName: "bench_room"))
+        guard room.conversationId == ConversationIDHelper.room(1) else {
+            throw BenchError(description: "the bench's room is \(room.conversationId), not sr_1: the server was not fresh")
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 1
+            func add() {
+                let a = accounts[next]
+                next += 1
+                group.addTask { _ = try await APIClient(baseURL: base, token: a.token, http: http).enterRoom(uniqueName: "bench_room") }
+            }
+            for _ in 0..<min(8, accounts.count - 1) { add() }
+            while try await group.next() != nil { if next < accounts.count { add() } }
+        }
+        print("room \(room.conversationId): \(accounts.count) present")
     }
 }
 

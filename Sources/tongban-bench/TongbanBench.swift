@@ -9,7 +9,7 @@ struct TongbanBench: AsyncParsableCommand {
         commandName: "tongban-bench",
         abstract: "Tongban's benchmarks: each prints a markdown table (ours, the reference, the ratio, the goal, met).",
         discussion: "Without a subcommand it runs `all`. Figures are only comparable within one run (see BENCHMARKS.md).",
-        subcommands: [All.self, Store.self, Server.self, Group.self, Postgres.self, Flood.self, MakeStore.self, MakeGroup.self],
+        subcommands: [All.self, Store.self, Server.self, Group.self, Room.self, Postgres.self, Flood.self, MakeStore.self, MakeGroup.self],
         defaultSubcommand: All.self)
 }
 
@@ -28,12 +28,13 @@ func wantsHelp(_ options: [String]) -> Bool { options.contains("--help") || opti
 extension TongbanBench {
     struct All: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The store, server, group and PostgreSQL tables, in that order (each subcommand's knobs apply).")
+            abstract: "The store, server, group, room and PostgreSQL tables, in that order (each subcommand's knobs apply).")
         func run() async throws {
             benchHeader()
             try await Store.table()
             try await Server.table()
             try await Group.table()
+            try await Room.table()
             try await Postgres.table()
         }
     }
@@ -80,6 +81,19 @@ extension TongbanBench {
         func run() async throws { benchHeader(); try await Self.table() }
         static func table() async throws {
             printTable("Group", try await GroupBench.fromEnvironment(benchEnvironment).run())
+        }
+    }
+
+    struct Room: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A room on WebSockets: sends/s and send → every present user had it, next to one-to-one in the same run.",
+            discussion: """
+                TONGBAN_BENCH_ROOM_MEMBERS (present users, default 1000), TONGBAN_BENCH_ROOM_SENDERS (default 20), \
+                TONGBAN_BENCH_ROOM_SENDS (sends per sender, default 50).
+                """)
+        func run() async throws { benchHeader(); try await Self.table() }
+        static func table() async throws {
+            printTable("Room", try await RoomBench.fromEnvironment(benchEnvironment).run())
         }
     }
 

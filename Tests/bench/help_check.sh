@@ -5,7 +5,7 @@
 set -u
 BIN=${BIN:-.build/debug}
 fail=0
-for sub in all store server group postgres flood mkstore mkgroup; do
+for sub in all store server group room postgres flood mkstore mkgroup; do
   out=$(timeout 10 "$BIN/tongban-bench" "$sub" --help 2>&1); rc=$?
   if [ $rc -ne 0 ] || [[ "$out" != OVERVIEW:* ]] || grep -q "^# tongban bench" <<<"$out"; then
     echo "tongban-bench $sub --help: rc $rc, printed: ${out:0:200}" >&2

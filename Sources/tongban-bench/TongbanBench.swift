@@ -89,7 +89,8 @@ extension TongbanBench {
             abstract: "A room on WebSockets: sends/s and send → every present user had it, next to one-to-one in the same run.",
             discussion: """
                 TONGBAN_BENCH_ROOM_MEMBERS (present users, default 1000), TONGBAN_BENCH_ROOM_SENDERS (default 20), \
-                TONGBAN_BENCH_ROOM_SENDS (sends per sender, default 50).
+                TONGBAN_BENCH_ROOM_SENDS (sends per sender, default 50), TONGBAN_BENCH_ROOM_RATE (room sends/s of the \
+                paced run, default 20; 0 skips it).
                 """)
         func run() async throws { benchHeader(); try await Self.table() }
         static func table() async throws {

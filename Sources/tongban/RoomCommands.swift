@@ -21,7 +21,7 @@ struct RoomCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             try await comeOnline(session)
-            let info = try await server(session) {
+            let info = try await server(session, failure: "cli.room.createFailed") {
                 try await session.createRoom(CreateRoomRequest(name: name, uniqueName: unique, topic: topic))
             }
             out(L.string("cli.room.created", ["name": info.name, "unique": info.uniqueName]))
@@ -56,7 +56,7 @@ struct RoomCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             try await comeOnline(session)
-            let entered = try await server(session) { try await session.enterRoom(uniqueName: unique) }
+            let entered = try await server(session, failure: "cli.room.enterFailed") { try await session.enterRoom(uniqueName: unique) }
             let room = entered.room
             let printer = RoomPrinter(me: session.credentials.imUid, present: entered.present)
             out(L.string("cli.room.entered", ["name": room.name, "count": String(room.presentCount),

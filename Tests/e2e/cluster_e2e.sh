@@ -89,6 +89,29 @@ tmux new-window -d -t "$SESSION" -n alice \
 expect_screen "online" "$SESSION:alice"
 expect_screen "│ alice ● online"
 
+# A room across nodes: Alice in it on node two, Bob through the proxy on node one,
+# each through `tongban room enter` fed from a script; each hears the other.
+"$BIN/tongban" room create --data-dir "$WORK/alice2" --unique across "跨节点" >/dev/null || fail "room create on node two"
+mkfifo "$WORK/alice.room" "$WORK/bob.room"
+"$BIN/tongban" room enter --data-dir "$WORK/alice2" across <"$WORK/alice.room" >"$WORK/alice.room.out" 2>&1 &
+PIDS+=($!)
+exec 7>"$WORK/alice.room"
+"$BIN/tongban" room enter --data-dir "$WORK/bob" across <"$WORK/bob.room" >"$WORK/bob.room.out" 2>&1 7>&- &
+PIDS+=($!)
+exec 8>"$WORK/bob.room"
+room_heard() { # FILE TEXT
+  for _ in $(seq 1 200); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  fail "never in $1: $2 ($(cat "$1"))"
+}
+room_heard "$WORK/alice.room.out" "bob entered the room"
+echo "hello from node two" >&7
+room_heard "$WORK/bob.room.out" "alice: hello from node two"
+echo "hello from node one" >&8
+room_heard "$WORK/alice.room.out" "bob: hello from node one"
+exec 8>&-
+room_heard "$WORK/alice.room.out" "bob left the room"
+exec 7>&-
+
 # Both nodes behind the proxy from now on; Bob's socket stays where it is, on node one.
 reload_nginx "$WORK" "server 127.0.0.1:$NODE1 max_fails=1 fail_timeout=30s; server 127.0.0.1:$NODE2 max_fails=1 fail_timeout=30s;"
 for i in 06 07 08 09 10; do
@@ -122,4 +145,4 @@ assert sorted(texts) == sorted(want), ("lost or doubled", texts)
 assert sorted(seqs) == list(range(1, 23)), ("seqs with holes", seqs)
 PY
 tmux send-keys -t "$SESSION" q
-echo "cluster e2e OK: two nodes on PostgreSQL behind nginx over TLS; clients on different nodes chatted and saw each other online; node one killed with -9 mid-conversation; the client reconnected to node two and caught up; 22 messages once each, seqs 1..22"
+echo "cluster e2e OK: two nodes on PostgreSQL behind nginx over TLS; clients on different nodes chatted, saw each other online and talked in one room; node one killed with -9 mid-conversation; the client reconnected to node two and caught up; 22 messages once each, seqs 1..22"

@@ -96,6 +96,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // LocalServer's requests carry a channel that is not a socket.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // A room's frame written once for every socket (WebSocketSession).
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

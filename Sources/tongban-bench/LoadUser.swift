@@ -166,8 +166,12 @@ final class LoadUser {
     private(set) var notices: [(cursor: Int, at: UInt64)] = []
     private(set) var heard = 0
     private(set) var saidHello = false
-    /// Rooms: when each of the bench's messages (clientMsgID `b…`) came, pushed whole.
-    private(set) var roomArrivals: [String: UInt64] = [:]
+    /// Rooms: when each of the bench's messages came, pushed whole, by
+    /// `roomKey` of its clientMsgID `b<sender>-<n>` (integers: a million
+    /// frames a run, and a String key each cost the generator more than the frame).
+    private(set) var roomArrivals: [Int: UInt64] = [:]
+
+    static func roomKey(sender: Int, n: Int) -> Int { sender << 24 | n }
 
     init(index: Int, token: String, conversationId: String, port: Int, messages: Int, pacer: Pacer = Pacer()) throws {
         self.index = index
@@ -315,15 +319,18 @@ final class LoadUser {
     /// load generator more CPU than anything but its sockets, and the
     /// generator shares the machine with the server it measures.
     private func notice(_ payload: ArraySlice<UInt8>, at now: UInt64) {
-        if indexAfter(Self.helloType, in: payload) != nil { saidHello = true; return }
-        if indexAfter(Self.roomType, in: payload) != nil {
-            // A room's message, whole: `heard` counts the bench's own.
-            guard let start = indexAfter(Self.benchID, in: payload) else { return }
-            var end = start
-            while end < payload.endIndex, payload[end] != 0x22 { end += 1 }
-            let id = "b" + String(decoding: payload[start..<end], as: UTF8.self)
-            if roomArrivals[id] == nil {
-                roomArrivals[id] = now
+        if !saidHello, indexAfter(Self.helloType, in: payload) != nil { saidHello = true; return }
+        if payload.count > 100, indexAfter(Self.roomType, in: payload) != nil {
+            // A room's message, whole: `heard` counts the bench's own (`b<sender>-<n>`).
+            guard var i = indexAfter(Self.benchID, in: payload) else { return }
+            var sender = 0, n = 0
+            while i < payload.endIndex, payload[i] >= 0x30, payload[i] <= 0x39 { sender = sender * 10 + Int(payload[i] - 0x30); i += 1 }
+            guard i < payload.endIndex, payload[i] == 0x2D else { return }
+            i += 1
+            while i < payload.endIndex, payload[i] >= 0x30, payload[i] <= 0x39 { n = n * 10 + Int(payload[i] - 0x30); i += 1 }
+            let key = Self.roomKey(sender: sender, n: n)
+            if roomArrivals[key] == nil {
+                roomArrivals[key] = now
                 heard += 1
             }
             return

@@ -225,9 +225,14 @@ struct ServerBench: Sendable {
         var perMessage: [String: (ms: Double, heard: Int)] = [:]
         if shape.isRoom {
             // A room's message is pushed whole: each user's arrival is its own.
+            var sentByKey: [Int: UInt64] = [:]
             for u in users {
-                for (clientMsgID, t1) in u.roomArrivals {
-                    guard let t0 = sent[clientMsgID], !clientMsgID.hasPrefix("b\(u.index)-") else { continue }
+                for (n, t) in u.sentAt.enumerated() where t != 0 { sentByKey[LoadUser.roomKey(sender: u.index, n: n)] = t }
+            }
+            for u in users {
+                for (key, t1) in u.roomArrivals {
+                    guard let t0 = sentByKey[key], key >> 24 != u.index else { continue }
+                    let clientMsgID = "b\(key >> 24)-\(key & 0xFF_FFFF)"
                     let ms = Double(Int64(t1) - Int64(t0)) / 1e6
                     perNotice.append(ms)
                     let seen = perMessage[clientMsgID] ?? (0, 0)

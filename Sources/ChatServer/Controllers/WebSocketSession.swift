@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWebSocket
 import NIOCore
+import NIOWebSocket
 
 /// `GET /chat/ws`: authenticates the upgrade, sends `hello`, forwards the
 /// hub's `sync`/`presence` frames and answers `ping`.
@@ -51,6 +52,8 @@ enum WebSocketSession {
                     for out in outbox.take() {
                         switch out {
                         case .frame(let text): try await outbound.write(.text(text))
+                        case .encoded(let bytes):
+                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: bytes)))
                         case .close(let code):
                             try await outbound.close(.unknown(code), reason: "signed out")
                             return

@@ -1,6 +1,7 @@
 import ChatCore
 import Dispatch
 import Logging
+import NIOCore
 import Synchronization
 
 /// A cluster node's side of the other nodes, through the `ClusterBus`: their
@@ -93,7 +94,7 @@ final class ClusterService: Sendable {
             let local = uids.filter { hub.hasSocket($0) }
             guard !local.isEmpty else { return }
             later { [hub, roomFrame] in
-                if let frame = roomFrame(ref) { hub.send(.frame(PushHub.encode(frame)), to: local) }
+                if let frame = roomFrame(ref) { hub.send(.encoded(ByteBuffer(string: PushHub.encode(frame))), to: local) }
             }
         case .hello:
             // Who is online here, read when the answer is sent: a change

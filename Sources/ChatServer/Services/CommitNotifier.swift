@@ -1,4 +1,5 @@
 import ChatCore
+import NIOCore
 import Synchronization
 
 /// The one place that speaks after a commit, and only after it: a user's
@@ -26,7 +27,7 @@ final class CommitNotifier: Sendable {
     /// to the other nodes' (which read each frame back by its reference).
     func roomPushed(_ frames: [RoomFrame], to uids: [Int]) {
         guard !frames.isEmpty, !uids.isEmpty else { return }
-        for f in frames { hub.send(.frame(PushHub.encode(f.frame)), to: uids) }
+        for f in frames { hub.send(.encoded(ByteBuffer(string: PushHub.encode(f.frame))), to: uids) }
         guard let bus else { return }
         let payloads = frames.flatMap { ClusterPayload.roomPayloads(node: bus.node, ref: $0.ref, uids: uids) }
         bus.publish { payloads }

@@ -1,5 +1,6 @@
 import ChatCore
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Open WebSockets by user. Frames go into each socket's own outbox, which
@@ -13,6 +14,9 @@ public final class PushHub: Sendable {
     /// What a socket's writer sends next.
     enum Outgoing: Sendable, Equatable {
         case frame(String)
+        /// A text frame's bytes, made once for every socket it goes to (a
+        /// room's message: a copy per socket would cost more than its write).
+        case encoded(ByteBuffer)
         /// Closes the socket with this code (4001: its token was revoked).
         case close(code: UInt16)
     }

@@ -187,6 +187,8 @@ struct PostgresMediaRepository: MediaRepository {
             SELECT 1 FROM media m WHERE m.object_key = \(key) AND NOT m.destroyed AND (m.uploader_uid = \(uid) OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversation_id = g.conversation_id
                 WHERE g.object_key = m.object_key AND mb.uid = \(uid)) OR EXISTS (
+                SELECT 1 FROM media_grant g JOIN room_presence p ON g.conversation_id = 'sr_' || p.rid
+                WHERE g.object_key = m.object_key AND p.uid = \(uid)) OR EXISTS (
                 SELECT 1 FROM favorite_object f WHERE f.object_key = m.object_key AND f.uid = \(uid)))
             """, as: Int.self) != nil
     }

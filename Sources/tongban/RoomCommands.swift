@@ -56,24 +56,36 @@ struct RoomCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             try await comeOnline(session)
+            // Listening before entering: nothing pushed meanwhile is missed.
+            let (pushed, continuation) = AsyncStream<RoomEvent>.makeStream()
+            let observer = session.sync.observe { update in
+                switch update {
+                case .room(let push): continuation.yield(.push(push))
+                // Back online after the connection dropped: offline was left, so enter again.
+                case .connection(.online): continuation.yield(.reconnected)
+                default: break
+                }
+            }
             let entered = try await server(session, failure: "cli.room.enterFailed") { try await session.enterRoom(uniqueName: unique) }
             let room = entered.room
             let printer = RoomPrinter(me: session.credentials.imUid, present: entered.present)
-            out(L.string("cli.room.entered", ["name": room.name, "count": String(room.presentCount),
-                                              "names": entered.present.map(\.username).joined(separator: "、")]))
+            out(L.string("cli.room.entered", ["name": TerminalSanitizer.oneLine(room.name), "count": String(room.presentCount),
+                                              "names": entered.present.map { TerminalSanitizer.oneLine($0.username) }.joined(separator: "、")]))
             for m in entered.messages { printer.print(m) }
-            // Pushed messages in seq order; a gap is filled from history.
-            let (pushed, continuation) = AsyncStream<WireMessage>.makeStream()
-            let observer = session.sync.observe { update in
-                if case .room(.message(let m)) = update, m.conversationId == room.conversationId { continuation.yield(m) }
-            }
             let follower = Task {
-                for await m in pushed {
-                    if m.seq > printer.lastSeq + 1, printer.lastSeq > 0,
-                       let missing = try? await session.roomMessages(room.conversationId, after: printer.lastSeq) {
-                        for earlier in missing where earlier.seq < m.seq { printer.print(earlier) }
+                for await event in pushed {
+                    switch event {
+                    case .push(.message(let m)) where m.conversationId == room.conversationId:
+                        if m.seq > printer.lastSeq + 1 { await fill(session, room, printer, before: m.seq) }
+                        printer.print(m)
+                    case .reconnected:
+                        if let again = try? await session.enterRoom(uniqueName: unique) {
+                            printer.learn(again.present)
+                            for m in again.messages where m.seq > printer.lastSeq { printer.print(m) }
+                            await fill(session, room, printer, before: Int.max)
+                        }
+                    default: break
                     }
-                    printer.print(m)
                 }
             }
             for await line in standardInputLines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -84,7 +96,17 @@ struct RoomCommand: AsyncParsableCommand {
             continuation.finish()
             await follower.value
             session.sync.stop()
-            out(L.string("cli.room.left", ["name": room.name]))
+            out(L.string("cli.room.left", ["name": TerminalSanitizer.oneLine(room.name)]))
+        }
+
+        /// Prints what history has between the last printed seq and `before`.
+        private func fill(_ session: Session, _ room: RoomInfo, _ printer: RoomPrinter, before: Int) async {
+            while true {
+                let from = printer.lastSeq
+                guard let missing = try? await session.roomMessages(room.conversationId, after: from), !missing.isEmpty else { return }
+                for m in missing where m.seq < before { printer.print(m) }
+                if missing.count < 100 || printer.lastSeq == from || (missing.last?.seq ?? 0) >= before - 1 { return }
+            }
         }
     }
 
@@ -166,6 +188,12 @@ private func standardInputLines() -> AsyncStream<String> {
     return lines
 }
 
+/// What `room enter` follows: the room's pushes, and the socket coming back.
+private enum RoomEvent: Sendable {
+    case push(RoomPush)
+    case reconnected
+}
+
 /// Opens the push socket, as creating and entering a room want.
 private func comeOnline(_ session: Session) async throws {
     guard await session.comeOnline() else { throw CLIError(L.string("cli.room.offline")) }
@@ -184,6 +212,10 @@ private final class RoomPrinter: @unchecked Sendable {
     }
 
     var lastSeq: Int { lock.withLock { last } }
+
+    func learn(_ present: [UserBasicInfo]) {
+        lock.withLock { for u in present { names[ConversationIDHelper.imUid(u.uid)] = u.username } }
+    }
 
     func print(_ m: WireMessage) {
         let line: String? = lock.withLock { () -> String? in

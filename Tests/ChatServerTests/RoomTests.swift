@@ -137,5 +137,21 @@ func roomMessage(_ frame: PushFrame) -> WireMessage? { if case .room(let m) = fr
         #expect(try await a.mention(room.conversationId, "@b 在吗", at: [ConversationIDHelper.imUid(ub.uid)]).status == 200)
         #expect(try await a.mention(room.conversationId, "@谁", at: [ConversationIDHelper.imUid(outsider.uid)]).status == 400)
         #expect(try await a.post("/chat/conversation/pin", PinRequest(conversationId: room.conversationId, isPinned: true)).status == 400)
+
+        // Notices are nobody's to revoke or react to.
+        let entered = try await b.enterRoom(unique).decode(EnterRoomResponse.self)
+        let notice = try #require(entered.messages.first { $0.contentType == ContentType.roomEntered && $0.sendID == ConversationIDHelper.imUid(ub.uid) })
+        #expect(try await b.post("/chat/message/revoke", RevokeRequest(conversationId: room.conversationId,
+                                                                       clientMsgId: notice.clientMsgID)).status == 400)
+        #expect(try await b.post("/chat/message/react", ReactRequest(conversationId: room.conversationId, clientMsgId: notice.clientMsgID,
+                                                                     emoji: "👍", on: true)).status == 400)
+
+        // A picture said in the room: everyone there may read it, nobody else.
+        let key = try await a.upload(SampleMedia.png(width: 4, height: 4) { _, _ in (1, 2, 3) }, type: "image/png")
+            .decode(UploadResponse.self).objectKey
+        #expect(try await a.sendCustom(room.conversationId, ["type": "image", "objectKey": key, "url": "", "expireAt": 0]).status == 200)
+        #expect(try await b.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] != nil)
+        let (stranger, _) = try await server.user()
+        #expect(try await stranger.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] == nil)
     }
 }

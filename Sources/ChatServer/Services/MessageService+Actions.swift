@@ -18,7 +18,9 @@ extension MessageService {
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             try self.checkNotRefused(caller: caller, target: target, in: tx)
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message takes no reactions") }
-            guard !ContentType.isGroupNotice(msg.contentType) else { throw APIFailure.invalid("group notices take no reactions") }
+            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
+                throw APIFailure.invalid("notices take no reactions")
+            }
             var reactions = msg.reactions
             guard reactions.set(emoji, by: ConversationIDHelper.imUid(caller), on: on) else {
                 throw APIFailure.invalid("a message takes at most \(Reactions.maxEmoji) different emoji")

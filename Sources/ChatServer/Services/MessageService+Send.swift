@@ -170,7 +170,7 @@ extension MessageService {
     func filledQuote(_ reply: QuotePayload, in conversationId: String, caller: Int,
                      tx: any StorageTransaction) throws -> QuotePayload {
         guard let (target, _) = try inHistory(reply.quote.clientMsgID, of: conversationId, caller: caller, in: tx),
-              !ContentType.isGroupNotice(target.contentType) else {
+              !ContentType.isGroupNotice(target.contentType), !ContentType.isRoomNotice(target.contentType) else {
             throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
         }
         guard !target.revoked else { throw APIFailure.invalid("a revoked message cannot be quoted") }
@@ -206,7 +206,7 @@ extension MessageService {
             }
             _ = try ConversationService.target(of: item.conversationId, caller: caller)
             guard let (m, _) = try inHistory(item.clientMsgID, of: item.conversationId, caller: caller, in: tx),
-                  !ContentType.isGroupNotice(m.contentType) else {
+                  !ContentType.isGroupNotice(m.contentType), !ContentType.isRoomNotice(m.contentType) else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")
             }
             guard !m.revoked else { throw APIFailure.invalid("a revoked message cannot be forwarded") }

@@ -166,8 +166,8 @@ final class MessageService: Sendable {
             if case .group = target, !me.isActive {
                 throw APIFailure.forbidden("you are no longer a member of this group")
             }
-            guard !ContentType.isGroupNotice(msg.contentType) else {
-                throw APIFailure.invalid("group notices cannot be revoked")
+            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
+                throw APIFailure.invalid("notices cannot be revoked")
             }
             if msg.revoked { return (msg.noticeSeq ?? msg.seq, [:]) }
             let ageMs = self.config.clock.nowMs() - msg.sendTime

@@ -45,7 +45,7 @@ public final class PushHub: Sendable {
     /// Told when a user has no socket anywhere any more: their last one here
     /// closed and none is open elsewhere, or the node they were on vanished
     /// (rooms: offline is left). Set by ServerServices.
-    let wentOffline = Mutex<PresenceHook?>(nil)
+    let wentOffline = Mutex<OfflineHook?>(nil)
 
     public init() {}
 
@@ -95,6 +95,8 @@ public final class PushHub: Sendable {
             return s.isOnline(uid) != before
         }
         if changed { broadcastPresence(uid: uid, online: online) }
+        // Their last sockets here and there closed at once: neither node saw the user go, this one does.
+        if changed && !online { wentOffline.withLock { $0 }?.run(uid, false) }
     }
 
     /// `node` says who has a socket there (its answer to a hello).
@@ -114,7 +116,8 @@ public final class PushHub: Sendable {
         }
         for uid in offline {
             broadcastPresence(uid: uid, online: false)
-            wentOffline.withLock { $0 }?.run(uid, false)
+            // Their node may only have lost the database for a moment: asked again after a grace.
+            wentOffline.withLock { $0 }?.run(uid, true)
         }
     }
 
@@ -175,6 +178,12 @@ public final class PushHub: Sendable {
 }
 
 /// A user came online or went offline on this node (see AfterSendHook for why a struct).
+/// Told that a user has no socket anywhere (`vanished`: because their node
+/// stopped answering, which may pass).
+struct OfflineHook: Sendable {
+    let run: @Sendable (_ uid: Int, _ vanished: Bool) -> Void
+}
+
 struct PresenceHook: Sendable {
     let run: @Sendable (_ uid: Int, _ online: Bool) -> Void
 }

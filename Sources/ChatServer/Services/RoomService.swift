@@ -168,28 +168,42 @@ final class RoomService: Sendable {
     // MARK: Presence
 
     /// Offline is left: `uid` has no socket anywhere any more. Asked again
-    /// when it runs, so a reconnect meanwhile keeps them where they are.
-    func wentOffline(_ uid: Int) {
-        offline.async { [self] in
-            guard !hub.isOnline(uid) else { return }
-            do {
-                let rooms = try storage.read { tx in try tx.rooms.rooms(of: uid) }
-                for rid in rooms {
-                    _ = try change { tx, c in
-                        guard let room = try tx.rooms.room(rid), try tx.rooms.isPresent(rid, uid: uid) else { return () }
-                        c.room = room
-                        try c.notice(ContentType.roomLeft, by: uid)
-                        _ = try tx.rooms.leave(rid, uid: uid)
-                        _ = try c.info()
-                    }
-                }
-            } catch {
-                config.logger.warning("could not take user \(uid) out of their rooms: \(error)")
-            }
+    /// for each room as it is left, so a reconnect meanwhile keeps them
+    /// where they are. `grace`: their node stopped answering, which may be
+    /// the database's moment of trouble, not the node's: it gets
+    /// `offlineGrace` to come back and say who is online there.
+    func wentOffline(_ uid: Int, grace: Bool = false) {
+        if grace {
+            offline.asyncAfter(deadline: .now() + Self.offlineGrace) { [self] in leaveAll(uid) }
+        } else {
+            offline.async { [self] in leaveAll(uid) }
         }
     }
 
-    /// Waits until every leave queued by `wentOffline` so far is done (tests, shutdown).
+    static let offlineGrace: DispatchTimeInterval = .seconds(15)
+
+    private func leaveAll(_ uid: Int) {
+        guard !hub.isOnline(uid) else { return }
+        do {
+            let rooms = try storage.read { tx in try tx.rooms.rooms(of: uid) }
+            for rid in rooms {
+                _ = try change { tx, c in
+                    guard !self.hub.isOnline(uid), let room = try tx.rooms.room(rid), try tx.rooms.isPresent(rid, uid: uid) else {
+                        return ()
+                    }
+                    c.room = room
+                    try c.notice(ContentType.roomLeft, by: uid)
+                    _ = try tx.rooms.leave(rid, uid: uid)
+                    _ = try c.info()
+                }
+            }
+        } catch {
+            config.logger.warning("could not take user \(uid) out of their rooms: \(error)")
+        }
+    }
+
+    /// Waits until every leave queued by `wentOffline` so far is done
+    /// (shutdown; one given a grace runs later or not at all).
     func settle() { offline.sync {} }
 
     /// The frame another node's commit pushed, read back by its reference.

@@ -83,7 +83,7 @@ public final class ServerServices: Sendable {
         } else {
             cluster = nil
         }
-        hub.wentOffline.withLock { [rooms] in $0 = PresenceHook { uid, _ in rooms.wentOffline(uid) } }
+        hub.wentOffline.withLock { [rooms] in $0 = OfflineHook { uid, vanished in rooms.wentOffline(uid, grace: vanished) } }
     }
 
     /// Starts listening to the other nodes (a cluster's node only).
@@ -92,6 +92,8 @@ public final class ServerServices: Sendable {
     /// Stops listening and closes the database connections.
     func shutdown() async {
         await cluster?.stop()
+        // Leaves of users who went offline just before are written before the database closes.
+        rooms.settle()
         closeStorage()
         await threads?.shutdown()
     }

@@ -13,6 +13,8 @@ struct SQLiteMediaRepository: MediaRepository {
             SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ?2 OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversationId = g.conversationId
                 WHERE g.objectKey = m.objectKey AND mb.uid = ?2) OR EXISTS (
+                SELECT 1 FROM media_grant g JOIN room_presence p ON g.conversationId = 'sr_' || p.rid
+                WHERE g.objectKey = m.objectKey AND p.uid = ?2) OR EXISTS (
                 SELECT 1 FROM favorite_object f WHERE f.objectKey = m.objectKey AND f.uid = ?2))
             """), arguments: [key, uid]) != nil
     }

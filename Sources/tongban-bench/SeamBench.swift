@@ -34,22 +34,8 @@ struct SeamBench: Sendable {
     }
 
     private func measure(_ deployment: Deployment) async throws -> Result {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-seam-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let running = try deployment.start(dir: dir)
-        defer { running.stop() }
-        let base = "http://127.0.0.1:\(running.port(forUser: 0))"
-        var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = readers + 4
-        let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
-        do {
-            let result = try await load(base: base, http: http)
-            try? await http.shutdown()
-            return result
-        } catch {
-            try? await http.shutdown()
-            throw error
+        try await withServer(deployment, name: "seam", connections: readers + 4) { base, http in
+            try await load(base: base, http: http)
         }
     }
 

@@ -19,22 +19,8 @@ struct SyncPullBench: Sendable {
 
     func run() async throws -> [BenchRow] {
         print("sync pull: \(groups) groups × \(messagesPerGroup) messages while a member is away…")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-pull-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let running = try Deployment.sqlite.start(dir: dir)
-        defer { running.stop() }
-        let base = "http://127.0.0.1:\(running.port(forUser: 0))"
-        var config = HTTPClient.Configuration()
-        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = groups + 4
-        let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
-        do {
-            let rows = try await measure(base: base, http: http)
-            try? await http.shutdown()
-            return rows
-        } catch {
-            try? await http.shutdown()
-            throw error
+        return try await withServer(.sqlite, name: "pull", connections: groups + 4) { base, http in
+            try await measure(base: base, http: http)
         }
     }
 
@@ -105,5 +91,28 @@ struct SyncPullBench: Sendable {
         }
         result.ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
         return (result, cursor)
+    }
+}
+
+/// `body` against a fresh `deployment` in a throwaway folder, with an HTTP
+/// client of `connections` connections; the server stops and the client
+/// shuts down after it, however it ends.
+func withServer<T>(_ deployment: Deployment, name: String, connections: Int,
+                   _ body: (_ base: String, _ http: HTTPClient) async throws -> T) async throws -> T {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-\(name)-\(getpid())")
+    try? FileManager.default.removeItem(at: dir)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let running = try deployment.start(dir: dir)
+    defer { running.stop() }
+    var config = HTTPClient.Configuration()
+    config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
+    let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
+    do {
+        let result = try await body("http://127.0.0.1:\(running.port(forUser: 0))", http)
+        try? await http.shutdown()
+        return result
+    } catch {
+        try? await http.shutdown()
+        throw error
     }
 }

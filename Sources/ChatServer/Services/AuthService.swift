@@ -31,6 +31,8 @@ package final class AuthService: Sendable {
     /// Where those writes run: never on the request's thread, which must
     /// not wait for the database's writer for a bookkeeping write.
     private let seenQueue = DispatchQueue(label: "tongban.auth.seen")
+    /// Set by `stop`: a last-seen write queued after it is dropped.
+    private let stopped = Atomic<Bool>(false)
     /// The sockets to close when a token ends.
     let hub: PushHub
 
@@ -159,7 +161,17 @@ package final class AuthService: Sendable {
         }
         guard due else { return }
         // A device's last-seen time is worth no failed or slower request.
-        seenQueue.async { [storage] in _ = try? storage.write { tx in try tx.accounts.touchToken(hash: hash, at: now) } }
+        seenQueue.async { [self] in
+            guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+            _ = try? storage.write { tx in try tx.accounts.touchToken(hash: hash, at: now) }
+        }
+    }
+
+    /// No last-seen write touches the database once this returns (the
+    /// server is stopping: the storage closes next).
+    func stop() {
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        seenQueue.sync {}
     }
 
     /// Opens or closes (and empties) the token cache.

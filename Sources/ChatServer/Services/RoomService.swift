@@ -1,5 +1,6 @@
 import ChatCore
 import Foundation
+import Synchronization
 
 /// Rooms (PROTOCOL.md v3 "Rooms"): live rooms a user is in while they are
 /// there. Presence is membership: `enter` until `leave`, a kick, the drop,
@@ -16,6 +17,8 @@ final class RoomService: Sendable {
     /// Users whose last socket closed, left on a queue of their own (a
     /// socket closes on whatever thread; leaving writes).
     private let offline = DispatchQueue(label: "tongban.rooms.offline")
+    /// Set by `stop`: a leave queued (or due) after it is dropped.
+    private let stopped = Atomic<Bool>(false)
 
     init(storage: any ChatStorage, config: ServerConfig, hub: PushHub, messages: MessageService, notices: CommitNotifier) {
         self.storage = storage
@@ -183,7 +186,7 @@ final class RoomService: Sendable {
     static let offlineGrace: DispatchTimeInterval = .seconds(15)
 
     private func leaveAll(_ uid: Int) {
-        guard !hub.isOnline(uid) else { return }
+        guard !stopped.load(ordering: .sequentiallyConsistent), !hub.isOnline(uid) else { return }
         do {
             let rooms = try storage.read { tx in try tx.rooms.rooms(of: uid) }
             for rid in rooms {
@@ -202,9 +205,17 @@ final class RoomService: Sendable {
         }
     }
 
-    /// Waits until every leave queued by `wentOffline` so far is done
-    /// (shutdown; one given a grace runs later or not at all).
+    /// Waits until every leave queued by `wentOffline` so far is done (one
+    /// given a grace runs later).
     func settle() { offline.sync {} }
+
+    /// No leave touches the database once this returns (the server is
+    /// stopping: the storage closes next). Users still present then are
+    /// taken out when a single node starts again.
+    func stop() {
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        offline.sync {}
+    }
 
     /// The frame another node's commit pushed, read back by its reference.
     func frame(for ref: RoomFrameRef) -> PushFrame? {

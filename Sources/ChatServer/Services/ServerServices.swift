@@ -92,8 +92,10 @@ public final class ServerServices: Sendable {
     /// Stops listening and closes the database connections.
     func shutdown() async {
         await cluster?.stop()
-        // Leaves of users who went offline just before are written before the database closes.
-        rooms.settle()
+        // Work queued off the requests (last-seen times, leaves of users who
+        // went offline) ends before the database closes under it.
+        auth.stop()
+        rooms.stop()
         closeStorage()
         await threads?.shutdown()
     }

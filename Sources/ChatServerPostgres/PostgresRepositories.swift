@@ -89,8 +89,7 @@ struct PostgresUserRepository: UserRepository {
     }
 
     func search(prefix: String, excluding excluded: Int, limit: Int) throws -> [UserBasicInfo] {
-        let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        let pattern = LikePattern.escape(prefix) + "%"
         return try conn.query("""
             SELECT uid, username, avatar, account, signature FROM users
             WHERE uid <> \(excluded) AND (account ILIKE \(pattern) ESCAPE '\\' OR username ILIKE \(pattern) ESCAPE '\\')

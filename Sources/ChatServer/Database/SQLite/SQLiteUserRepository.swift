@@ -11,8 +11,7 @@ struct SQLiteUserRepository: UserRepository {
 
     func search(prefix: String, excluding excluded: Int, limit: Int) throws -> [UserBasicInfo] {
         // LIKE is case-blind for ASCII; its own wildcards are escaped.
-        let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        let pattern = LikePattern.escape(prefix) + "%"
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT uid, username, avatar, account, signature FROM user
             WHERE uid <> ? AND (account LIKE ? ESCAPE '\\' OR username LIKE ? ESCAPE '\\')

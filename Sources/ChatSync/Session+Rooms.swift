@@ -50,4 +50,61 @@ extension Session {
     public func roomMessages(_ conversationId: String, after seq: Int) async throws -> [WireMessage] {
         try await api.history(conversationId: conversationId, beforeSeq: nil, afterSeq: seq, limit: 100).messages
     }
+
+    /// Every message of a room between `after` and `before` (both left
+    /// out), oldest first, a page of history at a time: what was said
+    /// while a push was missed or the socket was down.
+    public func roomGap(_ conversationId: String, after: Int, before: Int = .max) async throws -> [WireMessage] {
+        var found: [WireMessage] = []
+        var from = after
+        while from + 1 < before {
+            let page = try await roomMessages(conversationId, after: from)
+            found += page.filter { $0.seq > from && $0.seq < before }
+            guard page.count >= 100, let last = page.last?.seq, last > from else { break }
+            from = last
+        }
+        return found
+    }
+
+    // MARK: - The full-screen client's rooms
+
+    /// Enters a room and keeps the newest messages in the store, where the
+    /// room's chat pages them from.
+    public func enterRoomKeeping(uniqueName: String) async throws -> EnterRoomResponse {
+        let entered = try await api.enterRoom(uniqueName: uniqueName)
+        try keepRoomMessages(entered.messages, of: entered.room, contiguous: true)
+        return entered
+    }
+
+    /// Fills a room's gap after `after` (and before `before`) from history
+    /// into the store; returns the newest seq it learnt (or `after`).
+    @discardableResult
+    public func fillRoom(_ room: RoomInfo, after: Int, before: Int = .max) async throws -> Int {
+        let missing = try await roomGap(room.conversationId, after: after, before: before)
+        let newest = missing.last?.seq ?? after
+        // Known complete from `after` on, up to what came or the seq that showed the gap.
+        let high = before == .max ? newest : before - 1
+        try store.saveRoomMessages(conversationId: room.conversationId, name: room.name, messages: missing,
+                                   coveringFrom: after + 1, to: high)
+        return newest
+    }
+
+    /// A room's pushed message or its newer state, kept in the store.
+    public func keepRoomMessage(_ message: WireMessage, of room: RoomInfo) throws {
+        try keepRoomMessages([message], of: room, contiguous: true)
+    }
+
+    /// A room's pushed update (a reaction, an edit, a revoke) over the kept copy.
+    public func keepRoomUpdate(_ message: WireMessage) throws {
+        guard ConversationIDHelper.isRoom(message.conversationId) else { return }
+        try store.saveUpdated(message)
+    }
+
+    /// `contiguous`: the messages have no gaps among them (a page, one message).
+    func keepRoomMessages(_ messages: [WireMessage], of room: RoomInfo, contiguous: Bool) throws {
+        let seqs = messages.map(\.seq).filter { $0 > 0 }
+        guard let low = seqs.min(), let high = seqs.max() else { return }
+        try store.saveRoomMessages(conversationId: room.conversationId, name: room.name, messages: messages,
+                                   coveringFrom: contiguous ? low : high, to: high)
+    }
 }

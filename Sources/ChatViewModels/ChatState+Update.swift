@@ -131,7 +131,7 @@ extension ChatState {
         // do not count.
         if let after = bannerAfterSeq {
             newMessageBannerCount = page.messages.filter {
-                ($0.seq ?? 0) > after && $0.sendID != me && !$0.isControl && !ContentType.isGroupNotice($0.contentType)
+                ($0.seq ?? 0) > after && $0.sendID != me && !$0.isControl && !ContentType.isNotice($0.contentType)
             }.count
         }
         anchor()

@@ -94,6 +94,8 @@ public enum TUIRunner {
         loader.cancel()
         ticker.stop()
         app.willQuit()
+        // Quitting leaves the rooms (PROTOCOL.md v3: offline is left).
+        await app.leaveRooms()
         session.sync.stop()
         await session.sendQueue.stop()
         terminal.setTitle("")

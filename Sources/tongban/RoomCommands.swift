@@ -101,12 +101,8 @@ struct RoomCommand: AsyncParsableCommand {
 
         /// Prints what history has between the last printed seq and `before`.
         private func fill(_ session: Session, _ room: RoomInfo, _ printer: RoomPrinter, before: Int) async {
-            while true {
-                let from = printer.lastSeq
-                guard let missing = try? await session.roomMessages(room.conversationId, after: from), !missing.isEmpty else { return }
-                for m in missing where m.seq < before { printer.print(m) }
-                if missing.count < 100 || printer.lastSeq == from || (missing.last?.seq ?? 0) >= before - 1 { return }
-            }
+            guard let missing = try? await session.roomGap(room.conversationId, after: printer.lastSeq, before: before) else { return }
+            for m in missing { printer.print(m) }
         }
     }
 

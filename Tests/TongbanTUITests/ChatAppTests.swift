@@ -75,7 +75,7 @@ import Testing
         #expect(try row("置顶 / 取消置顶").contains("P p "))
         #expect(try row("撤回自己刚发的消息").contains("x R "))
         #expect(try row("退出").contains("Ctrl-Q q Ctrl-C "))
-        #expect(try row("新会话、建群入群、加好友").contains("U+7 n "), "a control character by its code point")
+        #expect(try row("新会话、群聊、好友、房间").contains("U+7 n "), "a control character by its code point")
         #expect(try row("本帮助").contains(" ? "), "a key bound to itself is not listed twice")
         #expect(!(try row("本帮助").contains("? ?")))
         await app.handle(.escape)

@@ -206,7 +206,7 @@ import Testing
 
     @Test func slashCommandsChangeTheGroup() {
         var s = GroupFixture.chatState(width: 100, height: 26)
-        func submit(_ text: String) -> [Effect] { Update.submit(text, &s) }
+        func submit(_ text: String) -> [Effect] { Update.submit(text, &s, Localizer(language: .zhHans)) }
         #expect(submit("/invite alice bob").first == .group(.invite(["alice", "bob"])))
         #expect(submit("/kick carol").first == .group(.kick("carol")))
         #expect(submit("/rename 新名字 🏔").first == .group(.rename("新名字 🏔")))

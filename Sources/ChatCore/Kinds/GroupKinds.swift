@@ -34,7 +34,8 @@ public struct MentionPayload: KindPayload {
     }
 }
 
-/// A group's system notice (contentType 1501-1510): who did what to whom.
+/// A group's system notice (contentType 1501-1510), or a room's (1601-1605,
+/// the same content): who did what to whom.
 /// `userNames` (a Tongban addition the server fills in) holds the display
 /// names at the time of the event, so a notice reads the same offline.
 public struct GroupNoticePayload: KindPayload {
@@ -53,7 +54,8 @@ public struct GroupNoticePayload: KindPayload {
     }
 
     public init?(contentType: Int, jsonText: String) {
-        guard ContentType.isGroupNotice(contentType), let obj = JSONObject(jsonText: jsonText) else { return nil }
+        guard ContentType.isGroupNotice(contentType) || ContentType.isRoomNotice(contentType),
+              let obj = JSONObject(jsonText: jsonText) else { return nil }
         var names: [String: String] = [:]
         if case .object(let dict)? = obj.fields["userNames"] {
             for (k, v) in dict { if case .string(let s) = v { names[k] = s } }
@@ -82,6 +84,11 @@ public struct GroupNoticePayload: KindPayload {
         let op = display(opUser)
         let who = users.map(display).joined(separator: l.string("group.listSeparator"))
         switch contentType {
+        case ContentType.roomEntered: return l.string("room.notice.entered", ["op": op])
+        case ContentType.roomLeft: return l.string("room.notice.left", ["op": op])
+        case ContentType.roomKicked: return l.string("room.notice.kicked", ["op": op, "users": who])
+        case ContentType.roomChanged: return l.string("room.notice.changed", ["op": op])
+        case ContentType.roomDropped: return l.string("room.notice.dropped", ["op": op])
         case ContentType.groupCreated: return l.string("group.notice.created", ["op": op])
         case ContentType.groupInfoChanged:
             if let name { return l.string("group.notice.renamed", ["op": op, "name": MessageKind.flattenLines(name)]) }

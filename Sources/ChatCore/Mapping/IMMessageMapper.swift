@@ -53,7 +53,7 @@ public enum IMMessageMapper {
             if revoked && content.isEmpty { return (.text, .text("")) }
             if let p = QuotePayload(jsonText: content) { return (.quote, .quote(p)) }
             return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
-        case _ where ContentType.isGroupNotice(contentType):
+        case _ where ContentType.isGroupNotice(contentType) || ContentType.isRoomNotice(contentType):
             if let p = GroupNoticePayload(contentType: contentType, jsonText: content) { return (.groupNotice, .groupNotice(p)) }
             return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
         case ContentType.revokeNotice:

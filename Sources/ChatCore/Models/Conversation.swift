@@ -49,6 +49,10 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
     public var isMember: Bool = true
 
     public var isGroup: Bool { groupId != nil }
+    /// A live room (PROTOCOL.md v3 "Rooms"): in no list of the store, never unread.
+    public var isRoom: Bool { ConversationIDHelper.isRoom(id) }
+    /// A group or a room: messages name their senders, `@` names others.
+    public var isMultiParty: Bool { isGroup || isRoom }
     /// Seed 003's `mentioned`: a mention I have not read yet.
     public var hasUnreadMention: Bool { mentionSeq > readSeq }
 

@@ -2,9 +2,10 @@
 /// the chat header, `tongban ls`): a group's member count, then whether I
 /// left it and whether it is muted.
 public enum ConversationMarks {
-    /// `（4人）` for a group, else "".
+    /// `（4人）` for a group, `（4人在）` for a room (who is there now), else "".
     public static func count(_ c: Conversation, _ L: Localizer) -> String {
-        c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
+        if c.isRoom { return L.string("ui.room.count", ["count": String(c.memberCount)]) }
+        return c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
     }
 
     /// ` [已退出]` for a group I left, then ` 🔕` when muted.

@@ -111,4 +111,6 @@ public enum ContentType {
     public static let roomDropped = 1605
 
     public static func isRoomNotice(_ type: Int) -> Bool { (1601...1605).contains(type) }
+    /// A group's or a room's notice: a grey line, never unread.
+    public static func isNotice(_ type: Int) -> Bool { isGroupNotice(type) || isRoomNotice(type) }
 }

@@ -102,9 +102,9 @@ public actor SendQueue {
         guard let (type, body) = IMMessageMapper.wireContent(for: content) else {
             throw APIError.badResponse("this kind of message cannot be sent")
         }
-        // A group's messages go to the group (PROTOCOL.md: recvID is the conversation id).
+        // A group's or room's messages go to it (PROTOCOL.md: recvID is the conversation id).
         let recvID: String
-        if ConversationIDHelper.isGroup(conversationId) {
+        if ConversationIDHelper.isGroup(conversationId) || ConversationIDHelper.isRoom(conversationId) {
             recvID = conversationId
         } else if let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: store.myUid) {
             recvID = ConversationIDHelper.imUid(peer)

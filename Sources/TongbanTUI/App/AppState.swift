@@ -24,6 +24,10 @@ struct AppState {
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
         case signals([SignalInboxItem], Int)
+        /// v3 rooms: the directory, the new-room form, a room's page (`,`).
+        case roomDirectory(RoomDirectory)
+        case newRoom(NewRoomForm)
+        case roomPage(RoomPage)
         /// v3 (seed 004's long-press menu): what the selected message allows,
         /// and the item highlighted.
         case actions([MenuItem], Int)
@@ -86,6 +90,11 @@ struct AppState {
         case deleteForMe(messageIds: [String])
         case viewFlash(ChatMessage)
         case clearHistory
+        /// v3 rooms: `d` on a room, `l` on its page; the owner's removal (with
+        /// a ban or not) and dropping the room.
+        case leaveRoom(roomId: Int, name: String)
+        case roomKick(roomId: Int, uid: Int, name: String, ban: Bool)
+        case dropRoom(roomId: Int, name: String)
     }
 
     /// A message found by `/` in the list, in any conversation (v3).
@@ -180,6 +189,8 @@ struct AppState {
     var unfolded: Set<String> = []
     /// The conversation list, changed only by `ListState.update` (through `Update`).
     var list = ListState()
+    /// The rooms I am in, in the order entered: the list's first rows (Update+Rooms.swift).
+    var rooms: [RoomEntry] = []
     /// The open chat: its whole state, changed only by `ChatState.update`
     /// (through `Update`), whose effects the runner performs.
     var chat: ChatState?
@@ -206,10 +217,15 @@ struct AppState {
 
     struct Size: Equatable { var width: Int; var height: Int }
 
+    /// The list's rows: the rooms I am in, then the conversations.
     var visibleConversations: [Conversation] {
-        if case .listSearch(let q) = mode { return ListState.filter(list.conversations, by: q) }
-        return list.conversations
+        let all = rooms.map(\.conversation) + list.conversations
+        if case .listSearch(let q) = mode { return ListState.filter(all, by: q) }
+        return all
     }
+
+    /// The room of a conversation id, if I am in it.
+    func room(_ id: String) -> RoomEntry? { rooms.first { $0.id == id } }
 
     /// Bubbles newest first (no time markers).
     /// The messages drawn as bubbles (selectable): not time markers, not a group's notices.

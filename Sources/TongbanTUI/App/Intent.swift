@@ -29,6 +29,8 @@ enum Intent {
     case composed(String)
     /// v3 people: what their effects found (Update+People.swift).
     case people(PeopleIntent)
+    /// v3 rooms: what their effects found (Update+Rooms.swift).
+    case rooms(RoomIntent)
     /// v3: my favourites as the server has them (nil: they could not be read).
     case favoritesLoaded([Favorite]?)
     case flashShown(ChatMessage, RGBImage)
@@ -110,6 +112,8 @@ enum Effect: Equatable {
     case openSignal(SignalInboxItem)
     /// v3 people: friends, requests, blocks, my page (EffectRunner+People.swift).
     case people(PeopleCommand)
+    /// v3 rooms (EffectRunner+Rooms.swift).
+    case room(RoomCommand)
     /// v3 favourites: load them, keep one, remove one, open one in its chat.
     case loadFavorites
     case addFavorite(messageId: String)
@@ -169,4 +173,40 @@ enum PeopleCommand: Equatable {
     case logout
     /// A peer's page (`,` in a single chat).
     case openPeer(uid: Int)
+}
+
+/// What the room effects answer.
+enum RoomIntent {
+    /// The directory's rooms for `query`.
+    case directory(query: String, [RoomInfo])
+    /// In a room (entered, made, or entered again after a reconnect).
+    case entered(EnterRoomResponse, again: Bool)
+    /// A gap of the room was filled up to `seq`.
+    case filled(conversationId: String, upTo: Int)
+    /// Out of a room: left, or it could not be entered again (`why` says).
+    case left(roomId: Int, why: String?)
+    /// A room entered again after a reconnect is no more.
+    case vanished(unique: String)
+    case bans(roomId: Int, [UserBasicInfo])
+    /// The owner's change, as the server answered it.
+    case changed(RoomInfo)
+}
+
+/// What the room effects do; each answers with `RoomIntent`s.
+enum RoomCommand: Equatable {
+    case directory(String)
+    case create(name: String, unique: String, topic: String)
+    case enter(unique: String, again: Bool)
+    /// A pushed message into the store (the chat pages it from there).
+    case keep(WireMessage, RoomInfo)
+    /// A pushed update (a reaction, an edit, a revoke) over the stored copy.
+    case keepUpdate(WireMessage)
+    /// The messages between two seqs, from history into the store.
+    case fill(RoomInfo, after: Int, before: Int)
+    case leave(roomId: Int)
+    case update(roomId: Int, name: String?, topic: String?)
+    case kick(roomId: Int, uid: Int, ban: Bool)
+    case unban(roomId: Int, uid: Int)
+    case loadBans(roomId: Int)
+    case drop(roomId: Int)
 }

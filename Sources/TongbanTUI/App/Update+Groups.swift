@@ -5,10 +5,10 @@ import TerminalUI
 /// Group chats in the input bar: `@` completion and the slash commands
 /// that change a group.
 extension Update {
-    /// The word being typed when it starts with `@` in a group I am in:
+    /// The word being typed when it starts with `@` in a group I am in, or a room:
     /// what follows the `@`.
     static func mentionQuery(_ s: AppState) -> String? {
-        guard let chat = s.chat, chat.conversation.isGroup, chat.conversation.isMember else { return nil }
+        guard let chat = s.chat, chat.conversation.isGroup && chat.conversation.isMember || chat.conversation.isRoom else { return nil }
         let before = s.input.beforeCursor
         guard let at = before.lastIndex(of: "@") else { return nil }
         let word = before[before.index(after: at)...]

@@ -5,13 +5,13 @@ import TerminalUI
 
 /// Keys while typing, and keys while an overlay has the keyboard.
 extension Update {
-    static func inputAction(_ action: Action, _ s: inout AppState) -> [Effect] {
+    static func inputAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         switch action {
         case .inputSend:
             if let e = s.editing { return saveEdit(e, &s) }
             let text = s.input.text
             s.input = InputLine()
-            return submit(text, &s)
+            return submit(text, &s, L)
         case .inputNewline:
             s.input.insert("\n")
         case .inputLeave:
@@ -52,7 +52,7 @@ extension Update {
     }
 
     /// Text, or a slash command that sends media.
-    static func submit(_ raw: String, _ s: inout AppState) -> [Effect] {
+    static func submit(_ raw: String, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         guard s.chat != nil else { return [] }
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -64,15 +64,17 @@ extension Update {
             let paths = OutgoingKinds.paths(for: kind, in: text)
             guard !paths.isEmpty else { s.status = kind.usage; return [] }
             effects = [.sendFiles(kind: kind.name, paths: paths)]
+        } else if let roomEffects = roomCommand(text, &s, L) {
+            return roomEffects
         } else if let command = groupCommand(text, &s) {
             guard let command = command else { return [] }
             effects = [.group(command)]
         } else if let reply = s.replying {
             // A reply carries the `@` names picked for it, in a group.
-            let isGroup = s.chat?.conversation.isGroup == true
+            let isGroup = s.chat?.conversation.isMultiParty == true
             effects = [.sendReply(raw, to: reply.messageId, mentioned: isGroup ? s.mentions : [], all: isGroup && s.mentionsAll)]
             s.replying = nil
-        } else if s.chat?.conversation.isGroup == true, !s.mentions.isEmpty || s.mentionsAll {
+        } else if s.chat?.conversation.isMultiParty == true, !s.mentions.isEmpty || s.mentionsAll {
             effects = [.sendMention(raw, mentioned: s.mentions, all: s.mentionsAll)]
         } else {
             effects = [.sendText(raw)]
@@ -108,6 +110,7 @@ extension Update {
                 return [.deleteForMe(messageIds: ids)]
             case .viewFlash(let m): return [.showFlash(m, width: s.size.width, height: s.size.height)]
             case .clearHistory: return [.clearHistory]
+            case .leaveRoom, .roomKick, .dropRoom: return confirmRoom(what)
             }
         case .help:
             s.mode = .normal
@@ -128,6 +131,12 @@ extension Update {
             return newGroupKey(key, form, &s)
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
+        case .roomDirectory(let d):
+            return roomDirectoryKey(key, d, &s)
+        case .newRoom(let form):
+            return newRoomKey(key, form, &s)
+        case .roomPage(let page):
+            return roomPageKey(key, page, &s, L)
         case .favorites(let items, let i):
             return favoritesKey(key, items, i, &s)
         case .actions(let items, let i):
@@ -152,6 +161,26 @@ extension Update {
             return peerKey(key, page, &s, L)
         }
         return []
+    }
+
+    /// Enter on a message: what its kind says Enter does.
+    static func perform(_ action: MessageAction, on m: ChatMessage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch action {
+        case .none: return []
+        case .confirmFlash:
+            s.mode = .confirm(.viewFlash(m))
+            return []
+        case .play: return [.play(m)]
+        case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
+        case .save: return [.saveFile(m, thenOpen: false)]
+        case .showRecord:
+            if let record = m.content.merged { s.mode = .record(record, 0) }
+            return []
+        case .showQuoted:
+            guard let q = m.content.quote?.quote, let seq = q.seq else { return [] }
+            s.status = q.revoked ? L.string("ui.quoteRevoked") : nil
+            return [.reveal(seq: seq, messageId: q.clientMsgID)]
+        }
     }
 
     /// The full-screen picture: ←/→ (h/l) walk a multi-image message, `o`
@@ -227,27 +256,43 @@ extension Update {
     }
 
     /// Typing searches on Enter; then the users found, and below them
-    /// "new group named q" and "join group q".
+    /// "new group named q", "join group q", "add a friend", "enter room q",
+    /// "the room directory" and "new room named q". Enter on nothing typed
+    /// opens the room directory.
     static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo]?, _ i: Int, _ s: inout AppState,
                            _ L: Localizer) -> [Effect] {
-        let rows = users.map { $0.count + 3 } ?? 0
+        let rows = users.map { $0.count + 6 } ?? 0
+        let query = q.trimmingCharacters(in: .whitespaces)
         switch key {
         case .escape: s.mode = .normal
         case .enter:
-            guard let users else { return q.isEmpty ? [] : [.searchUsers(q)] }
-            let query = q.trimmingCharacters(in: .whitespaces)
-            if i < users.count {
+            guard let users else {
+                if query.isEmpty { return openRoomDirectory(query, &s) }
+                return [.searchUsers(q)]
+            }
+            switch i - users.count {
+            case ..<0:
                 s.mode = .normal
                 return [.startConversation(users[i])]
-            } else if i == users.count {
+            case 0:
                 s.mode = GroupRules.isValidName(query) ? .newGroup(AppState.NewGroupForm(name: query)) : .normal
-            } else if i == users.count + 2 {
+            case 1:
+                s.mode = .normal
+                if !query.isEmpty { return [.joinGroup(unique: query)] }
+            case 2:
                 // 添加好友: the same search's people, each with a card.
                 s.mode = .addFriend(AddFriendForm(query: query, found: users))
                 if users.isEmpty { s.status = L.string("people.noSuchUser") }
-            } else if !query.isEmpty {
+            case 3:
                 s.mode = .normal
-                return [.joinGroup(unique: query)]
+                let unique = query.lowercased()
+                if let mine = s.rooms.first(where: { $0.info.uniqueName == unique }) { return open(mine.conversation, &s) }
+                if GroupRules.isValidUniqueName(unique) { return [.room(.enter(unique: unique, again: false))] }
+                s.status = L.string("ui.room.badUnique")
+            case 4:
+                return openRoomDirectory(query, &s)
+            default:
+                s.mode = GroupRules.isValidName(query) ? .newRoom(NewRoomForm(name: query)) : .normal
             }
         case .down: if users != nil { s.mode = .newChat(q, users, min(i + 1, max(0, rows - 1))) }
         case .up: if users != nil { s.mode = .newChat(q, users, max(0, i - 1)) }

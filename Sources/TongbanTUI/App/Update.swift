@@ -12,8 +12,12 @@ enum Update {
         case .key(let key):
             return handle(key, &s, L)
         case .sync(.connection(let c)):
+            let wasOnline = s.connection == .online
             s.connection = c
-            return c == .online ? [.resumeSending] : []
+            // Offline was left: back online, every room is entered again.
+            return c == .online ? [.resumeSending] + (wasOnline ? [] : enterRoomsAgain(s)) : []
+        case .sync(.room(let push)):
+            return roomPushed(push, &s, L)
         case .sync(.storage(let full)):
             s.storeFull = full
             return []
@@ -69,6 +73,8 @@ enum Update {
             return []
         case .people(let intent):
             return people(intent, &s, L)
+        case .rooms(let intent):
+            return rooms(intent, &s, L)
         case .favoritesLoaded(let items):
             if let items { s.mode = .favorites(items, 0) }
             return []
@@ -161,6 +167,7 @@ enum Update {
         s.scroll = 0
         s.focus = .input
         s.narrowShowsMessages = true
+        refreshRoomChat(&s)
         // The peer's picture for the header (a group's once its info is read: `chat`).
         let picture = avatar.hasPrefix("chat/") ? avatarWanted(avatar, &s) : []
         return left + chat(.appear, &s) + picture
@@ -247,7 +254,7 @@ enum Update {
             switch scope {
             case .list: return listAction(action, &s, L)
             case .messages: return messagesAction(action, &s, L)
-            case .input, .everywhere: return inputAction(action, &s)
+            case .input, .everywhere: return inputAction(action, &s, L)
             }
         }
     }
@@ -262,6 +269,7 @@ enum Update {
     static func listAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         let convs = s.visibleConversations
         let current = s.listIndex < convs.count ? convs[s.listIndex] : nil
+        if let c = current, c.isRoom, let effects = roomListAction(action, c, &s, L) { return effects }
         switch action {
         case .listDown: s.listIndex = min(s.listIndex + 1, max(0, convs.count - 1))
         case .listUp: s.listIndex = max(0, s.listIndex - 1)
@@ -405,7 +413,8 @@ enum Update {
             s.status = L.string("ui.editing")
         case .messagesType: s.focus = .input
         case .messagesSettings:
-            // A single chat's `,` is the peer's page; a group's, its settings.
+            // A single chat's `,` is the peer's page; a group's, its settings; a room's, its page.
+            if let c = s.chat?.conversation, c.isRoom { s.mode = .roomPage(RoomPage()); return [] }
             if let c = s.chat?.conversation, !c.isGroup, c.targetUid > 0 { return [.people(.openPeer(uid: c.targetUid))] }
             s.mode = .settings(member: 0)
             if let avatar = s.chat?.group?.avatar, !avatar.isEmpty { return avatarWanted(avatar, &s) }
@@ -416,26 +425,6 @@ enum Update {
         default: break
         }
         return []
-    }
-
-    /// Enter on a message: what its kind says Enter does.
-    static func perform(_ action: MessageAction, on m: ChatMessage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
-        switch action {
-        case .none: return []
-        case .confirmFlash:
-            s.mode = .confirm(.viewFlash(m))
-            return []
-        case .play: return [.play(m)]
-        case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
-        case .save: return [.saveFile(m, thenOpen: false)]
-        case .showRecord:
-            if let record = m.content.merged { s.mode = .record(record, 0) }
-            return []
-        case .showQuoted:
-            guard let q = m.content.quote?.quote, let seq = q.seq else { return [] }
-            s.status = q.revoked ? L.string("ui.quoteRevoked") : nil
-            return [.reveal(seq: seq, messageId: q.clientMsgID)]
-        }
     }
 
     /// Unix milliseconds of the time on screen.

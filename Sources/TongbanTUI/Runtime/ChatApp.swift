@@ -184,6 +184,13 @@ public final class ChatApp {
         await dispatch(.key(key))
     }
 
+    /// Leaves the rooms I am in (on the way out).
+    public func leaveRooms() async {
+        let ids = state.rooms.map(\.info.roomId)
+        state.rooms = []
+        await runner.leaveRooms(ids)
+    }
+
     /// A transient message on the status line.
     public func showStatus(_ text: String) { post(.status(text)) }
 

@@ -144,6 +144,7 @@ final class EffectRunner {
             if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
         case .loadSignals: await dispatch(.signalsLoaded(await listEffects.signalInbox(emit: listEmit)))
         case .people(let command): await people(command)
+        case .room(let command): await room(command)
         case .decodeAvatar(let key): decodeAvatar(key)
         case .loadFavorites: await dispatch(.favoritesLoaded(await listEffects.favorites(emit: listEmit)))
         case .addFavorite(let id):

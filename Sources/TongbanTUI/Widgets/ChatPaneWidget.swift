@@ -12,7 +12,9 @@ enum ChatPaneWidget {
         }
         let x = area.x, y = area.y, w = area.width
         var hx = x + 1
-        let c = chat.conversation
+        // A room's header is the room as pushed (name, who is here, topic), not the store's row.
+        let room = s.room(chat.id)
+        let c = room?.conversation ?? chat.conversation
         // The peer's or group's picture, two cells wide, once decoded.
         let avatar = c.isGroup ? chat.group?.avatar ?? "" : c.avatar
         if case .ready(let image)? = s.thumbnails[avatar] {
@@ -21,9 +23,14 @@ enum ChatPaneWidget {
         }
         let after = ConversationMarks.text(c, L)
         let nameW = max(1, w - 12 - DisplayWidth.of(after))
+        if room != nil { hx += g.put("# ", x: hx, y: y, style: Theme.dim) }
         hx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: hx, y: y, style: Theme.title, maxWidth: nameW)
         hx += g.put(after, x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
-        if c.isOnline && !c.isGroup { g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online) }
+        if let room, !room.info.topic.isEmpty {
+            g.put("  " + TerminalSanitizer.oneLine(room.info.topic), x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
+        } else if c.isOnline && !c.isMultiParty {
+            g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online)
+        }
         g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
         g.put(String(repeating: "─", count: w), x: x, y: (layout.replyNote ?? layout.input).y - 1, style: Theme.border)
         InputBarWidget.render(s.input, focused: s.focus == .input, into: &g, layout.input)

@@ -1,8 +1,9 @@
 import ChatCore
 import TerminalUI
 
-/// The conversation list pane: a title with the unread total, then two
-/// rows a conversation (name, time; preview or draft, unread badge).
+/// The conversation list pane: a title with the unread total, then the
+/// rooms I am in, then the conversations, two rows each (name, time;
+/// preview or draft, unread badge).
 enum ConversationListWidget {
     static func render(_ s: AppState, _ L: Localizer, into g: inout Grid, _ area: Rect) {
         let x = area.x, y = area.y, w = area.width, h = area.height
@@ -13,9 +14,8 @@ enum ConversationListWidget {
         g.put(String(repeating: "─", count: w), x: x, y: y + 1, style: Theme.border)
         let convs = s.visibleConversations
         let top = y + 2
-        let rows = (h - 2) / 2
         if s.list.isLoading && convs.isEmpty {
-            for i in 0..<min(rows, 4) {
+            for i in 0..<min((h - 2) / 2, 4) {
                 g.put(String(repeating: "░", count: max(1, w - 4)), x: x + 1, y: top + i * 2, style: Theme.dim)
             }
             return
@@ -36,19 +36,57 @@ enum ConversationListWidget {
             }
             return
         }
-        // Conversations first, then the messages found in any of them.
-        let count = convs.count + hits.count
-        let first = max(0, min(s.listIndex - rows + 1, count - rows))
-        for (row, idx) in (first..<min(count, first + rows)).enumerated() {
+        // Rooms, then conversations (each under a heading when there are
+        // rooms), then the messages found in any of them.
+        let items = ListItems.of(convs, hits: hits.count, L)
+        let selected = items.firstIndex { $0.row == s.listIndex } ?? 0
+        var line = top
+        for item in items[ListItems.first(items, showing: selected, height: h - 2)...] {
+            guard line + item.height <= y + h else { break }
+            guard let idx = item.row else {
+                g.put(item.heading, x: x + 1, y: line, style: Theme.dim, maxWidth: w - 2)
+                line += 1
+                continue
+            }
             let isSel = idx == s.listIndex
             let base = isSel && s.focus == .list ? Theme.selected : (isSel ? Style(underline: true) : Style())
-            let r = Rect(x: x, y: top + row * 2, width: w, height: 2)
+            let r = Rect(x: x, y: line, width: w, height: 2)
             if idx < convs.count {
-                renderRow(convs[idx], base: base, now: s, L, into: &g, r)
+                if let room = s.room(convs[idx].id) {
+                    renderRoomRow(room, base: base, now: s, L, into: &g, r)
+                } else {
+                    renderRow(convs[idx], base: base, now: s, L, into: &g, r)
+                }
             } else {
                 renderHit(hits[idx - convs.count], query: searching ?? "", base: base, now: s, L, into: &g, r)
             }
+            line += 2
         }
+    }
+
+    /// A room I am in: `# name（N人在）`, the newest line below; bold only
+    /// while something was said that I have not seen (rooms have no unread
+    /// count).
+    static func renderRoomRow(_ room: RoomEntry, base: Style, now s: AppState, _ L: Localizer, into g: inout Grid, _ r: Rect) {
+        let x = r.x, ry = r.y, w = r.width
+        let c = room.conversation
+        g.fill(x: x, y: ry, w: w, h: 2, style: base)
+        let time = c.lastMessageTime > 0 ? TimeLabel.text(c.lastMessageTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds) : ""
+        let timeW = DisplayWidth.of(time)
+        var nameStyle = base
+        nameStyle.bold = room.unseen
+        var cx = x + 1
+        cx += g.put("# ", x: cx, y: ry, style: Theme.merge(base, Theme.dim))
+        let after = ConversationMarks.count(c, L)
+        let nameW = max(1, w - timeW - (cx - x) - 4 - DisplayWidth.of(after))
+        cx += g.put(TextWrap.truncate(TerminalSanitizer.oneLine(c.nickname), width: nameW), x: cx, y: ry, style: nameStyle, maxWidth: nameW)
+        g.put(after, x: cx, y: ry, style: Theme.merge(base, Theme.dim), maxWidth: max(0, x + w - timeW - 2 - cx))
+        if !time.isEmpty { g.put(time, x: x + w - timeW - 1, y: ry, style: Theme.merge(base, Theme.dim)) }
+        let line = c.lastMessagePreview.isEmpty ? room.info.topic : c.lastMessagePreview
+        var lineStyle = Theme.merge(base, room.unseen ? Style() : Theme.dim)
+        lineStyle.bold = room.unseen
+        g.put(TextWrap.truncate(TerminalSanitizer.oneLine(line), width: max(1, w - 2)), x: x + 1, y: ry + 1, style: lineStyle,
+              maxWidth: max(1, w - 2))
     }
 
     /// A message found by `/`: its conversation and time, then the text
@@ -125,5 +163,39 @@ enum ConversationListWidget {
                   style: Theme.merge(base, Theme.dim), maxWidth: restW)
         }
         if !badge.isEmpty { g.put(badge, x: x + w - badgeW - 1, y: ry + 1, style: c.isMuted ? Theme.mutedBadge : Theme.badge) }
+    }
+}
+
+/// The list pane's lines: headings (one line) and rows (two lines: a room,
+/// a conversation, a message found), with the index of each row.
+struct ListItems {
+    var heading = ""
+    /// The row's index among the rooms, conversations and hits; nil for a heading.
+    var row: Int?
+    var height: Int { row == nil ? 1 : 2 }
+
+    /// With rooms on the list, they and the conversations each get a heading.
+    static func of(_ convs: [Conversation], hits: Int, _ L: Localizer) -> [ListItems] {
+        var items: [ListItems] = []
+        let rooms = convs.prefix { $0.isRoom }.count
+        if rooms > 0 { items.append(ListItems(heading: L.string("ui.rooms.heading", ["n": String(rooms)]))) }
+        for i in 0..<convs.count {
+            if i == rooms && rooms > 0 { items.append(ListItems(heading: L.string("ui.conversations.heading"))) }
+            items.append(ListItems(row: i))
+        }
+        for i in 0..<hits { items.append(ListItems(row: convs.count + i)) }
+        return items
+    }
+
+    /// The first item drawn: as far up as still shows `selected` in
+    /// `height` lines (the selection at the bottom when scrolled down).
+    static func first(_ items: [ListItems], showing selected: Int, height: Int) -> Int {
+        guard selected < items.count else { return 0 }
+        var first = selected, used = items[selected].height
+        while first > 0, used + items[first - 1].height <= height {
+            first -= 1
+            used += items[first].height
+        }
+        return first
     }
 }

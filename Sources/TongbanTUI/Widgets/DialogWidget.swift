@@ -63,6 +63,9 @@ enum OverlayWidget {
                 lines.append((L.string("ui.newGroup.create", ["name": q]), i == users.count ? Theme.selected : Theme.prompt))
                 lines.append((L.string("ui.newGroup.join", ["unique": q]), i == users.count + 1 ? Theme.selected : Theme.prompt))
                 lines.append((L.string("people.addRow", ["query": q]), i == users.count + 2 ? Theme.selected : Theme.prompt))
+                lines.append((L.string("ui.newChat.enterRoom", ["unique": q]), i == users.count + 3 ? Theme.selected : Theme.prompt))
+                lines.append((L.string("ui.newChat.directory", ["query": q]), i == users.count + 4 ? Theme.selected : Theme.prompt))
+                lines.append((L.string("ui.newChat.newRoom", ["name": q]), i == users.count + 5 ? Theme.selected : Theme.prompt))
             } else {
                 lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }
@@ -120,6 +123,15 @@ enum OverlayWidget {
                               n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.signals"), lines: lines, into: &g, area)
+        case .roomDirectory(let d):
+            DialogWidget.render(title: L.string("ui.rooms.directory"), lines: RoomWidgets.directoryLines(d, mine: s.rooms, L, rows: area.height - 4),
+                                into: &g, area)
+        case .newRoom(let form):
+            DialogWidget.render(title: L.string("ui.newRoom"), lines: RoomWidgets.newRoomLines(form, L), into: &g, area)
+        case .roomPage(let page):
+            guard let room = s.chat.flatMap({ s.room($0.id) }) else { return }
+            DialogWidget.render(title: L.string("ui.room.page"),
+                                lines: RoomWidgets.pageLines(room, page, me: s.myImUid, L, rows: area.height - 4), into: &g, area)
         case .settings(let member):
             guard let chat = s.chat else { return }
             let c = chat.conversation

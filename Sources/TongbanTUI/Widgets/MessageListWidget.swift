@@ -21,7 +21,7 @@ enum MessageListWidget {
         let areaHeight = max(1, area.height)
         let context = BubbleContext(L: L, width: max(10, area.width * 7 / 10), thumbnails: s.thumbnails,
                                     cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now,
-                                    isGroup: chat.conversation.isGroup, senderNames: chat.senderNames, me: chat.me,
+                                    isGroup: chat.conversation.isMultiParty, senderNames: chat.senderNames, me: chat.me,
                                     peerName: chat.conversation.nickname, marked: Set(s.marked ?? []),
                                     blockedSenders: s.people.blockedImUids, unfolded: s.unfolded)
         let selected = s.selected

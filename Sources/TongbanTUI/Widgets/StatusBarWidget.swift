@@ -63,6 +63,9 @@ enum StatusBarWidget {
         case .deleteForMe: return L.string("ui.confirmDeleteForMe")
         case .viewFlash: return L.string("ui.confirm.flash")
         case .clearHistory: return L.string("ui.confirm.clear")
+        case .leaveRoom(_, let name): return L.string("ui.confirm.leaveRoom", ["name": name])
+        case .roomKick(_, _, let name, let ban): return L.string(ban ? "ui.confirm.roomBan" : "ui.confirm.roomKick", ["name": name])
+        case .dropRoom(_, let name): return L.string("ui.confirm.dropRoom", ["name": name])
         }
     }
 }

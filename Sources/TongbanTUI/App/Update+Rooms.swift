@@ -1,0 +1,287 @@
+import ChatCore
+import ChatSync
+import ChatViewModels
+import Foundation
+import TerminalUI
+
+/// Rooms (PROTOCOL.md v3 "Rooms") in the full-screen client: the rooms I
+/// am in, their pushes, the `n` dialog's room rows, a room's page and its
+/// slash commands. Nothing of a room counts as unread: a room with
+/// something I have not seen is only drawn bold.
+extension Update {
+    static func rooms(_ intent: RoomIntent, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch intent {
+        case .directory(let query, let found):
+            if case .roomDirectory(var d) = s.mode, d.query == query {
+                d.rooms = found
+                d.index = min(d.index, max(0, found.count - 1))
+                s.mode = .roomDirectory(d)
+            }
+            return []
+        case .entered(let response, let again):
+            return roomEntered(response, again: again, &s, L)
+        case .filled(let id, let seq):
+            if let i = s.rooms.firstIndex(where: { $0.id == id }) { s.rooms[i].lastSeq = max(s.rooms[i].lastSeq, seq) }
+            return []
+        case .left(let rid, let why):
+            if let why { s.status = why }
+            return removeRoom(rid, &s)
+        case .vanished(let unique):
+            guard let room = s.rooms.first(where: { $0.info.uniqueName == unique }) else { return [] }
+            s.status = L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.info.name)])
+            return removeRoom(room.info.roomId, &s)
+        case .bans(let rid, let users):
+            if case .roomPage(var page) = s.mode, s.chat.flatMap({ s.room($0.id) })?.info.roomId == rid {
+                page.bans = users
+                page.selected = 0
+                s.mode = .roomPage(page)
+                if users.isEmpty { s.status = L.string("ui.room.noBans") }
+            }
+            return []
+        case .changed(let info):
+            if let i = s.rooms.firstIndex(where: { $0.info.roomId == info.roomId }) { s.rooms[i].info = info }
+            return []
+        }
+    }
+
+    /// In a room: a new one goes last among the rooms and opens; entering
+    /// again (after a reconnect) keeps its place and fills what was said
+    /// while the connection was down.
+    static func roomEntered(_ entered: EnterRoomResponse, again: Bool, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        let fresh = RoomEntry(entered, me: s.myImUid, L)
+        guard let i = s.rooms.firstIndex(where: { $0.id == fresh.id }) else {
+            s.rooms.append(fresh)
+            s.status = L.string("ui.room.entered", ["name": TerminalSanitizer.oneLine(fresh.info.name)])
+            return again ? [] : open(fresh.conversation, &s)
+        }
+        var room = s.rooms[i]
+        let before = room.lastSeq
+        room.info = fresh.info
+        room.present = fresh.present
+        room.names.merge(fresh.names) { _, new in new }
+        room.learn(entered.messages, me: s.myImUid, L)
+        s.rooms[i] = room
+        refreshRoomChat(&s)
+        guard let oldest = entered.messages.first?.seq, before > 0, oldest > before + 1 else { return [] }
+        return [.room(.fill(room.info, after: before, before: oldest))]
+    }
+
+    /// A room's push: kept in the store (its chat follows the store), and
+    /// what it says of who is here learnt; a seq past a gap fills the gap.
+    static func roomPushed(_ push: RoomPush, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch push {
+        case .info(let info):
+            if let i = s.rooms.firstIndex(where: { $0.info.roomId == info.roomId }) { s.rooms[i].info = info }
+            return []
+        case .update(let m):
+            guard s.room(m.conversationId) != nil else { return [] }
+            return [.room(.keepUpdate(m))]
+        case .message(let m):
+            guard let i = s.rooms.firstIndex(where: { $0.id == m.conversationId }) else { return [] }
+            var room = s.rooms[i]
+            var effects: [Effect] = []
+            if room.lastSeq > 0, m.seq > room.lastSeq + 1 {
+                effects.append(.room(.fill(room.info, after: room.lastSeq, before: m.seq)))
+            }
+            let ended = room.learn([m], me: s.myImUid, L)
+            let seen = s.chat?.id == room.id && s.chat?.isAtBottom == true
+            if !ContentType.isRoomNotice(m.contentType), m.sendID != s.myImUid, !seen { room.unseen = true }
+            s.rooms[i] = room
+            effects.append(.room(.keep(m, room.info)))
+            if ended {
+                let name = TerminalSanitizer.oneLine(room.info.name)
+                s.status = L.string(m.contentType == ContentType.roomDropped ? "ui.room.dropped" : "ui.room.removed", ["name": name])
+                return effects + removeRoom(room.info.roomId, &s)
+            }
+            refreshRoomChat(&s)
+            return effects
+        }
+    }
+
+    /// Back online: every room I was in is entered again (offline was left).
+    static func enterRoomsAgain(_ s: AppState) -> [Effect] {
+        s.rooms.map { .room(.enter(unique: $0.info.uniqueName, again: true)) }
+    }
+
+    /// The room goes from the list; its open chat closes.
+    static func removeRoom(_ rid: Int, _ s: inout AppState) -> [Effect] {
+        guard let i = s.rooms.firstIndex(where: { $0.info.roomId == rid }) else { return [] }
+        let id = s.rooms[i].id
+        s.rooms.remove(at: i)
+        if case .roomPage = s.mode, s.chat?.id == id { s.mode = .normal }
+        let closing = s.chat?.id == id ? close(&s) : []
+        s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
+        return closing
+    }
+
+    /// The open room's chat names senders and completes `@` from who is
+    /// here; opening it counts as seeing what was said.
+    static func refreshRoomChat(_ s: inout AppState) {
+        guard let id = s.chat?.id, let i = s.rooms.firstIndex(where: { $0.id == id }) else { return }
+        s.chat?.senderNames = s.rooms[i].names
+        s.chat?.members = s.rooms[i].members
+        if s.chat?.isAtBottom == true { s.rooms[i].unseen = false }
+    }
+
+    // MARK: - Keys
+
+    /// The list's keys on a room's row: Enter opens it, `d` leaves (y/N);
+    /// pins and mutes are not for rooms. nil: the key is the list's as usual.
+    static func roomListAction(_ action: Action, _ c: Conversation, _ s: inout AppState, _ L: Localizer) -> [Effect]? {
+        guard let room = s.room(c.id) else { return nil }
+        switch action {
+        case .listDelete:
+            s.mode = .confirm(.leaveRoom(roomId: room.info.roomId, name: TerminalSanitizer.oneLine(room.info.name)))
+            return []
+        case .listPin, .listMute:
+            s.status = L.string("ui.room.notForRooms")
+            return []
+        default:
+            return nil
+        }
+    }
+
+    /// `/leave`, and the owner's `/rename NAME` and `/topic TEXT`, in a
+    /// room's input bar. nil: not a room command; `.some([])` with the usage
+    /// on the status line when it is one typed wrong.
+    static func roomCommand(_ text: String, _ s: inout AppState, _ L: Localizer) -> [Effect]? {
+        guard let id = s.chat?.id, let room = s.room(id), text.hasPrefix("/") else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+        let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        let rid = room.info.roomId
+        switch parts[0] {
+        case "/leave": return [.room(.leave(roomId: rid))]
+        case "/rename":
+            guard room.isOwner(s.myImUid) else { s.status = L.string("ui.room.ownerOnly"); return [] }
+            guard GroupRules.isValidName(rest) else { s.status = "/rename NAME"; return [] }
+            return [.room(.update(roomId: rid, name: rest, topic: nil))]
+        case "/topic":
+            guard room.isOwner(s.myImUid) else { s.status = L.string("ui.room.ownerOnly"); return [] }
+            guard rest.count <= RoomRules.topicMaxLength else { s.status = "/topic TEXT (≤ \(RoomRules.topicMaxLength))"; return [] }
+            return [.room(.update(roomId: rid, name: nil, topic: rest))]
+        default: return nil
+        }
+    }
+
+    /// The directory, searching `query` at once.
+    static func openRoomDirectory(_ query: String, _ s: inout AppState) -> [Effect] {
+        s.mode = .roomDirectory(RoomDirectory(query: query))
+        return [.room(.directory(query))]
+    }
+
+    /// The directory: typing searches the rooms (name or unique name),
+    /// ↑/↓ move, Enter enters the one highlighted, Esc closes.
+    static func roomDirectoryKey(_ key: Key, _ d: RoomDirectory, _ s: inout AppState) -> [Effect] {
+        var d = d
+        let count = d.rooms?.count ?? 0
+        switch key {
+        case .escape:
+            s.mode = .normal
+            return []
+        case .down: d.index = min(d.index + 1, max(0, count - 1))
+        case .up: d.index = max(0, d.index - 1)
+        case .enter:
+            guard let rooms = d.rooms, d.index < rooms.count else { return [] }
+            s.mode = .normal
+            let unique = rooms[d.index].uniqueName
+            if let mine = s.rooms.first(where: { $0.info.uniqueName == unique }) { return open(mine.conversation, &s) }
+            return [.room(.enter(unique: unique, again: false))]
+        case .backspace: d = RoomDirectory(query: String(d.query.dropLast()))
+        case .char(let c): d = RoomDirectory(query: d.query + String(c))
+        case .paste(let text): d = RoomDirectory(query: d.query + TerminalSanitizer.oneLine(text))
+        default: return []
+        }
+        s.mode = .roomDirectory(d)
+        return d.rooms == nil ? [.room(.directory(d.query))] : []
+    }
+
+    /// The new-room form: the unique name (`[a-z0-9_]`, 3-32), then a
+    /// topic (may stay empty); Enter goes on, then creates; Tab switches.
+    static func newRoomKey(_ key: Key, _ form: NewRoomForm, _ s: inout AppState) -> [Effect] {
+        var f = form
+        switch (f.field, key) {
+        case (_, .escape):
+            s.mode = .normal
+            return []
+        case (.unique, .tab), (.unique, .enter):
+            if GroupRules.isValidUniqueName(f.unique) { f.field = .topic }
+        case (.topic, .tab), (.topic, .backTab):
+            f.field = .unique
+        case (.topic, .enter):
+            s.mode = .normal
+            return [.room(.create(name: f.name, unique: f.unique, topic: f.topic.trimmingCharacters(in: .whitespaces)))]
+        case (.unique, .backspace): f.unique = String(f.unique.dropLast())
+        case (.unique, .char(let c)):
+            let lower = Character(c.lowercased())
+            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && f.unique.count < 32 { f.unique.append(lower) }
+        case (.topic, .backspace): f.topic = String(f.topic.dropLast())
+        case (.topic, .char(let c)): if f.topic.count < RoomRules.topicMaxLength { f.topic.append(c) }
+        case (.topic, .paste(let text)): f.topic = String((f.topic + TerminalSanitizer.oneLine(text)).prefix(RoomRules.topicMaxLength))
+        default: break
+        }
+        s.mode = .newRoom(f)
+        return []
+    }
+
+    /// `,` in a room: ↑/↓ pick someone here; the owner has `r` rename and
+    /// `t` topic (in the input bar), `x` remove, `b` remove and ban, `u`
+    /// the banned (then Enter lets the one picked back in), `D` drop; `l`
+    /// leaves. What destroys asks y/N. Esc (or any other key) closes.
+    static func roomPageKey(_ key: Key, _ page: RoomPage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        s.mode = .normal
+        guard let id = s.chat?.id, let room = s.room(id) else { return [] }
+        let rid = room.info.roomId, name = TerminalSanitizer.oneLine(room.info.name)
+        let owner = room.isOwner(s.myImUid)
+        let people = page.bans ?? room.members.map { UserBasicInfo(uid: $0.uid, username: $0.username, account: $0.account) }
+        var page = page
+        func startCommand(_ text: String) {
+            guard s.input.text.isEmpty else { s.status = L.string("ui.group.inputBusy"); return }
+            s.input = InputLine(text: text)
+            s.focus = .input
+        }
+        switch key {
+        case .down, .char("j"):
+            page.selected = min(page.selected + 1, max(0, people.count - 1))
+            s.mode = .roomPage(page)
+        case .up, .char("k"):
+            page.selected = max(0, page.selected - 1)
+            s.mode = .roomPage(page)
+        case .char("l"):
+            s.mode = .confirm(.leaveRoom(roomId: rid, name: name))
+        case .char("r") where owner: startCommand("/rename " + name)
+        case .char("t") where owner: startCommand("/topic " + TerminalSanitizer.oneLine(room.info.topic))
+        case .char("x") where owner && page.bans == nil, .char("b") where owner && page.bans == nil:
+            guard page.selected < people.count, ConversationIDHelper.imUid(people[page.selected].uid) != s.myImUid else {
+                s.mode = .roomPage(page)
+                return []
+            }
+            let who = people[page.selected]
+            s.mode = .confirm(.roomKick(roomId: rid, uid: who.uid, name: TerminalSanitizer.oneLine(who.username), ban: key == .char("b")))
+        case .char("u") where owner && page.bans == nil:
+            s.mode = .roomPage(page)
+            return [.room(.loadBans(roomId: rid))]
+        case .enter where owner && page.bans != nil, .char("u") where owner && page.bans != nil:
+            guard page.selected < people.count else { s.mode = .roomPage(page); return [] }
+            let who = people[page.selected]
+            page.bans?.remove(at: page.selected)
+            page.selected = max(0, min(page.selected, (page.bans?.count ?? 1) - 1))
+            s.mode = .roomPage(page)
+            return [.room(.unban(roomId: rid, uid: who.uid))]
+        case .char("D") where owner:
+            s.mode = .confirm(.dropRoom(roomId: rid, name: name))
+        default:
+            break
+        }
+        return []
+    }
+
+    /// y on a room's confirmation.
+    static func confirmRoom(_ what: AppState.Confirm) -> [Effect] {
+        switch what {
+        case .leaveRoom(let rid, _): return [.room(.leave(roomId: rid))]
+        case .roomKick(let rid, let uid, _, let ban): return [.room(.kick(roomId: rid, uid: uid, ban: ban))]
+        case .dropRoom(let rid, _): return [.room(.drop(roomId: rid))]
+        default: return []
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ChatCore
+import ChatSync
+import Foundation
+import TerminalUI
+
+/// Rooms' I/O (PROTOCOL.md v3 "Rooms"): each asks the session and answers
+/// with `RoomIntent`s; a failure is said on the status line in the user's
+/// words ("进入房间失败：…"). A room's messages go into the store, where its
+/// chat pages them from like any chat's.
+extension EffectRunner {
+    func room(_ command: RoomCommand) async {
+        switch command {
+        case .directory(let query):
+            let rooms = await attempt("ui.room.listFailed") { try await self.session.rooms(query: query) } ?? []
+            await dispatch(.rooms(.directory(query: query, rooms)))
+        case .create(let name, let unique, let topic):
+            guard await attempt("ui.room.createFailed", {
+                try await self.session.createRoom(CreateRoomRequest(name: name, uniqueName: unique, topic: topic.isEmpty ? nil : topic))
+            }) != nil else { return }
+            // The maker is in the room already; entering answers who is here and what was said.
+            await enterRoom(unique, again: false)
+        case .enter(let unique, let again):
+            await enterRoom(unique, again: again)
+        case .keep(let message, let room):
+            do { try session.keepRoomMessage(message, of: room) } catch { await dispatch(.status(describe(error))) }
+        case .keepUpdate(let message):
+            do { try session.keepRoomUpdate(message) } catch { await dispatch(.status(describe(error))) }
+        case .fill(let room, let after, let before):
+            // Nothing said while connected is lost: what was missed comes from history.
+            guard let seq = await attempt("ui.room.fillFailed", { try await self.session.fillRoom(room, after: after, before: before) })
+            else { return }
+            await dispatch(.rooms(.filled(conversationId: room.conversationId, upTo: seq)))
+        case .leave(let rid):
+            // Gone from the list even when the server cannot be told: the socket closing leaves too.
+            let told = await attempt("ui.room.leaveFailed") { try await self.session.leaveRoom(rid) } != nil
+            await dispatch(.rooms(.left(roomId: rid, why: told ? L.string("ui.room.left") : nil)))
+        case .update(let rid, let name, let topic):
+            guard let info = await attempt("ui.room.updateFailed", {
+                try await self.session.updateRoom(UpdateRoomRequest(roomId: rid, name: name, topic: topic))
+            }) else { return }
+            await dispatch(.rooms(.changed(info)))
+        case .kick(let rid, let uid, let ban):
+            guard await attempt("ui.room.kickFailed", { try await self.session.kick(uid, fromRoom: rid, ban: ban) }) != nil else { return }
+            await dispatch(.status(L.string(ban ? "ui.room.banned" : "ui.room.kicked")))
+        case .unban(let rid, let uid):
+            guard await attempt("ui.room.unbanFailed", { try await self.session.unban(uid, inRoom: rid) }) != nil else { return }
+            await dispatch(.status(L.string("ui.room.unbanned")))
+        case .loadBans(let rid):
+            guard let users = await attempt("ui.room.bansFailed", { try await self.session.roomBans(rid) }) else { return }
+            await dispatch(.rooms(.bans(roomId: rid, users)))
+        case .drop(let rid):
+            guard await attempt("ui.room.dropFailed", { try await self.session.dropRoom(rid) }) != nil else { return }
+            await dispatch(.rooms(.left(roomId: rid, why: L.string("ui.room.droppedByMe"))))
+        }
+    }
+
+    /// Enters a room (its newest messages into the store first, so its chat
+    /// opens on them). Entering again after a reconnect that fails (I was
+    /// removed, the room was dropped) takes the room off the list.
+    private func enterRoom(_ unique: String, again: Bool) async {
+        do {
+            let entered = try await session.enterRoomKeeping(uniqueName: unique)
+            await dispatch(.rooms(.entered(entered, again: again)))
+        } catch APIError.server(let status, _, _, _, _) where again && (status == 403 || status == 404) {
+            guard let room = try? await session.lookupRoom(uniqueName: unique) else { return await gone(unique) }
+            await dispatch(.rooms(.left(roomId: room.roomId, why: L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.name)]))))
+        } catch {
+            await dispatch(.status(ServerWords.failed("ui.room.enterFailed", error, L)))
+        }
+    }
+
+    /// A room that is no more, by unique name: the state knows its id.
+    private func gone(_ unique: String) async {
+        await dispatch(.rooms(.vanished(unique: unique)))
+    }
+
+    /// Leaves every room on the way out (the socket closing would leave
+    /// them too, a moment later on the server's side), for at most a second.
+    func leaveRooms(_ ids: [Int]) async {
+        guard !ids.isEmpty else { return }
+        let session = self.session
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { leaves in
+                    for id in ids { leaves.addTask { try? await session.leaveRoom(id) } }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(1)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func describe(_ error: any Error) -> String { ServerWords.failed("ui.room.keepFailed", error, L) }
+}

@@ -161,3 +161,40 @@ import Testing
         #expect(try store.conversationList().first { $0.id == conv }?.lastMessagePreview == "新的")
     }
 }
+
+/// A room's messages are kept for its chat to page, but the room is in no
+/// list and nothing of it is unread (PROTOCOL.md v3 "Rooms").
+@Suite struct StoreRoomTests {
+    func roomMsg(_ seq: Int, _ text: String, from: String = "tb_2", client: String? = nil) -> WireMessage {
+        var m = msg(seq, text, from: from, client: client)
+        m.conversationId = "sr_5"
+        m.recvID = "sr_5"
+        return m
+    }
+
+    @Test func aRoomIsKeptOutOfTheListAndItsGapsAreKnown() throws {
+        let store = try makeStore()
+        try store.saveRoomMessages(conversationId: "sr_5", name: "周末徒步", messages: [roomMsg(1, "一"), roomMsg(2, "二")],
+                                   coveringFrom: 1, to: 2)
+        try store.saveRoomMessages(conversationId: "sr_5", name: "周末徒步", messages: [roomMsg(5, "五")], coveringFrom: 5, to: 5)
+        #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).isEmpty, "rooms are not in the list")
+        #expect(try store.totalUnread() == 0)
+        #expect(try store.newestPage(conversationId: "sr_5", limit: 10).messages.compactMap(\.seq) == [1, 2, 5])
+        #expect(try store.missingRanges(conversationId: "sr_5") == [3...4], "the gap is known, so the chat fills it")
+        #expect(try store.conversation(id: "sr_5")?.nickname == "周末徒步")
+        // What I send there is queued like any message, and the room stays out of the list.
+        var local = MessageRecord(wire: roomMsg(0, "我来了", from: "tb_1", client: "mine-r"))
+        local.seq = nil
+        try store.insertOutgoing(local.stored, outbox: OutboxItem(clientMsgID: "mine-r", conversationId: "sr_5", contentType: 101,
+                                                           content: "我来了", pushDesc: "我来了", createdAt: 0))
+        #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).isEmpty)
+        // Its echo, pushed, is the same message; a rename follows.
+        try store.saveRoomMessages(conversationId: "sr_5", name: "周六徒步", messages: [roomMsg(6, "我来了", from: "tb_1", client: "mine-r")],
+                                   coveringFrom: 6, to: 6)
+        #expect(try store.newestPage(conversationId: "sr_5", limit: 10).messages.count == 4)
+        #expect(try store.conversation(id: "sr_5")?.nickname == "周六徒步")
+        #expect(throws: StoreError.self) {
+            try store.saveRoomMessages(conversationId: conv, name: "x", messages: [], coveringFrom: 1, to: 0)
+        }
+    }
+}

@@ -33,7 +33,7 @@ enum RoomWidgets {
         let onUnique = f.field == .unique
         return [
             (L.string("ui.newRoom.name", ["name": TerminalSanitizer.oneLine(f.name)]), Style()),
-            (L.string("ui.newGroup.unique") + f.unique + (onUnique ? "▏" : ""), onUnique ? Theme.prompt : Style()),
+            (L.string("ui.newRoom.unique") + f.unique + (onUnique ? "▏" : ""), onUnique ? Theme.prompt : Style()),
             (L.string("ui.newRoom.topic") + TerminalSanitizer.oneLine(f.topic) + (onUnique ? "" : "▏"), onUnique ? Style() : Theme.prompt),
             (L.string(onUnique ? "ui.newRoom.uniqueHint" : "ui.newRoom.topicHint"), Theme.dim),
         ]

@@ -4,7 +4,7 @@
 # live in it through `tongban room enter`, each fed from a script; they
 # talk and each hears the others; Bob's input ends and the others see him
 # leave; Mei removes and bans Carol, who then cannot enter again until Mei
-# lets her. (The full-screen client has no rooms yet: see docs/rooms.md.)
+# lets her. rooms_tui_e2e.sh does the same with the full-screen client.
 set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-rooms-e2e.XXXXXX)

@@ -96,7 +96,13 @@ public enum ChatServerApp {
                 ?? "data=\(config.dataDir)"
             config.logger.info("tongban-server listening on http://\(config.host):\(port) \(store)")
         }
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: config.logger)
+        // Graceful shutdown waits for open connections to finish, and a
+        // keep-alive client that keeps polling never does: after a while the
+        // server is cancelled, which closes them.
+        group.maximumGracefulShutdownDuration = config.gracefulShutdownLimit
+        group.maximumCancellationDuration = config.gracefulShutdownLimit
+        try await ServiceGroup(configuration: group).run()
         service.hub.closeAll()
         await service.shutdown()
     }

@@ -39,6 +39,9 @@ public struct ServerConfig: Sendable {
     /// (`StorageThreads`); 0 runs them on Swift's cooperative pool, which
     /// waits on the database with its one thread per core (the bench's "before").
     public var storageThreads: Int = 8
+    /// How long SIGTERM waits for open requests and connections before
+    /// closing them (a polling keep-alive connection never ends by itself).
+    public var gracefulShutdownLimit: Duration = .seconds(5)
     /// Seeds demo accounts and runs the demo peers that answer `me`.
     public var demo: Bool = false
     /// Delay of a demo peer's answer.

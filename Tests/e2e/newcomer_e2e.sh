@@ -88,7 +88,7 @@ out=$("$BIN/tongban" save --data-dir "$WORK/nina" --with bob_x --last --dir "$WO
 expect_screen "Bob 改名了"; ok
 
 # The server goes away; Bob still addresses Nina by account and by display name.
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+stop_server
 for peer in nina_x 妮娜; do
   out=$("$BIN/tongban" send --data-dir "$WORK/bob_x" --queue --to "$peer" "离线消息 $peer" 2>&1) || fail "offline send --to $peer: $out"
   echo "$out" | grep -qF "已排队" || fail "offline send --to $peer said: $out"; ok

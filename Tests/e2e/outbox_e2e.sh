@@ -25,7 +25,7 @@ done
 T alice send --to bob "hello" >/dev/null || fail "first send"
 
 # Server down: a text over the server's 4,000 characters and one after it are queued.
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+stop_server
 LONG=$(python3 -c 'print("长" * 4001)')
 out=$(T alice send --queue --to bob "$LONG") || fail "send --queue offline: $out"
 grep -qF "Queued" <<<"$out" || fail "not queued: $out"; ok

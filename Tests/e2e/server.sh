@@ -18,3 +18,22 @@ start_server() {
   done
   [ -n "$PORT" ] || fail "the server did not start: $(cat "$log")"
 }
+
+# stop_server: SIGTERM, and waits for the server to end. Its graceful
+# shutdown is bounded (5 s, then open connections are closed), so one
+# still running after 20 s is a bug: it is killed and the script fails.
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  for _ in $(seq 1 200); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -9 "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+    fail "the server was still running 20 s after SIGTERM"
+  fi
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}

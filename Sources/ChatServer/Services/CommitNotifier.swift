@@ -1,4 +1,5 @@
 import ChatCore
+import Dispatch
 import NIOCore
 import Synchronization
 
@@ -11,6 +12,10 @@ final class CommitNotifier: Sendable {
     let bus: (any ClusterBus)?
     /// Called after a committed send (the demo peers listen here).
     let afterSend = Mutex<AfterSendHook?>(nil)
+    /// A room's frames go out one after another in the order they were
+    /// queued: a send's frame is queued before its sender is answered, so a
+    /// reaction to it (queued after its own commit) never arrives first.
+    private let roomQueue = DispatchQueue(label: "tongban.room-push")
 
     init(hub: PushHub, bus: (any ClusterBus)? = nil) {
         self.hub = hub
@@ -27,21 +32,32 @@ final class CommitNotifier: Sendable {
     /// to the other nodes' (which read each frame back by its reference).
     func roomPushed(_ frames: [RoomFrame], to uids: [Int]) {
         guard !frames.isEmpty, !uids.isEmpty else { return }
-        for f in frames { hub.send(.encoded(ByteBuffer(string: PushHub.encode(f.frame))), to: uids) }
-        guard let bus else { return }
-        let payloads = frames.flatMap { ClusterPayload.roomPayloads(node: bus.node, ref: $0.ref, uids: uids) }
-        bus.publish { payloads }
+        roomQueue.async { [hub, bus] in
+            for f in frames { hub.send(.encoded(ByteBuffer(string: PushHub.encode(f.frame))), to: uids) }
+            guard let bus else { return }
+            let payloads = frames.flatMap { ClusterPayload.roomPayloads(node: bus.node, ref: $0.ref, uids: uids) }
+            bus.publish { payloads }
+        }
+    }
+
+    /// Waits until the room frames queued so far went out.
+    func drain() { roomQueue.sync {} }
+
+    /// Queues the room frames of committed sends; called before their
+    /// senders are answered (see `roomQueue`).
+    func roomSendsCommitted(_ writes: [MessageService.SendWrite]) {
+        for w in writes where w.isNew {
+            if let present = w.room { roomPushed([RoomFrame(frame: .room(w.row.wire), ref: .message(w.row.id))], to: present) }
+        }
     }
 
     /// Sends committed (a group, or one): one notice per user for all of
-    /// them, then the hook for each new message.
+    /// them, then the hook for each new message. (Their room frames were
+    /// queued already: `roomSendsCommitted`.)
     func sendsCommitted(_ writes: [MessageService.SendWrite]) {
         var cursors: [Int: Int] = [:]
         for w in writes { cursors.merge(w.cursors, uniquingKeysWith: max) }
         committed(cursors)
-        for w in writes where w.isNew {
-            if let present = w.room { roomPushed([RoomFrame(frame: .room(w.row.wire), ref: .message(w.row.id))], to: present) }
-        }
         guard let hook = afterSend.withLock({ $0 }) else { return }
         for w in writes where w.isNew { hook.run(w.row.wire) }
     }

@@ -33,6 +33,7 @@ extension MessageService {
         }
         let write = try storage.write { tx in try self.writeSend(job, in: tx) }
         if let key = write.destroyedKey { objects.delete(key: key) }
+        notices.roomSendsCommitted([write])
         notices.sendsCommitted([write])
         return Self.response(write.row)
     }

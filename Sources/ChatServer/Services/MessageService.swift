@@ -27,9 +27,10 @@ final class MessageService: Sendable {
         sendWriter = GroupCommitWriter<SendJob, SendWrite>(storage: storage, label: "tongban.send-writer", maxBatch: 256)
         sendWriter.configure(bulk: { [unowned self] jobs, tx in try self.writeSendBatch(jobs, in: tx) },
                              body: { [unowned self] job, tx in try self.writeSend(job, in: tx) },
-                             committed: { [objects] writes in
+                             committed: { [objects, notices] writes in
                                  // A viewed flash image's file is gone before the viewer hears "done".
                                  for key in writes.compactMap(\.destroyedKey) { objects.delete(key: key) }
+                                 notices.roomSendsCommitted(writes)
                              },
                              finish: { [notices] writes in notices.sendsCommitted(writes) })
     }

@@ -91,6 +91,8 @@ public final class ServerServices: Sendable {
 
     /// Stops listening and closes the database connections.
     func shutdown() async {
+        // Room frames still queued go out while the bus is up.
+        notices.drain()
         await cluster?.stop()
         // Work queued off the requests (last-seen times, leaves of users who
         // went offline) ends before the database closes under it.

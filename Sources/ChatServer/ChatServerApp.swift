@@ -43,6 +43,8 @@ public enum ChatServerApp {
             throw error
         }
         service.startCluster()
+        // Several nodes: those listed present whom no node has online leave, once the others said who is on them.
+        if config.databaseURL != nil { service.rooms.sweepAbsentLater() }
         return service
     }
 

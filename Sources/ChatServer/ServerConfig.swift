@@ -39,6 +39,11 @@ public struct ServerConfig: Sendable {
     /// (`StorageThreads`); 0 runs them on Swift's cooperative pool, which
     /// waits on the database with its one thread per core (the bench's "before").
     public var storageThreads: Int = 8
+    /// How long a node that stopped answering (or a whole cluster that
+    /// stopped) keeps its users in their rooms before they are taken out:
+    /// a node that only lost the database for a moment says who is online
+    /// on it again within this time.
+    public var roomPresenceGrace: Duration = .seconds(15)
     /// How long SIGTERM waits for open requests and connections before
     /// closing them (a polling keep-alive connection never ends by itself).
     public var gracefulShutdownLimit: Duration = .seconds(5)

@@ -63,6 +63,10 @@ struct PostgresRoomRepository: RoomRepository {
         try conn.query("SELECT rid FROM room_presence WHERE uid = \(uid) ORDER BY rid").map { try $0.decode(Int.self) }
     }
 
+    func presentAnywhere() throws -> [Int] {
+        try conn.query("SELECT DISTINCT uid FROM room_presence ORDER BY uid").map { try $0.decode(Int.self) }
+    }
+
     func ban(_ rid: Int, uid: Int) throws {
         try conn.execute("INSERT INTO room_ban(rid, uid) VALUES (\(rid), \(uid)) ON CONFLICT DO NOTHING")
     }

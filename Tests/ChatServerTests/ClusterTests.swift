@@ -64,6 +64,33 @@ struct ClusterTests {
         #expect(await aSocket.wait { roomMessage($0)?.contentType == ContentType.roomLeft } != nil, "offline on node two is left")
     }
 
+    /// Every node stopped at once leaves the users present listed: a node
+    /// starting on the database takes out those online nowhere once the
+    /// grace for the others to say who is on them is over.
+    @Test func thosePresentWhenTheWholeClusterStoppedLeaveWhenANodeStarts() async throws {
+        let one = try await TestServer.start()
+        let (a, ua) = try await one.user("alice_g")
+        let socket = try await WSProbe.open(port: one.port, token: ua.token)
+        let room = try await a.createRoom("幽灵", unique: "ghosts").decode(RoomInfo.self)
+        await one.stop()
+        await socket.close()
+        // A node whose grace is far off still lists her: the stop did not take her out.
+        let waiting = try await TestServer.start(database: one.config.databaseURL) { $0.roomPresenceGrace = .seconds(3600) }
+        #expect(try waiting.storage.read { tx in try tx.rooms.presentCount(room.roomId) } == 1, "stopping left her listed")
+        await waiting.stop()
+        let two = try await TestServer.start(database: one.config.databaseURL) { $0.roomPresenceGrace = .milliseconds(100) }
+        defer { Task { await two.stop() } }
+        var count = 1
+        for _ in 0..<200 where count > 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            count = try two.storage.read { tx in try tx.rooms.presentCount(room.roomId) }
+        }
+        #expect(count == 0, "online on no node: out of the room")
+        let history = try two.storage.read { tx in try tx.messages.messages(in: room.conversationId, above: 0, below: Int.max,
+                                                                                    limit: 10, for: ua.uid) }
+        #expect(history.contains { $0.wire.contentType == ContentType.roomLeft }, "and the room says so")
+    }
+
     /// A device signed out on node one stops on node two at once, its socket
     /// there closes with 4001, and a friend request made on one is heard on two.
     @Test func aRevokeAndAFriendRequestReachTheOtherNode() async throws {

@@ -174,16 +174,33 @@ final class RoomService: Sendable {
     /// for each room as it is left, so a reconnect meanwhile keeps them
     /// where they are. `grace`: their node stopped answering, which may be
     /// the database's moment of trouble, not the node's: it gets
-    /// `offlineGrace` to come back and say who is online there.
+    /// `roomPresenceGrace` to come back and say who is online there.
     func wentOffline(_ uid: Int, grace: Bool = false) {
         if grace {
-            offline.asyncAfter(deadline: .now() + Self.offlineGrace) { [self] in leaveAll(uid) }
+            offline.asyncAfter(deadline: .now() + graceInterval) { [self] in leaveAll(uid) }
         } else {
             offline.async { [self] in leaveAll(uid) }
         }
     }
 
-    static let offlineGrace: DispatchTimeInterval = .seconds(15)
+    /// A node starting on a shared database: whoever is listed as present
+    /// but online on no node once the others had the grace to say who is
+    /// online on them leaves (every node stopped at once left them listed).
+    func sweepAbsentLater() {
+        offline.asyncAfter(deadline: .now() + graceInterval) { [self] in
+            guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+            do {
+                for uid in try storage.read({ tx in try tx.rooms.presentAnywhere() }) where !hub.isOnline(uid) { leaveAll(uid) }
+            } catch {
+                config.logger.warning("could not look for users present in rooms but online nowhere: \(error)")
+            }
+        }
+    }
+
+    private var graceInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = config.roomPresenceGrace.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
 
     private func leaveAll(_ uid: Int) {
         guard !stopped.load(ordering: .sequentiallyConsistent), !hub.isOnline(uid) else { return }

@@ -36,6 +36,8 @@ package protocol RoomRepository {
     func isPresent(_ rid: Int, uid: Int) throws -> Bool
     /// The rooms `uid` is present in.
     func rooms(of uid: Int) throws -> [Int]
+    /// Everyone present in some room.
+    func presentAnywhere() throws -> [Int]
     func ban(_ rid: Int, uid: Int) throws
     /// False if `uid` was not banned.
     func unban(_ rid: Int, uid: Int) throws -> Bool

@@ -62,6 +62,10 @@ struct SQLiteRoomRepository: RoomRepository {
         try Int.fetchAll(db.cachedStatement(sql: "SELECT rid FROM room_presence WHERE uid = ? ORDER BY rid"), arguments: [uid])
     }
 
+    func presentAnywhere() throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT uid FROM room_presence ORDER BY uid"))
+    }
+
     func ban(_ rid: Int, uid: Int) throws {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO room_ban(rid, uid) VALUES (?, ?)").execute(arguments: [rid, uid])
     }

@@ -73,6 +73,7 @@ let package = Package(
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
         // mallopt, for the server's allocator tuning.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
         // The terminal thread's wake-up pipe and SIGWINCH chaining (C: signal handler).
         .target(name: "CTermWake"),
@@ -135,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "tongban-bench",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync",
+                "ChatCore", "ChatStore", "ChatSync", "CEpoll",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

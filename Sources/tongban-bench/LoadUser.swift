@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 import Glibc
 import Synchronization
@@ -386,7 +387,24 @@ final class LoadWorker: @unchecked Sendable {
     func run() {
         let start = monotonicNanos()
         for u in users { u.beginLoad(at: start) }
-        var fds = users.flatMap { [pollfd(fd: $0.http.fd, events: 0, revents: 0), pollfd(fd: $0.ws, events: 0, revents: 0)] }
+        // epoll, not poll: a room's message wakes every socket of the worker
+        // one after another, and poll() walked all of them on each wake-up
+        // (the generator then cost more CPU per delivery than the server).
+        let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
+        defer { close(ep) }
+        // Slot 2k is user k's HTTP connection, 2k+1 its WebSocket; what each is registered for.
+        var registered = [UInt32?](repeating: nil, count: users.count * 2)
+        func want(_ slot: Int, fd: Int32, _ events: UInt32?) {
+            guard registered[slot] != events else { return }
+            var ev = epoll_event()
+            ev.events = events ?? 0
+            ev.data.u64 = UInt64(slot)
+            let op = events == nil ? EPOLL_CTL_DEL : registered[slot] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+            _ = epoll_ctl(ep, op, fd, &ev)
+            registered[slot] = events
+        }
+        let readable = EPOLLIN.rawValue | EPOLLRDHUP.rawValue, writable = EPOLLOUT.rawValue
+        var events = [epoll_event](repeating: epoll_event(), count: 512)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var counted = Array(repeating: false, count: users.count)
         while !shared.stop.isSet {
@@ -402,25 +420,32 @@ final class LoadWorker: @unchecked Sendable {
                 }
                 let finished = u.failed || (u.sendsDone && ends.map { u.heard >= $0[u.index] } == true)
                 busy = busy || !finished
-                fds[2 * k].fd = u.failed ? -1 : u.http.fd
-                fds[2 * k].events = Int16(POLLIN) | (u.http.wantsWrite ? Int16(POLLOUT) : 0)
-                fds[2 * k + 1].fd = u.failed ? -1 : u.ws
-                fds[2 * k + 1].events = Int16(POLLIN) | (u.wantsWSWrite ? Int16(POLLOUT) : 0)
-                fds[2 * k].revents = 0
-                fds[2 * k + 1].revents = 0
-                if !u.failed { timeout = min(timeout, u.http.pollTimeout(cap: timeout)) }
+                if u.failed {
+                    want(2 * k, fd: u.http.fd, nil)
+                    want(2 * k + 1, fd: u.ws, nil)
+                    continue
+                }
+                want(2 * k, fd: u.http.fd, readable | (u.http.wantsWrite ? writable : 0))
+                want(2 * k + 1, fd: u.ws, readable | (u.wantsWSWrite ? writable : 0))
+                timeout = min(timeout, u.http.pollTimeout(cap: timeout))
             }
             guard busy else { return }
-            guard poll(&fds, nfds_t(fds.count), timeout) > 0 else {
+            let n = events.withUnsafeMutableBufferPointer { epoll_wait(ep, $0.baseAddress, Int32($0.count), timeout) }
+            guard n > 0 else {
                 for u in users where !u.failed && u.http.wantsWrite { u.http.pump() }
                 continue
             }
-            for (k, u) in users.enumerated() where !u.failed {
-                let h = fds[2 * k].revents, w = fds[2 * k + 1].revents
-                if w & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.pullWS(into: &buffer) }
-                if h & Int16(POLLIN | POLLHUP | POLLERR) != 0 { u.http.pull(into: &buffer) }
+            for e in events.prefix(Int(n)) {
+                let slot = Int(e.data.u64), u = users[slot / 2]
+                guard !u.failed else { continue }
+                let input = e.events & (readable | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+                if slot % 2 == 1 {
+                    if input { u.pullWS(into: &buffer) }
+                    if e.events & writable != 0 { u.pumpWS() }
+                } else if input {
+                    u.http.pull(into: &buffer)
+                }
                 if u.http.wantsWrite { u.http.pump() }
-                if w & Int16(POLLOUT) != 0 { u.pumpWS() }
             }
         }
     }

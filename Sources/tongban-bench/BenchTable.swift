@@ -10,6 +10,20 @@ struct BenchRow {
     var met: Bool?
 }
 
+extension BenchRow {
+    /// A paced run's CPU per delivery, the server's against the bench's
+    /// clients': both share the two cores, and what each spends says which
+    /// one is the limit. `what`: "group", "room".
+    static func cpuPerDelivery(_ r: LoadResult, deliveries: Double, offered: Double, _ what: String) -> [BenchRow] {
+        [
+            BenchRow(figure: "server CPU per delivery at \(fmt(offered)) \(what) sends/s (µs)", ours: r.serverCPU / deliveries * 1e6,
+                     reference: r.benchCPU / deliveries * 1e6, referenceName: "the bench's clients", goal: "reported", met: nil),
+            BenchRow(figure: "CPU of server and clients at \(fmt(offered)) \(what) sends/s (cores)", ours: (r.serverCPU + r.benchCPU) / r.seconds,
+                     reference: Double(ProcessInfo.processInfo.activeProcessorCount), referenceName: "cores", goal: "reported", met: nil),
+        ]
+    }
+}
+
 func fmt(_ v: Double) -> String {
     if v.isNaN { return "n/a" }
     return v >= 100 ? String(format: "%.0f", v) : String(format: "%.2f", v)

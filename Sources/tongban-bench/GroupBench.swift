@@ -83,15 +83,7 @@ struct GroupBench: Sendable {
             rows.append(BenchRow(figure: "p99 send→every member notified at a steady \(fmt(offered)) group sends/s (ms)",
                                  ours: r.allP99ms, reference: group.allP99ms, referenceName: "saturated", goal: "< 50 ms",
                                  met: r.allP99ms < 50))
-            // Both sides share the two cores: what each spends per delivery says which one is the limit.
-            let deliveries = Double(r.messages * (members - 1))
-            rows.append(BenchRow(figure: "server CPU per delivery at \(fmt(offered)) group sends/s (µs)",
-                                 ours: r.serverCPU / deliveries * 1e6, reference: r.benchCPU / deliveries * 1e6,
-                                 referenceName: "the bench's clients", goal: "reported", met: nil))
-            rows.append(BenchRow(figure: "CPU of server and clients at \(fmt(offered)) group sends/s (cores)",
-                                 ours: (r.serverCPU + r.benchCPU) / r.seconds,
-                                 reference: Double(ProcessInfo.processInfo.activeProcessorCount), referenceName: "cores",
-                                 goal: "reported", met: nil))
+            rows += BenchRow.cpuPerDelivery(r, deliveries: Double(r.messages * (members - 1)), offered: offered, "group")
         }
         if let admin = postgresAdminURL {
             let pg = Deployment(name: "PostgreSQL, one node", postgresAdminURL: admin)

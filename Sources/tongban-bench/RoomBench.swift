@@ -45,13 +45,10 @@ struct RoomBench: Sendable {
             print("paced room: each sender one send every \(paceMs) ms (\(fmt(offered)) room sends/s)…")
             let r = try await bench.runTongban(paceMs: paceMs, shape: .room(members: members, senders: senders))
             print("tongban-server paced room: \(r.messages) messages in \(fmt(r.seconds)) s, every present user had it p50 \(fmt(r.allP50ms)) ms, p99 \(fmt(r.allP99ms)) ms; \(r.note)")
-            let deliveries = Double(r.messages * (members - 1))
             paced = [
                 BenchRow(figure: "p99 send→every present user had it at a steady \(fmt(offered)) room sends/s (ms)", ours: r.allP99ms,
                          reference: nil, goal: "< 100 ms", met: r.allP99ms < 100),
-                BenchRow(figure: "server CPU per delivery at \(fmt(offered)) room sends/s (µs)", ours: r.serverCPU / deliveries * 1e6,
-                         reference: r.benchCPU / deliveries * 1e6, referenceName: "the bench's clients", goal: "reported", met: nil),
-            ]
+            ] + BenchRow.cpuPerDelivery(r, deliveries: Double(r.messages * (members - 1)), offered: offered, "room")
         }
         return [
             BenchRow(figure: "sends/s (\(senders) senders × \(messages), room of \(members) present)", ours: room.sendsPerSecond,

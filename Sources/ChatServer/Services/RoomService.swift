@@ -285,9 +285,11 @@ final class RoomService: Sendable {
         /// The room as it is now; its users present hear it (a count, a name, a topic changed).
         func info() throws -> RoomInfo {
             guard let room else { throw APIFailure.notFound("no such room") }
-            let info = RoomService.info(room, present: try tx.rooms.presentCount(room.rid))
+            // One read: who is here gives the count too.
+            let present = try tx.rooms.present(room.rid)
+            let info = RoomService.info(room, present: present.count)
             frames.append(RoomFrame(frame: .roomInfo(info), ref: .info(room.rid)))
-            audience.formUnion(try tx.rooms.present(room.rid))
+            audience.formUnion(present)
             return info
         }
     }

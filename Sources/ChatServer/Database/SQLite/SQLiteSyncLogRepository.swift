@@ -95,21 +95,18 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
                 ORDER BY cursor
                 """), [span.conversationId, max(cursor, span.from), span.to ?? Int.max, uid]))
         }
-        var heads = try streams.map { try $0.next() }
+        // The next entry of each stream, the smallest cursor first: a user in
+        // hundreds of groups pays log(streams) per entry, not a scan of them all.
+        var heads = MinHeap()
+        for (i, s) in streams.enumerated() { if let e = try s.next() { heads.push(e, from: i) } }
         var count = 0
-        while true {
-            var pick: Int?
-            for (i, head) in heads.enumerated() {
-                guard let head else { continue }
-                if let p = pick, let current = heads[p], current.cursor <= head.cursor { continue }
-                pick = i
-            }
-            guard let i = pick, let entry = heads[i] else { return false }
+        while let (entry, i) = heads.pop() {
             if count == limit { return true }
             count += 1
             try visit(entry.cursor, entry.body)
-            heads[i] = try streams[i].next()
+            if let next = try streams[i].next() { heads.push(next, from: i) }
         }
+        return false
     }
 
     private typealias Entry = (cursor: Int, body: String)
@@ -142,5 +139,38 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
             INSERT INTO meta(key, value) VALUES ('event_floor', ?)
             ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
             """).execute(arguments: [cursor])
+    }
+}
+
+/// A binary min-heap of stream heads by cursor (cursors are unique in the log).
+private struct MinHeap {
+    private var items: [(entry: (cursor: Int, body: String), stream: Int)] = []
+
+    mutating func push(_ entry: (cursor: Int, body: String), from stream: Int) {
+        items.append((entry, stream))
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard items[i].entry.cursor < items[parent].entry.cursor else { break }
+            items.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func pop() -> ((cursor: Int, body: String), Int)? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < items.count, items[l].entry.cursor < items[smallest].entry.cursor { smallest = l }
+            if r < items.count, items[r].entry.cursor < items[smallest].entry.cursor { smallest = r }
+            guard smallest != i else { break }
+            items.swapAt(i, smallest)
+            i = smallest
+        }
+        return (top.entry, top.stream)
     }
 }

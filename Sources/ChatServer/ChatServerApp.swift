@@ -103,7 +103,6 @@ public enum ChatServerApp {
         // keep-alive client that keeps polling never does: after a while the
         // server is cancelled, which closes them.
         group.maximumGracefulShutdownDuration = config.gracefulShutdownLimit
-        group.maximumCancellationDuration = config.gracefulShutdownLimit
         try await ServiceGroup(configuration: group).run()
         service.hub.closeAll()
         await service.shutdown()

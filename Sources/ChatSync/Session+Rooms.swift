@@ -77,16 +77,15 @@ extension Session {
     }
 
     /// Fills a room's gap after `after` (and before `before`) from history
-    /// into the store; returns the newest seq it learnt (or `after`).
+    /// into the store; returns what it found, oldest first.
     @discardableResult
-    public func fillRoom(_ room: RoomInfo, after: Int, before: Int = .max) async throws -> Int {
+    public func fillRoom(_ room: RoomInfo, after: Int, before: Int = .max) async throws -> [WireMessage] {
         let missing = try await roomGap(room.conversationId, after: after, before: before)
-        let newest = missing.last?.seq ?? after
         // Known complete from `after` on, up to what came or the seq that showed the gap.
-        let high = before == .max ? newest : before - 1
+        let high = before == .max ? (missing.last?.seq ?? after) : before - 1
         try store.saveRoomMessages(conversationId: room.conversationId, name: room.name, messages: missing,
                                    coveringFrom: after + 1, to: high)
-        return newest
+        return missing
     }
 
     /// A room's pushed message or its newer state, kept in the store.

@@ -45,6 +45,9 @@ public struct ChatEffects {
             guard let newest = (try? reader.newestPage(conversationId: c.id, limit: 1))?.messages.last?.seq,
                   let count = try? reader.visibleCount(conversationId: c.id, from: seq, to: newest) else { return }
             await emit(.revealed(count: count))
+        case .markRead where c.isRoom, .sendReadMark where c.isRoom:
+            // Rooms have no read position on the server (never unread).
+            return
         case .markRead:
             guard let newest = (try? reader.newestPage(conversationId: c.id, limit: 1))?.messages.last?.seq,
                   newest > c.readSeq || c.unreadCount > 0,

@@ -153,6 +153,8 @@ final class LoadUser {
     private(set) var http: KeepAliveSender!
     private var wsFailure: String?
     var failure: String? { wsFailure ?? http.failure }
+    /// The run cannot go on for this user (its worker could not wait on its sockets).
+    func fail(_ why: String) { wsFailure = wsFailure ?? why }
 
     /// Monotonic ns when message n was handed to send(); 0 = not sent.
     private(set) var sentAt: [UInt64]
@@ -391,6 +393,11 @@ final class LoadWorker: @unchecked Sendable {
         // one after another, and poll() walked all of them on each wake-up
         // (the generator then cost more CPU per delivery than the server).
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard ep >= 0 else {
+            let why = "epoll_create1: \(String(cString: strerror(errno)))"
+            for u in users { u.fail(why) }
+            return
+        }
         defer { close(ep) }
         // Slot 2k is user k's HTTP connection, 2k+1 its WebSocket; what each is registered for.
         var registered = [UInt32?](repeating: nil, count: users.count * 2)

@@ -188,7 +188,10 @@ import Testing
         try store.insertOutgoing(local.stored, outbox: OutboxItem(clientMsgID: "mine-r", conversationId: "sr_5", contentType: 101,
                                                            content: "我来了", pushDesc: "我来了", createdAt: 0))
         #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).isEmpty)
-        // Its echo, pushed, is the same message; a rename follows.
+        // The server's answer, then its echo pushed: the same message, still in no list; a rename follows.
+        try store.markSent(clientMsgID: "mine-r", response: SendMessageResponse(serverMsgID: "s6", clientMsgID: "mine-r", sendTime: 1_006_000,
+                                                                                 seq: 6))
+        #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).isEmpty, "an answered send keeps the room hidden")
         try store.saveRoomMessages(conversationId: "sr_5", name: "周六徒步", messages: [roomMsg(6, "我来了", from: "tb_1", client: "mine-r")],
                                    coveringFrom: 6, to: 6)
         #expect(try store.newestPage(conversationId: "sr_5", limit: 10).messages.count == 4)

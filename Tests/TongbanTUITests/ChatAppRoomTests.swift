@@ -33,6 +33,12 @@ extension ChatAppScreenTests {
         #expect(await waitFor(app, "你 进入房间"), "my own entering reads 你")
         _ = try await alice.say("欢迎 👋", inRoom: room.conversationId)
         #expect(await waitFor(app, "欢迎 👋"), "a push shows in the open room")
+        // A message of 1,000 family emoji is one frame of 25 KB: it comes, and the socket stays (and so I stay in the room).
+        _ = try await alice.say(String(repeating: "👨‍👩‍👧‍👦", count: 1000) + "完", inRoom: room.conversationId)
+        try await waitUntil {
+            (try? session.reader.newestPage(conversationId: room.conversationId, limit: 5))?.messages.contains { $0.content.hasSuffix("完") } == true
+        }
+        #expect(try await alice.roomPresent(room.roomId).count == 2)
         await type(app, "谢谢")
         await app.handle(.enter)
         #expect(await waitFor(app, "谢谢"))

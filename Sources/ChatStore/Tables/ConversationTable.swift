@@ -7,17 +7,20 @@ import GRDB
 /// caller (``ChatStore``) opened.
 enum ConversationTable {
     /// The list's rows in `Conversation.listOrder`: pinned first (the latest
-    /// pinned first; pinnedAt is 0 when not pinned), then the newest.
+    /// pinned first; pinnedAt is 0 when not pinned), then the newest. Rooms
+    /// are never among them (their rows only hold what a room's chat pages).
     static func visible(_ db: Database) throws -> [ConversationRecord] {
         try ConversationRecord.fetchAll(db.cachedStatement(sql: """
-            SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE hidden = 0
+            SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE hidden = 0 AND id NOT LIKE 'sr\\_%' ESCAPE '\\'
             ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
             """))
     }
 
     /// Total unread over visible conversations.
     static func totalUnread(_ db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(unreadCount), 0) FROM conversation WHERE hidden = 0")) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COALESCE(SUM(unreadCount), 0) FROM conversation WHERE hidden = 0 AND id NOT LIKE 'sr\\_%' ESCAPE '\\'
+            """)) ?? 0
     }
 
     /// A row pinned now goes first among the pinned ones.
@@ -119,12 +122,12 @@ enum ConversationTable {
         try conv.update(db)
     }
 
-    /// A group's system notices are not unread (PROTOCOL.md "Groups").
+    /// A group's or a room's notices are not unread (PROTOCOL.md "Groups", "Rooms").
     static func countUnread(conversationId: String, readSeq: Int, me: StoreOwner, db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message
             WHERE conversationId = ? AND seq > ? AND sendID <> ? AND isControl = 0
-            AND contentType NOT BETWEEN 1501 AND 1510
+            AND contentType NOT BETWEEN 1501 AND 1510 AND contentType NOT BETWEEN 1601 AND 1605
             """), arguments: [conversationId, readSeq, me.imUid]) ?? 0
     }
 
@@ -187,7 +190,9 @@ enum ConversationTable {
             let seq = m.seq ?? 0
             if seq > 0, seq <= conv.clearedSeq { continue }
             if seq > conv.maxSeq { conv.maxSeq = seq }
-            if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
+            if (!m.isControl || m.contentType == ContentType.revokeNotice) && !ConversationIDHelper.isRoom(conversationId) {
+                conv.hidden = false
+            }
             if m.sendID == me.imUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
             if seq > conv.mentionSeq, m.sendID != me.imUid,
                MentionPayload.carried(contentType: m.contentType, content: m.content)?.mentions(me.imUid) == true {

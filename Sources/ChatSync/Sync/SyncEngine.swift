@@ -338,7 +338,7 @@ public final class SyncEngine: Sendable {
                     }
                 }
                 defer { pinger.cancel() }
-                for try await message in inbound.messages(maxSize: 64 * 1024) {
+                for try await message in inbound.messages(maxSize: Self.maxPushFrame) {
                     guard case .text(let text) = message,
                           let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
                     switch frame {
@@ -374,9 +374,14 @@ public final class SyncEngine: Sendable {
     /// and verification still requires the certificate's IP address entry
     /// to match the address connected to.
     static func pushConfiguration(url: String) -> WebSocketClientConfiguration {
-        guard let host = URLComponents(string: url)?.host, isIPAddress(host) else { return .init() }
-        return .init(sniHostname: ipHostSNI)
+        guard let host = URLComponents(string: url)?.host, isIPAddress(host) else { return .init(maxFrameSize: maxPushFrame) }
+        return .init(maxFrameSize: maxPushFrame, sniHostname: ipHostSNI)
     }
+
+    /// A room's message comes whole in one frame: 4,000 characters of emoji
+    /// or combining marks pass 16 KiB (the library's default), and a frame
+    /// over the limit closed the socket, which left every room.
+    static let maxPushFrame = 4 << 20
 
     static let ipHostSNI = "ip-address.invalid"
 

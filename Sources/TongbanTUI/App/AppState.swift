@@ -191,6 +191,9 @@ struct AppState {
     var list = ListState()
     /// The rooms I am in, in the order entered: the list's first rows (Update+Rooms.swift).
     var rooms: [RoomEntry] = []
+    /// Rooms being entered again after a reconnect (unique names): the send
+    /// queue waits for them, or a message to a room would be refused.
+    var reentering: Set<String> = []
     /// The open chat: its whole state, changed only by `ChatState.update`
     /// (through `Update`), whose effects the runner performs.
     var chat: ChatState?

@@ -181,12 +181,16 @@ enum RoomIntent {
     case directory(query: String, [RoomInfo])
     /// In a room (entered, made, or entered again after a reconnect).
     case entered(EnterRoomResponse, again: Bool)
-    /// A gap of the room was filled up to `seq`.
-    case filled(conversationId: String, upTo: Int)
+    /// A gap of the room was filled with these messages (oldest first).
+    case filled(conversationId: String, [WireMessage])
+    /// Who is in a room now, as the server says.
+    case present(roomId: Int, [UserBasicInfo])
     /// Out of a room: left, or it could not be entered again (`why` says).
     case left(roomId: Int, why: String?)
     /// A room entered again after a reconnect is no more.
     case vanished(unique: String)
+    /// Entering a room again after a reconnect failed for another reason.
+    case reenterFailed(unique: String, reason: String)
     case bans(roomId: Int, [UserBasicInfo])
     /// The owner's change, as the server answered it.
     case changed(RoomInfo)
@@ -208,5 +212,7 @@ enum RoomCommand: Equatable {
     case kick(roomId: Int, uid: Int, ban: Bool)
     case unban(roomId: Int, uid: Int)
     case loadBans(roomId: Int)
+    /// Who is here, asked again (a gap held comings and goings).
+    case refreshPresent(roomId: Int)
     case drop(roomId: Int)
 }

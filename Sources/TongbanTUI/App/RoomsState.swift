@@ -44,20 +44,32 @@ struct RoomEntry: Equatable {
 
     func isOwner(_ me: String) -> Bool { info.ownerId == me }
 
-    /// Messages that came (oldest first): names, presence, the preview, the
-    /// newest seq. Returns whether I was removed or the room dropped.
+    /// Whether `m` is something said by someone else (not a notice, not a
+    /// revoke's control message): news that makes the row bold.
+    static func isNews(_ m: WireMessage, me: String) -> Bool {
+        m.sendID != me && !ContentType.isRoomNotice(m.contentType) && !IMMessageMapper.map(m, currentUID: me).isControl
+    }
+
+    /// Messages that came (oldest first): names, presence (unless they are
+    /// an old stretch filling a gap), the preview (from the newest message
+    /// said), the newest seq. Returns whether I was removed or the room dropped.
     @discardableResult
-    mutating func learn(_ messages: [WireMessage], me: String, _ L: Localizer) -> Bool {
+    mutating func learn(_ messages: [WireMessage], me: String, _ L: Localizer, presence: Bool = true) -> Bool {
         var ended = false
         for m in messages {
+            let newest = m.seq > lastSeq
             lastSeq = max(lastSeq, m.seq)
             guard ContentType.isRoomNotice(m.contentType) else {
-                lastTime = max(lastTime, m.sendTime)
-                preview = MessageKinds.summary(of: IMMessageMapper.map(m, currentUID: me), localizer: L)
+                let said = IMMessageMapper.map(m, currentUID: me)
+                if newest && !said.isControl {
+                    lastTime = m.sendTime
+                    preview = MessageKinds.summary(of: said, localizer: L)
+                }
                 continue
             }
             guard let p = GroupNoticePayload(contentType: m.contentType, jsonText: m.content) else { continue }
             names.merge(p.userNames) { _, new in new }
+            guard presence else { continue }
             switch m.contentType {
             case ContentType.roomEntered:
                 if let uid = ConversationIDHelper.uid(fromImUid: p.opUser), !present.contains(where: { $0.uid == uid }) {

@@ -20,16 +20,31 @@ extension Update {
             return []
         case .entered(let response, let again):
             return roomEntered(response, again: again, &s, L)
-        case .filled(let id, let seq):
-            if let i = s.rooms.firstIndex(where: { $0.id == id }) { s.rooms[i].lastSeq = max(s.rooms[i].lastSeq, seq) }
+        case .filled(let id, let messages):
+            guard let i = s.rooms.firstIndex(where: { $0.id == id }) else { return [] }
+            // Names from the gap's notices; who is here is asked again if people came or went in it.
+            s.rooms[i].learn(messages, me: s.myImUid, L, presence: false)
+            refreshRoomChat(&s)
+            let movements = [ContentType.roomEntered, ContentType.roomLeft, ContentType.roomKicked]
+            return messages.contains { movements.contains($0.contentType) } ? [.room(.refreshPresent(roomId: s.rooms[i].info.roomId))] : []
+        case .present(let rid, let users):
+            guard let i = s.rooms.firstIndex(where: { $0.info.roomId == rid }) else { return [] }
+            s.rooms[i].present = users
+            for u in users { s.rooms[i].names[ConversationIDHelper.imUid(u.uid)] = u.username }
+            refreshRoomChat(&s)
             return []
         case .left(let rid, let why):
             if let why { s.status = why }
-            return removeRoom(rid, &s)
+            let unique = s.rooms.first { $0.info.roomId == rid }?.info.uniqueName
+            return removeRoom(rid, &s) + (unique.map { doneReentering($0, &s) } ?? [])
         case .vanished(let unique):
-            guard let room = s.rooms.first(where: { $0.info.uniqueName == unique }) else { return [] }
+            guard let room = s.rooms.first(where: { $0.info.uniqueName == unique }) else { return doneReentering(unique, &s) }
             s.status = L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.info.name)])
-            return removeRoom(room.info.roomId, &s)
+            return removeRoom(room.info.roomId, &s) + doneReentering(unique, &s)
+        case .reenterFailed(let unique, let reason):
+            guard let room = s.rooms.first(where: { $0.info.uniqueName == unique }) else { return doneReentering(unique, &s) }
+            s.status = L.string("ui.room.reenterFailed", ["name": TerminalSanitizer.oneLine(room.info.name), "reason": reason])
+            return removeRoom(room.info.roomId, &s) + doneReentering(unique, &s)
         case .bans(let rid, let users):
             if case .roomPage(var page) = s.mode, s.chat.flatMap({ s.room($0.id) })?.info.roomId == rid {
                 page.bans = users
@@ -49,10 +64,15 @@ extension Update {
     /// while the connection was down.
     static func roomEntered(_ entered: EnterRoomResponse, again: Bool, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         let fresh = RoomEntry(entered, me: s.myImUid, L)
+        let done = again ? doneReentering(fresh.info.uniqueName, &s) : []
         guard let i = s.rooms.firstIndex(where: { $0.id == fresh.id }) else {
+            // The conversations below move down a row: the selection stays on its row.
+            if s.listIndex >= s.rooms.count, !isFiltering(s) { s.listIndex += 1 }
             s.rooms.append(fresh)
             s.status = L.string("ui.room.entered", ["name": TerminalSanitizer.oneLine(fresh.info.name)])
-            return again ? [] : open(fresh.conversation, &s)
+            // A push between the server's enter and this answer was for a room not yet here: asked for again.
+            let missed: [Effect] = [.room(.fill(fresh.info, after: fresh.lastSeq, before: .max))]
+            return done + missed + (again ? [] : open(fresh.conversation, &s))
         }
         var room = s.rooms[i]
         let before = room.lastSeq
@@ -62,8 +82,20 @@ extension Update {
         room.learn(entered.messages, me: s.myImUid, L)
         s.rooms[i] = room
         refreshRoomChat(&s)
-        guard let oldest = entered.messages.first?.seq, before > 0, oldest > before + 1 else { return [] }
-        return [.room(.fill(room.info, after: before, before: oldest))]
+        guard let oldest = entered.messages.first?.seq, before > 0, oldest > before + 1 else { return done }
+        return done + [.room(.fill(room.info, after: before, before: oldest))]
+    }
+
+    /// A room entered again (or given up): once none is left, the send
+    /// queue goes on (a message to a room before it is entered is refused).
+    static func doneReentering(_ unique: String, _ s: inout AppState) -> [Effect] {
+        guard s.reentering.remove(unique) != nil, s.reentering.isEmpty else { return [] }
+        return [.resumeSending]
+    }
+
+    static func isFiltering(_ s: AppState) -> Bool {
+        if case .listSearch = s.mode { return true }
+        return false
     }
 
     /// A room's push: kept in the store (its chat follows the store), and
@@ -85,7 +117,7 @@ extension Update {
             }
             let ended = room.learn([m], me: s.myImUid, L)
             let seen = s.chat?.id == room.id && s.chat?.isAtBottom == true
-            if !ContentType.isRoomNotice(m.contentType), m.sendID != s.myImUid, !seen { room.unseen = true }
+            if RoomEntry.isNews(m, me: s.myImUid), !seen { room.unseen = true }
             s.rooms[i] = room
             effects.append(.room(.keep(m, room.info)))
             if ended {
@@ -98,9 +130,12 @@ extension Update {
         }
     }
 
-    /// Back online: every room I was in is entered again (offline was left).
-    static func enterRoomsAgain(_ s: AppState) -> [Effect] {
-        s.rooms.map { .room(.enter(unique: $0.info.uniqueName, again: true)) }
+    /// Back online: every room I was in is entered again (offline was
+    /// left), and the send queue goes on once they are (`doneReentering`).
+    static func backOnline(_ s: inout AppState) -> [Effect] {
+        guard !s.rooms.isEmpty else { return [.resumeSending] }
+        s.reentering = Set(s.rooms.map(\.info.uniqueName))
+        return s.rooms.map { .room(.enter(unique: $0.info.uniqueName, again: true)) }
     }
 
     /// The room goes from the list; its open chat closes.
@@ -108,6 +143,7 @@ extension Update {
         guard let i = s.rooms.firstIndex(where: { $0.info.roomId == rid }) else { return [] }
         let id = s.rooms[i].id
         s.rooms.remove(at: i)
+        if s.listIndex > i, !isFiltering(s) { s.listIndex -= 1 }
         if case .roomPage = s.mode, s.chat?.id == id { s.mode = .normal }
         let closing = s.chat?.id == id ? close(&s) : []
         s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
@@ -153,11 +189,14 @@ extension Update {
         case "/leave": return [.room(.leave(roomId: rid))]
         case "/rename":
             guard room.isOwner(s.myImUid) else { s.status = L.string("ui.room.ownerOnly"); return [] }
-            guard GroupRules.isValidName(rest) else { s.status = "/rename NAME"; return [] }
+            guard GroupRules.isValidName(rest) else { s.status = L.string("ui.room.usage.rename"); return [] }
             return [.room(.update(roomId: rid, name: rest, topic: nil))]
         case "/topic":
             guard room.isOwner(s.myImUid) else { s.status = L.string("ui.room.ownerOnly"); return [] }
-            guard rest.count <= RoomRules.topicMaxLength else { s.status = "/topic TEXT (≤ \(RoomRules.topicMaxLength))"; return [] }
+            guard rest.count <= RoomRules.topicMaxLength else {
+                s.status = L.string("ui.room.usage.topic", ["n": String(RoomRules.topicMaxLength)])
+                return []
+            }
             return [.room(.update(roomId: rid, name: nil, topic: rest))]
         default: return nil
         }

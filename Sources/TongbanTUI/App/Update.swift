@@ -15,7 +15,8 @@ enum Update {
             let wasOnline = s.connection == .online
             s.connection = c
             // Offline was left: back online, every room is entered again.
-            return c == .online ? [.resumeSending] + (wasOnline ? [] : enterRoomsAgain(s)) : []
+            guard c == .online else { return [] }
+            return wasOnline ? [.resumeSending] : backOnline(&s)
         case .sync(.room(let push)):
             return roomPushed(push, &s, L)
         case .sync(.storage(let full)):

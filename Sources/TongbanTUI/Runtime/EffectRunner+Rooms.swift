@@ -27,9 +27,12 @@ extension EffectRunner {
             do { try session.keepRoomUpdate(message) } catch { await dispatch(.status(describe(error))) }
         case .fill(let room, let after, let before):
             // Nothing said while connected is lost: what was missed comes from history.
-            guard let seq = await attempt("ui.room.fillFailed", { try await self.session.fillRoom(room, after: after, before: before) })
+            guard let missed = await attempt("ui.room.fillFailed", { try await self.session.fillRoom(room, after: after, before: before) })
             else { return }
-            await dispatch(.rooms(.filled(conversationId: room.conversationId, upTo: seq)))
+            await dispatch(.rooms(.filled(conversationId: room.conversationId, missed)))
+        case .refreshPresent(let rid):
+            guard let users = try? await session.roomPresent(rid) else { return }
+            await dispatch(.rooms(.present(roomId: rid, users)))
         case .leave(let rid):
             // Gone from the list even when the server cannot be told: the socket closing leaves too.
             let told = await attempt("ui.room.leaveFailed") { try await self.session.leaveRoom(rid) } != nil
@@ -64,6 +67,8 @@ extension EffectRunner {
         } catch APIError.server(let status, _, _, _, _) where again && (status == 403 || status == 404) {
             guard let room = try? await session.lookupRoom(uniqueName: unique) else { return await gone(unique) }
             await dispatch(.rooms(.left(roomId: room.roomId, why: L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.name)]))))
+        } catch where again {
+            await dispatch(.rooms(.reenterFailed(unique: unique, reason: ServerWords.describe(error, L))))
         } catch {
             await dispatch(.status(ServerWords.failed("ui.room.enterFailed", error, L)))
         }

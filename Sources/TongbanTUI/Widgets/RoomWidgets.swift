@@ -18,7 +18,7 @@ enum RoomWidgets {
         let first = rooms.count <= room ? 0 : min(max(0, d.index - room / 2), rooms.count - room)
         for (n, r) in rooms.enumerated().dropFirst(first).prefix(room) {
             let here = mine.contains { $0.info.roomId == r.roomId } ? "  ✓" : ""
-            let head = "# \(TerminalSanitizer.oneLine(r.name))  \(r.uniqueName)  "
+            let head = "# \(TerminalSanitizer.oneLine(r.name))  \(TerminalSanitizer.oneLine(r.uniqueName))  "
                 + L.string("ui.room.present", ["count": String(r.presentCount)]) + here
             lines.append((head, n == d.index ? Theme.selected : Style()))
             let topic = r.topic.isEmpty ? L.string("ui.room.noTopic") : TerminalSanitizer.oneLine(r.topic)
@@ -45,7 +45,7 @@ enum RoomWidgets {
         let owner = room.isOwner(me)
         var out: [(String, Style)] = [
             ("# " + TerminalSanitizer.oneLine(room.info.name) + ConversationMarks.count(room.conversation, L), Theme.title),
-            (L.string("ui.room.unique", ["unique": room.info.uniqueName]), Style()),
+            (L.string("ui.room.unique", ["unique": TerminalSanitizer.oneLine(room.info.uniqueName)]), Style()),
             (L.string("ui.room.topic", ["topic": room.info.topic.isEmpty ? L.string("ui.room.noTopic")
                                                                           : TerminalSanitizer.oneLine(room.info.topic)]), Style()),
         ]
@@ -62,9 +62,9 @@ enum RoomWidgets {
         let people: [(name: String, owner: Bool)]
         if let bans = page.bans {
             out.append((L.string("ui.room.bans", ["n": String(bans.count)]), Theme.dim))
-            people = bans.map { (TerminalSanitizer.oneLine($0.username) + ($0.account.map { "  @" + $0 } ?? ""), false) }
+            people = bans.map { (TerminalSanitizer.oneLine($0.username + ($0.account.map { "  @" + $0 } ?? "")), false) }
         } else {
-            people = room.members.map { (TerminalSanitizer.oneLine($0.username) + ($0.account.map { "  @" + $0 } ?? ""), $0.isOwner) }
+            people = room.members.map { (TerminalSanitizer.oneLine($0.username + ($0.account.map { "  @" + $0 } ?? "")), $0.isOwner) }
         }
         // A window that keeps the selected one in sight, and how many more there are.
         let space = max(1, rows - out.count - menu.count - 2)

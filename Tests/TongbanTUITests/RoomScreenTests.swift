@@ -178,6 +178,11 @@ import TerminalUI
         var s = RoomFixture.chatState(width: 100, height: 26)
         s.focus = .list
         s.listIndex = 0
+        let hints = Screen.render(s, Self.zh, RenderOptions()).rowText(25)
+        #expect(hints.contains("d 离开房间") && !hints.contains("p 置顶"), "the hints say what d does on a room")
+        s.listIndex = 3
+        #expect(Screen.render(s, Self.zh, RenderOptions()).rowText(25).contains("d 删除"))
+        s.listIndex = 0
         _ = Update.handle(.char("p"), &s, Self.zh)
         #expect(s.status == "房间不能置顶或免打扰（离开即退出）")
         _ = Update.handle(.char("d"), &s, Self.zh)

@@ -128,11 +128,14 @@ struct Binding: Sendable {
 
     /// The status line's key hints for a pane, from the table: `j/k 移动
     /// Enter 打开 …`. A key `keys.json` bound to an action is named first.
-    static func hints(for scope: Scope, _ keyMap: KeyMap, _ L: Localizer) -> String {
+    /// `onRoom`: the list's selected row is a room, which `d` leaves and `p` cannot pin.
+    static func hints(for scope: Scope, _ keyMap: KeyMap, _ L: Localizer, onRoom: Bool = false) -> String {
         var words: [String] = []
         var keysOf: [String: [String]] = [:]
         for b in table where b.hintIn.contains(scope) {
-            guard let hint = b.hint else { continue }
+            guard var hint = b.hint else { continue }
+            if onRoom && b.action == .listPin { continue }
+            if onRoom && b.action == .listDelete { hint = "hint.leaveRoom" }
             if keysOf[hint] == nil { words.append(hint); keysOf[hint] = [] }
             let rebound = keyMap.rebound.filter { $0.action == b.action?.rawValue }.map(\.key)
             if let text = b.hintKeysText, rebound.isEmpty { keysOf[hint]!.append(text); continue }

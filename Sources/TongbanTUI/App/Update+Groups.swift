@@ -104,10 +104,7 @@ extension Update {
         case (.unique, .backspace):
             f.unique = String(f.unique.dropLast())
         case (.unique, .char(let c)):
-            let lower = Character(c.lowercased())
-            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && f.unique.count < 32 {
-                f.unique.append(lower)
-            }
+            typeUnique(c, into: &f.unique)
         case (.members, .enter):
             if let found = f.found, f.index < found.count {
                 let user = found[f.index]
@@ -139,6 +136,13 @@ extension Update {
         if f.found == nil { f.index = 0 }
         s.mode = .newGroup(f)
         return effects
+    }
+
+    /// A key typed into a unique name (a group's, a room's): `[a-z0-9_]`,
+    /// capitals lowered, at most 32.
+    static func typeUnique(_ c: Character, into unique: inout String) {
+        let lower = Character(c.lowercased())
+        if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && unique.count < 32 { unique.append(lower) }
     }
 
     /// `,`: `c` (or Enter) clears the history; in a group I am in, `l`

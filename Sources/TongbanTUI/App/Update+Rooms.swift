@@ -250,9 +250,7 @@ extension Update {
             s.mode = .normal
             return [.room(.create(name: f.name, unique: f.unique, topic: f.topic.trimmingCharacters(in: .whitespaces)))]
         case (.unique, .backspace): f.unique = String(f.unique.dropLast())
-        case (.unique, .char(let c)):
-            let lower = Character(c.lowercased())
-            if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && f.unique.count < 32 { f.unique.append(lower) }
+        case (.unique, .char(let c)): typeUnique(c, into: &f.unique)
         case (.topic, .backspace): f.topic = String(f.topic.dropLast())
         case (.topic, .char(let c)): if f.topic.count < RoomRules.topicMaxLength { f.topic.append(c) }
         case (.topic, .paste(let text)): f.topic = String((f.topic + TerminalSanitizer.oneLine(text)).prefix(RoomRules.topicMaxLength))

@@ -47,7 +47,9 @@ enum StatusBarWidget {
             case .messages: scope = .messages
             case .input: scope = .input
             }
-            let hints = Binding.hints(for: scope, s.keyMap, L)
+            let rows = s.visibleConversations
+            let onRoom = s.focus == .list && s.listIndex < rows.count && rows[s.listIndex].isRoom
+            let hints = Binding.hints(for: scope, s.keyMap, L, onRoom: onRoom)
             g.put(TextWrap.truncate(hints, width: w - x - 1), x: x, y: y, style: Theme.status, maxWidth: w - x - 1)
         }
     }

@@ -183,17 +183,28 @@ final class LoadUser {
         self.messages = messages
         sentAt = Array(repeating: 0, count: messages)
         answeredAt = Array(repeating: 0, count: messages)
-        guard let w = connectLoopback(port: port) else {
-            throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
+        func connectWS() throws -> Int32 {
+            guard let w = connectLoopback(port: port) else {
+                throw IRCBenchError(description: "connect to tongban-server failed: \(String(cString: strerror(errno)))")
+            }
+            return w
         }
-        ws = w
+        // Every other user connects its HTTP connection first. Always the
+        // WebSocket first, the server's event loops (which take connections
+        // in turn) got every WebSocket on one loop and every HTTP connection
+        // on the other: one loop wrote every room frame. Clients of a real
+        // server do not arrive in such lockstep.
+        let wsFirst = index % 2 == 0
+        let early = wsFirst ? try connectWS() : -1
         var n = 0
-        http = try KeepAliveSender(port: port, token: token) {
+        let sender = try KeepAliveSender(port: port, token: token) {
             guard n < messages else { return nil }
             defer { n += 1 }
             let text = n % 2 == 0 ? "你好世界 \(n)" : "hello world \(n)"
             return (n, KeepAliveSender.body(conversationId: conversationId, text: text, clientMsgId: "b\(index)-\(n)"))
         }
+        ws = wsFirst ? early : try connectWS()
+        http = sender
         http.pacer = pacer
         http.onSend = { [unowned self] n in sentAt[n] = monotonicNanos() }
         http.onAnswer = { [unowned self] n in answeredAt[n] = monotonicNanos() }

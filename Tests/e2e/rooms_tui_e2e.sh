@@ -123,7 +123,7 @@ grep -qF "进入房间失败：没有权限" "$WORK/carol.again" || fail "the re
 
 # Mei leaves with d on the room's row (y): the room is gone from her list, and empty.
 tmux send-keys -t "$SESSION" Escape
-expect_screen "d 删除"
+expect_screen "d 离开房间"
 tmux send-keys -t "$SESSION" g
 tmux send-keys -t "$SESSION" d
 expect_screen "离开房间「大厅」？"

@@ -23,7 +23,8 @@ struct RoomEntry: Equatable {
         info = entered.room
         present = entered.present
         for u in entered.present { names[ConversationIDHelper.imUid(u.uid)] = u.username }
-        learn(entered.messages, me: me, L)
+        // Who is here is the answer's; the backlog's notices only name people.
+        learn(entered.messages, me: me, L, presence: false)
     }
 
     var id: String { info.conversationId }

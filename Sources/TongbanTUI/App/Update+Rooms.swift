@@ -79,7 +79,7 @@ extension Update {
         room.info = fresh.info
         room.present = fresh.present
         room.names.merge(fresh.names) { _, new in new }
-        room.learn(entered.messages, me: s.myImUid, L)
+        room.learn(entered.messages, me: s.myImUid, L, presence: false)
         s.rooms[i] = room
         refreshRoomChat(&s)
         guard let oldest = entered.messages.first?.seq, before > 0, oldest > before + 1 else { return done }

@@ -153,16 +153,15 @@ extension ChatStore {
 
     /// A room's messages (pushed, answered by entering, or filling a gap),
     /// filed under the room's name; seqs from...to are then known complete.
-    /// A room is in no list (PROTOCOL.md v3 "Rooms"), so its row stays
-    /// hidden: it only holds what the room's chat pages through.
+    /// A room is in no list (PROTOCOL.md v3 "Rooms"): the list's queries
+    /// leave `sr_` rows out, which only hold what a room's chat pages through.
     public func saveRoomMessages(conversationId: String, name: String, messages: [WireMessage], coveringFrom from: Int,
                                  to: Int) throws {
         guard ConversationIDHelper.isRoom(conversationId) else { throw StoreError.unknownConversation(conversationId) }
         try dbPool.write { db in
             var conv = try ConversationTable.ensure(id: conversationId, nickname: name, me: self.me, db: db)
-            if conv.nickname != name || !conv.hidden {
+            if conv.nickname != name {
                 conv.nickname = name
-                conv.hidden = true
                 try conv.update(db)
             }
             try MessageTable.saveHistory(conversationId: conversationId, messages: messages, coveringFrom: from, to: to, db: db)

@@ -72,7 +72,7 @@ extension Session {
     /// room's chat pages them from.
     public func enterRoomKeeping(uniqueName: String) async throws -> EnterRoomResponse {
         let entered = try await api.enterRoom(uniqueName: uniqueName)
-        try keepRoomMessages(entered.messages, of: entered.room, contiguous: true)
+        try keepRoomMessages(entered.messages, of: entered.room)
         return entered
     }
 
@@ -90,7 +90,7 @@ extension Session {
 
     /// A room's pushed message or its newer state, kept in the store.
     public func keepRoomMessage(_ message: WireMessage, of room: RoomInfo) throws {
-        try keepRoomMessages([message], of: room, contiguous: true)
+        try keepRoomMessages([message], of: room)
     }
 
     /// A room's pushed update (a reaction, an edit, a revoke) over the kept copy.
@@ -99,11 +99,12 @@ extension Session {
         try store.saveUpdated(message)
     }
 
-    /// `contiguous`: the messages have no gaps among them (a page, one message).
-    func keepRoomMessages(_ messages: [WireMessage], of room: RoomInfo, contiguous: Bool) throws {
+    /// Messages with no gaps among them (a page of the room, one message):
+    /// their seqs are then known complete.
+    func keepRoomMessages(_ messages: [WireMessage], of room: RoomInfo) throws {
         let seqs = messages.map(\.seq).filter { $0 > 0 }
         guard let low = seqs.min(), let high = seqs.max() else { return }
         try store.saveRoomMessages(conversationId: room.conversationId, name: room.name, messages: messages,
-                                   coveringFrom: contiguous ? low : high, to: high)
+                                   coveringFrom: low, to: high)
     }
 }

@@ -190,9 +190,7 @@ enum ConversationTable {
             let seq = m.seq ?? 0
             if seq > 0, seq <= conv.clearedSeq { continue }
             if seq > conv.maxSeq { conv.maxSeq = seq }
-            if (!m.isControl || m.contentType == ContentType.revokeNotice) && !ConversationIDHelper.isRoom(conversationId) {
-                conv.hidden = false
-            }
+            if !m.isControl || m.contentType == ContentType.revokeNotice { conv.hidden = false }
             if m.sendID == me.imUid, seq > conv.readSeq, !m.isControl { conv.readSeq = seq }
             if seq > conv.mentionSeq, m.sendID != me.imUid,
                MentionPayload.carried(contentType: m.contentType, content: m.content)?.mentions(me.imUid) == true {

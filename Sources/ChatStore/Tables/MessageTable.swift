@@ -113,8 +113,7 @@ enum MessageTable {
         var o = OutboxRecord(outbox)
         try o.insert(db, onConflict: .ignore)
         var conv = try ConversationTable.ensure(id: m.conversationId, me: me, db: db)
-        // A room is in no list: its row only holds what the chat pages.
-        conv.hidden = ConversationIDHelper.isRoom(m.conversationId)
+        conv.hidden = false
         conv.setLast(m)
         try conv.update(db)
     }

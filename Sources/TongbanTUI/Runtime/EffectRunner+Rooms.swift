@@ -65,18 +65,15 @@ extension EffectRunner {
             let entered = try await session.enterRoomKeeping(uniqueName: unique)
             await dispatch(.rooms(.entered(entered, again: again)))
         } catch APIError.server(let status, _, _, _, _) where again && (status == 403 || status == 404) {
-            guard let room = try? await session.lookupRoom(uniqueName: unique) else { return await gone(unique) }
+            guard let room = try? await session.lookupRoom(uniqueName: unique) else {
+                return await dispatch(.rooms(.vanished(unique: unique)))
+            }
             await dispatch(.rooms(.left(roomId: room.roomId, why: L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.name)]))))
         } catch where again {
             await dispatch(.rooms(.reenterFailed(unique: unique, reason: ServerWords.describe(error, L))))
         } catch {
             await dispatch(.status(ServerWords.failed("ui.room.enterFailed", error, L)))
         }
-    }
-
-    /// A room that is no more, by unique name: the state knows its id.
-    private func gone(_ unique: String) async {
-        await dispatch(.rooms(.vanished(unique: unique)))
     }
 
     /// Leaves every room on the way out (the socket closing would leave

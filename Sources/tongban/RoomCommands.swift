@@ -132,8 +132,8 @@ struct RoomCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             try await server(session) {
-                let rid = try await session.lookupRoom(uniqueName: unique).roomId
-                try await session.kick(try await session.user(named: user).uid, fromRoom: rid, ban: ban)
+                let (rid, uid) = try await roomAndUser(session, unique, user)
+                try await session.kick(uid, fromRoom: rid, ban: ban)
             }
             out(L.string(ban ? "cli.room.banned" : "cli.room.kicked", ["user": user]))
         }
@@ -148,8 +148,8 @@ struct RoomCommand: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             try await server(session) {
-                let rid = try await session.lookupRoom(uniqueName: unique).roomId
-                try await session.unban(try await session.user(named: user).uid, inRoom: rid)
+                let (rid, uid) = try await roomAndUser(session, unique, user)
+                try await session.unban(uid, inRoom: rid)
             }
             out(L.string("cli.room.unbanned", ["user": user]))
         }
@@ -188,6 +188,11 @@ private func standardInputLines() -> AsyncStream<String> {
 private enum RoomEvent: Sendable {
     case push(RoomPush)
     case reconnected
+}
+
+/// The room of a unique name and the user an owner's command names (account, display name or uid).
+private func roomAndUser(_ session: Session, _ unique: String, _ user: String) async throws -> (room: Int, user: Int) {
+    (try await session.lookupRoom(uniqueName: unique).roomId, try await session.user(named: user).uid)
 }
 
 /// Opens the push socket, as creating and entering a room want.

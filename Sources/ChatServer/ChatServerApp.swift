@@ -80,8 +80,8 @@ public enum ChatServerApp {
                                  onRunning: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: buildRouter(service: service, config: config),
-            server: .http1WebSocketUpgrade { head, _, _ in
-                try await WebSocketSession.shouldUpgrade(head: head, service: service)
+            server: .http1WebSocketUpgrade { head, channel, _ in
+                try await WebSocketSession.shouldUpgrade(head: head, channel: channel, service: service)
             },
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: nil),
             services: [PruneService(syncLog: service.syncLog)],

@@ -194,20 +194,3 @@ extension Array {
         return out
     }
 }
-
-/// A socket that fell behind sends one `sync` notice with the newest cursor.
-@Suite struct SocketOutboxTests {
-    @Test func syncNoticesFoldIntoTheNewestAndFramesKeepTheirOrder() {
-        let outbox = SocketOutbox()
-        outbox.send(.frame("hello"))
-        outbox.sync(7)
-        outbox.sync(12)
-        outbox.sync(9)
-        outbox.send(.frame("presence"))
-        #expect(outbox.take() == [.frame("hello"), .frame("presence"), .frame(PushHub.encode(.sync(cursor: 12)))])
-        #expect(outbox.take().isEmpty, "nothing twice")
-        for n in 0..<(SocketOutbox.maxFrames + 10) { outbox.send(.frame("\(n)")) }
-        let kept = outbox.take()
-        #expect(kept.count == SocketOutbox.maxFrames && kept.first == .frame("10"), "a stalled socket keeps the newest frames")
-    }
-}

@@ -6,9 +6,10 @@ import NIOCore
 import NIOWebSocket
 
 /// `GET /chat/ws`: authenticates the upgrade, sends `hello`, forwards the
-/// hub's `sync`/`presence` frames and answers `ping`.
+/// hub's `sync`/`presence`/room frames (through a `SocketWriter`) and
+/// answers `ping`.
 enum WebSocketSession {
-    static func shouldUpgrade(head: HTTPRequest, service: ServerServices)
+    static func shouldUpgrade(head: HTTPRequest, channel: any Channel, service: ServerServices)
         async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let path = head.path else { return .dontUpgrade }
         let parts = path.split(separator: "?", maxSplits: 1)
@@ -24,13 +25,14 @@ enum WebSocketSession {
             return .dontUpgrade
         }
         return .upgrade([:]) { inbound, outbound, _ in
-            try await run(uid: uid, token: token, service: service, inbound: inbound, outbound: outbound)
+            try await run(uid: uid, token: token, service: service, channel: channel, inbound: inbound, outbound: outbound)
         }
     }
 
-    static func run(uid: Int, token: String, service: ServerServices, inbound: WebSocketInboundStream,
-                    outbound: WebSocketOutboundWriter) async throws {
+    static func run(uid: Int, token: String, service: ServerServices, channel: any Channel,
+                    inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let outbox = SocketOutbox()
+        try await SocketWriter.attach(outbox, to: channel)
         let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), outbox: outbox)
         // A revoke between the upgrade's check and the line above found no
         // socket to close: asked again now that the hub knows this one. The
@@ -48,17 +50,11 @@ enum WebSocketSession {
         outbox.send(.frame(PushHub.encode(.hello(cursor: cursor))))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in outbox.rings {
-                    for out in outbox.take() {
-                        switch out {
-                        case .frame(let text): try await outbound.write(.text(text))
-                        case .encoded(let bytes):
-                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: bytes)))
-                        case .close(let code):
-                            try await outbound.close(.unknown(code), reason: "signed out")
-                            return
-                        }
-                    }
+                // The frames go out through the socket's writer; a close
+                // handshake through the library's writer, which knows it.
+                for await code in outbox.closes {
+                    try await outbound.close(.unknown(code), reason: "signed out")
+                    return
                 }
             }
             group.addTask {

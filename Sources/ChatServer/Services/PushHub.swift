@@ -4,7 +4,8 @@ import NIOCore
 import Synchronization
 
 /// Open WebSockets by user. Frames go into each socket's own outbox, which
-/// its connection task writes in order, so notifying never blocks a request.
+/// its writer writes in order on the socket's event loop, so notifying
+/// never blocks a request.
 ///
 /// Presence: a user is online while one of their sockets is open anywhere
 /// in the cluster. The hub knows its own sockets and, from the other
@@ -131,9 +132,7 @@ public final class PushHub: Sendable {
         let targets = state.withLock { s in
             cursors.compactMap { uid, cursor in s.sockets[uid].map { conns in (conns, cursor) } }
         }
-        for (conns, cursor) in targets {
-            for c in conns { c.outbox.sync(cursor) }
-        }
+        SocketOutbox.wake(targets.flatMap { conns, cursor in conns.compactMap { $0.outbox.pushSync(cursor) } })
     }
 
     /// Whether `uid` has a socket on this node.
@@ -142,14 +141,14 @@ public final class PushHub: Sendable {
     /// `frame` to every socket here of each of `uids`.
     func send(_ frame: Outgoing, to uids: [Int]) {
         let conns = state.withLock { s in uids.flatMap { s.sockets[$0] ?? [] } }
-        for c in conns { c.outbox.send(frame) }
+        SocketOutbox.deliver(frame, to: conns.map(\.outbox))
     }
 
     func broadcastPresence(uid: Int, online: Bool) {
         let peers = contacts.withLock { $0 }?.of(uid) ?? []
         let frame = Outgoing.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online)))
         let conns = state.withLock { s in peers.flatMap { s.sockets[$0] ?? [] } }
-        for c in conns { c.outbox.send(frame) }
+        SocketOutbox.deliver(frame, to: conns.map(\.outbox))
     }
 
     static func encode(_ frame: PushFrame) -> String {
@@ -191,54 +190,4 @@ struct PresenceHook: Sendable {
 /// Who should see a user's presence (see AfterSendHook for why a struct).
 struct ContactsLookup: Sendable {
     let of: @Sendable (Int) -> [Int]
-}
-
-/// What one socket has yet to send: frames in order, and at most one `sync`
-/// notice with the newest cursor. A `sync` says "your log reached N", so a
-/// later one says everything an earlier one did: a socket that fell behind
-/// (a busy group, a slow network) sends one notice, not one per commit it
-/// missed, and catching up costs the server and the client less, not more.
-final class SocketOutbox: Sendable {
-    private struct State {
-        var frames: [PushHub.Outgoing] = []
-        var sync: Int?
-    }
-    private let state = Mutex(State())
-    private let bell: AsyncStream<Void>.Continuation
-    /// Rings when there is something to `take`; ends with `finish`.
-    let rings: AsyncStream<Void>
-    /// Frames a socket that stopped reading may hold before the oldest go.
-    static let maxFrames = 256
-
-    init() {
-        (rings, bell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-    }
-
-    func send(_ frame: PushHub.Outgoing) {
-        state.withLock { s in
-            s.frames.append(frame)
-            if s.frames.count > Self.maxFrames { s.frames.removeFirst(s.frames.count - Self.maxFrames) }
-        }
-        bell.yield()
-    }
-
-    func sync(_ cursor: Int) {
-        state.withLock { s in s.sync = max(s.sync ?? 0, cursor) }
-        bell.yield()
-    }
-
-    func finish() { bell.finish() }
-
-    /// Everything to write now: the frames in order, then the newest `sync`.
-    func take() -> [PushHub.Outgoing] {
-        state.withLock { s in
-            var out = s.frames
-            s.frames.removeAll(keepingCapacity: true)
-            if let cursor = s.sync {
-                out.append(.frame(PushHub.encode(.sync(cursor: cursor))))
-                s.sync = nil
-            }
-            return out
-        }
-    }
 }

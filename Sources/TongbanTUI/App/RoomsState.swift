@@ -45,24 +45,23 @@ struct RoomEntry: Equatable {
 
     func isOwner(_ me: String) -> Bool { info.ownerId == me }
 
-    /// Whether `m` is something said by someone else (not a notice, not a
-    /// revoke's control message): news that makes the row bold.
-    static func isNews(_ m: WireMessage, me: String) -> Bool {
-        m.sendID != me && !ContentType.isRoomNotice(m.contentType) && !IMMessageMapper.map(m, currentUID: me).isControl
-    }
-
     /// Messages that came (oldest first): names, presence (unless they are
     /// an old stretch filling a gap), the preview (from the newest message
-    /// said), the newest seq. Returns whether I was removed or the room dropped.
+    /// said), the newest seq. Returns whether I was removed or the room
+    /// dropped, and whether someone else said something (not a notice, not
+    /// a revoke's control message): news that makes the row bold.
     @discardableResult
-    mutating func learn(_ messages: [WireMessage], me: String, _ L: Localizer, presence: Bool = true) -> Bool {
-        var ended = false
+    mutating func learn(_ messages: [WireMessage], me: String, _ L: Localizer,
+                        presence: Bool = true) -> (ended: Bool, news: Bool) {
+        var ended = false, news = false
         for m in messages {
             let newest = m.seq > lastSeq
             lastSeq = max(lastSeq, m.seq)
             guard ContentType.isRoomNotice(m.contentType) else {
                 let said = IMMessageMapper.map(m, currentUID: me)
-                if newest && !said.isControl {
+                guard !said.isControl else { continue }
+                if m.sendID != me { news = true }
+                if newest {
                     lastTime = m.sendTime
                     preview = MessageKinds.summary(of: said, localizer: L)
                 }
@@ -87,7 +86,7 @@ struct RoomEntry: Equatable {
                 break
             }
         }
-        return ended
+        return (ended, news)
     }
 }
 

@@ -115,9 +115,9 @@ extension Update {
             if room.lastSeq > 0, m.seq > room.lastSeq + 1 {
                 effects.append(.room(.fill(room.info, after: room.lastSeq, before: m.seq)))
             }
-            let ended = room.learn([m], me: s.myImUid, L)
+            let (ended, news) = room.learn([m], me: s.myImUid, L)
             let seen = s.chat?.id == room.id && s.chat?.isAtBottom == true
-            if RoomEntry.isNews(m, me: s.myImUid), !seen { room.unseen = true }
+            if news, !seen { room.unseen = true }
             s.rooms[i] = room
             effects.append(.room(.keep(m, room.info)))
             if ended {

@@ -45,21 +45,43 @@ import Testing
         for c in channels { #expect(try texts(c) == ["one", "two"]) }
     }
 
-    @Test func aSocketThatTakesNoMoreGetsTheNewestFramesWhenItIsWritableAgain() throws {
+    @Test func aStalledSocketGetsTheNewestFramesAndOneSyncWhenItIsWritableAgain() throws {
         let channel = EmbeddedChannel()
         let outbox = SocketOutbox()
         try SocketWriter.install(outbox, on: channel)
         outbox.send(.frame("first"))
         channel.embeddedEventLoop.run()
         channel.isWritable = false
-        for n in 0..<(SocketOutbox.maxFrames + 44) { outbox.send(.frame("\(n)")) }
-        channel.embeddedEventLoop.run()
+        let count = SocketOutbox.maxFrames + 44
+        for n in 0..<count {
+            outbox.send(.frame("\(n)"))
+            outbox.sync(n + 1)
+            channel.embeddedEventLoop.run()
+        }
         #expect(try texts(channel) == ["first"], "nothing more while the socket is full")
         channel.isWritable = true
         channel.pipeline.fireChannelWritabilityChanged()
         let later = try texts(channel)
-        #expect(later.count == SocketOutbox.maxFrames)
-        #expect(later.first == "44" && later.last == "\(SocketOutbox.maxFrames + 43)", "the newest, in order")
+        #expect(later.count == SocketOutbox.maxFrames + 1)
+        #expect(later.first == "44" && later.dropLast().last == "\(count - 1)", "the newest frames, in order")
+        #expect(later.last == PushHub.encode(.sync(cursor: count)), "one notice, with the newest cursor")
+    }
+
+    @Test func framesLeftWhenTheSocketFilledUpGoFirstWhenItEmpties() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(FillsUp(afterWrites: 2))
+        let outbox = SocketOutbox()
+        try SocketWriter.install(outbox, on: channel)
+        for text in ["a", "b", "c", "d"] { outbox.send(.frame(text)) }
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["a", "b"], "full after two")
+        outbox.send(.frame("e"))
+        channel.embeddedEventLoop.run()
+        channel.isWritable = true
+        outbox.send(.frame("f"))
+        channel.embeddedEventLoop.run()
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try texts(channel) == ["c", "d", "e", "f"])
     }
 
     @Test func aCloseStopsTheFramesAndReachesTheSessionThenTheEnd() async throws {
@@ -70,6 +92,7 @@ import Testing
         outbox.send(.close(code: PushCloseCode.signedOut))
         outbox.send(.frame("after"))
         outbox.finish()
+        outbox.send(.frame("after the end"))
         channel.embeddedEventLoop.run()
         #expect(try texts(channel) == ["before"])
         var codes: [UInt16] = []
@@ -77,10 +100,48 @@ import Testing
         #expect(codes == [PushCloseCode.signedOut], "the close, then the end")
     }
 
+    @Test func aSignOutBeforeTheWriterStartsStillReachesTheSession() async {
+        let outbox = SocketOutbox()
+        outbox.send(.close(code: PushCloseCode.signedOut))
+        outbox.finish()
+        var codes: [UInt16] = []
+        for await code in outbox.closes { codes.append(code) }
+        #expect(codes == [PushCloseCode.signedOut])
+    }
+
     @Test func anOutboxWithoutAWriterEndsAtOnce() async {
         let outbox = SocketOutbox()
         outbox.finish()
         for await _ in outbox.closes { Issue.record("no close was asked for") }
+    }
+
+    @Test func behindTheLibrarysChannelFramesGoOutUntilTheClientCloses() throws {
+        let channel = EmbeddedChannel()
+        let library = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
+        let outbox = SocketOutbox()
+        try SocketWriter.install(outbox, on: channel)
+        outbox.send(.frame("one"))
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel) == ["one"])
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer()))
+        outbox.send(.frame("two"))
+        channel.embeddedEventLoop.run()
+        #expect(try texts(channel).isEmpty, "nothing after the client's close")
+        withExtendedLifetime(library) {}
+    }
+
+    @Test func aClosedSocketsOutboxIsFreed() throws {
+        weak var freed: SocketOutbox?
+        do {
+            let channel = EmbeddedChannel()
+            let outbox = SocketOutbox()
+            freed = outbox
+            try SocketWriter.install(outbox, on: channel)
+            outbox.send(.frame("x"))
+            channel.embeddedEventLoop.run()
+            _ = try channel.finish()
+        }
+        #expect(freed == nil)
     }
 
     private func texts(_ channel: EmbeddedChannel) throws -> [String] {
@@ -90,5 +151,19 @@ import Testing
             out.append(String(buffer: frame.unmaskedData))
         }
         return out
+    }
+}
+
+/// A socket whose send buffer fills up after a few frames.
+private final class FillsUp: ChannelOutboundHandler {
+    typealias OutboundIn = WebSocketFrame
+    private var left: Int
+
+    init(afterWrites: Int) { left = afterWrites }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        left -= 1
+        if left == 0, let channel = context.channel as? EmbeddedChannel { channel.isWritable = false }
+        context.write(data, promise: promise)
     }
 }

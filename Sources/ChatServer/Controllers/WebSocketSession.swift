@@ -32,7 +32,6 @@ enum WebSocketSession {
     static func run(uid: Int, token: String, service: ServerServices, channel: any Channel,
                     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let outbox = SocketOutbox()
-        try await SocketWriter.attach(outbox, to: channel)
         let id = service.hub.connect(uid: uid, tokenHash: Credentials.tokenHash(token), outbox: outbox)
         // A revoke between the upgrade's check and the line above found no
         // socket to close: asked again now that the hub knows this one. The
@@ -48,6 +47,8 @@ enum WebSocketSession {
             service.hub.disconnect(uid: uid, id: id)
         }
         outbox.send(.frame(PushHub.encode(.hello(cursor: cursor))))
+        // From here on frames go out; `hello` first, then any `sync` that came meanwhile.
+        try await SocketWriter.attach(outbox, to: channel)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The frames go out through the socket's writer; a close

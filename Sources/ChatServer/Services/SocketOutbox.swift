@@ -51,10 +51,12 @@ final class SocketOutbox: Sendable {
         (closes, closer) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(1))
     }
 
-    /// Queues `frame`; returns the writer to wake, if it is asleep, so that
-    /// `wake` can wake each event loop once for a frame to many sockets.
+    /// Queues `frame` (unless `finish` was called); returns the writer to
+    /// wake, if it is asleep, so that `wake` can wake each event loop once
+    /// for a frame to many sockets.
     func push(_ frame: PushHub.Outgoing) -> LoopWriter? {
         let writer = state.withLock { s -> LoopWriter?? in
+            guard !s.finished else { return .some(nil) }
             s.frames.append(frame)
             if s.frames.count > Self.maxFrames { s.frames.removeFirst(s.frames.count - Self.maxFrames) }
             return s.writer == nil ? .none : .some(s.wake())
@@ -71,6 +73,7 @@ final class SocketOutbox: Sendable {
     /// Notes that the log reached `cursor`; returns the writer to wake, as `push`.
     func pushSync(_ cursor: Int) -> LoopWriter? {
         let writer = state.withLock { s -> LoopWriter?? in
+            guard !s.finished else { return .some(nil) }
             s.sync = max(s.sync ?? 0, cursor)
             return s.writer == nil ? .none : .some(s.wake())
         }
@@ -83,15 +86,22 @@ final class SocketOutbox: Sendable {
 
     func sync(_ cursor: Int) { pushSync(cursor)?.wake() }
 
-    /// No more frames: the writer ends `closes` after what is queued.
+    /// No more frames: the writer ends `closes` after what is queued (with
+    /// no writer yet, `closes` says a queued close and ends now).
     func finish() {
-        let writer = state.withLock { s -> LoopWriter?? in
+        let (writer, close) = state.withLock { s -> (LoopWriter??, UInt16?) in
             s.finished = true
-            return s.writer == nil ? .none : .some(s.wake())
+            guard s.writer == nil else { return (.some(s.wake()), nil) }
+            let close = s.frames.lazy.compactMap { out -> UInt16? in
+                if case .close(let code) = out { code } else { nil }
+            }.first
+            return (.none, close)
         }
         bell.finish()
         switch writer {
-        case .none: closer.finish()
+        case .none:
+            if let close { closer.yield(close) }
+            closer.finish()
         case .some(let asleep): asleep?.wake()
         }
     }
@@ -103,6 +113,17 @@ final class SocketOutbox: Sendable {
             s.woken = true
         }
     }
+
+    /// The writer is gone (its channel closed, or it wrote the end): what
+    /// comes later rings the bell, and `closes` ends. Also breaks the
+    /// writer's and the outbox's hold on each other.
+    func detach() {
+        state.withLock { $0.writer = nil }
+        closer.finish()
+    }
+
+    /// Whether `finish` was called.
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Everything to write now: the frames in order, then the newest `sync`.
     func take() -> [PushHub.Outgoing] { takeAll().frames }
@@ -123,9 +144,6 @@ final class SocketOutbox: Sendable {
 
     /// The writer reached a `close(code:)`.
     func closeRequested(_ code: UInt16) { closer.yield(code) }
-
-    /// The writer reached the end.
-    func writerFinished() { closer.finish() }
 
     /// Wakes each writer; those on one event loop from one task of that loop.
     static func wake(_ writers: [LoopWriter]) {
@@ -159,8 +177,10 @@ extension SocketOutbox.LoopWriter {
 /// of its pipeline: a room's message reaches every socket of a loop from
 /// one wake-up of that loop (the frame's bytes shared by all), where a
 /// writer task per socket cost a task switch and a hop to the loop for
-/// each. A socket that takes no more keeps at most `maxFrames` waiting,
-/// the newest, and gets them when it is writable again.
+/// each. While a socket takes no more, what comes for it waits in the
+/// outbox (which keeps the newest frames and folds `sync` notices) and is
+/// written when the socket is writable again. Nothing is written after a
+/// close frame: the server's (`close(code:)`, `finish`) or the client's.
 final class SocketWriter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -191,17 +211,33 @@ final class SocketWriter: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         waiting.removeAll()
+        outbox.detach()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if unwrapInboundIn(data).opcode == .connectionClose {
+            closed = true
+            waiting.removeAll()
+        }
+        context.fireChannelRead(data)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         writeWaiting(context)
+        if context.channel.isWritable { drain() }
         context.fireChannelWritabilityChanged()
     }
 
     /// Writes what the outbox holds (on the event loop).
     func drain() {
+        if let context, !closed, !context.channel.isWritable, !outbox.isFinished {
+            // Taken when the socket is writable again; until then, whatever
+            // comes waits in the outbox without waking this writer.
+            return
+        }
         let (frames, finished) = outbox.takeAll()
         if let context, !closed {
+            writeWaiting(context)
             var wrote = false
             for out in frames {
                 let bytes: ByteBuffer
@@ -226,7 +262,11 @@ final class SocketWriter: ChannelInboundHandler, RemovableChannelHandler {
             }
             if wrote { context.flush() }
         }
-        if finished { outbox.writerFinished() }
+        if finished {
+            closed = true
+            waiting.removeAll()
+            outbox.detach()
+        }
     }
 
     private func writeWaiting(_ context: ChannelHandlerContext) {

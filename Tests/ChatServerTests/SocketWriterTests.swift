@@ -100,6 +100,21 @@ import Testing
         #expect(codes == [PushCloseCode.signedOut], "the close, then the end")
     }
 
+    @Test(.timeLimit(.minutes(1))) func aSignOutReachesTheSessionOfAStalledSocket() async throws {
+        let channel = EmbeddedChannel()
+        let outbox = SocketOutbox()
+        try SocketWriter.install(outbox, on: channel)
+        channel.isWritable = false
+        outbox.send(.frame("unread"))
+        channel.embeddedEventLoop.run()
+        outbox.send(.close(code: PushCloseCode.signedOut))
+        outbox.finish()
+        channel.embeddedEventLoop.run()
+        var codes: [UInt16] = []
+        for await code in outbox.closes { codes.append(code) }
+        #expect(codes == [PushCloseCode.signedOut], "closed without waiting for the socket to read")
+    }
+
     @Test func aSignOutBeforeTheWriterStartsStillReachesTheSession() async {
         let outbox = SocketOutbox()
         outbox.send(.close(code: PushCloseCode.signedOut))

@@ -91,7 +91,12 @@ final class SocketOutbox: Sendable {
     func finish() {
         let (writer, close) = state.withLock { s -> (LoopWriter??, UInt16?) in
             s.finished = true
-            guard s.writer == nil else { return (.some(s.wake()), nil) }
+            // Woken even if a wake-up is pending: a writer whose socket is
+            // full took nothing when it woke, and waits for writability.
+            if let writer = s.writer {
+                s.woken = true
+                return (.some(writer), nil)
+            }
             let close = s.frames.lazy.compactMap { out -> UInt16? in
                 if case .close(let code) = out { code } else { nil }
             }.first

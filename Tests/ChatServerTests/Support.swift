@@ -136,9 +136,11 @@ final class WSProbe: Sendable {
         let t = Task {
             var logger = Logger(label: "ws-probe")
             logger.logLevel = .error
-            let closed = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/chat/ws?token=\(token)", logger: logger) { inbound, outbound, _ in
+            // Frames as large as a room's message of 4,000 characters can be.
+            let closed = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/chat/ws?token=\(token)",
+                                                           configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, outbound, _ in
                 probe.outbound.withLock { $0 = outbound }
-                for try await message in inbound.messages(maxSize: 1 << 16) {
+                for try await message in inbound.messages(maxSize: 1 << 20) {
                     if case .text(let text) = message, let f = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) {
                         probe.frames.withLock { $0.append(f) }
                     }

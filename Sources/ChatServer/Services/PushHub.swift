@@ -146,9 +146,7 @@ public final class PushHub: Sendable {
 
     func broadcastPresence(uid: Int, online: Bool) {
         let peers = contacts.withLock { $0 }?.of(uid) ?? []
-        let frame = Outgoing.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online)))
-        let conns = state.withLock { s in peers.flatMap { s.sockets[$0] ?? [] } }
-        SocketOutbox.deliver(frame, to: conns.map(\.outbox))
+        send(.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online))), to: peers)
     }
 
     static func encode(_ frame: PushFrame) -> String {

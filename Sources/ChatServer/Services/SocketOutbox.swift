@@ -55,26 +55,24 @@ final class SocketOutbox: Sendable {
     /// wake, if it is asleep, so that `wake` can wake each event loop once
     /// for a frame to many sockets.
     func push(_ frame: PushHub.Outgoing) -> LoopWriter? {
-        let writer = state.withLock { s -> LoopWriter?? in
-            guard !s.finished else { return .some(nil) }
+        queue { s in
             s.frames.append(frame)
             if s.frames.count > Self.maxFrames { s.frames.removeFirst(s.frames.count - Self.maxFrames) }
-            return s.writer == nil ? .none : .some(s.wake())
         }
-        guard let writer else {
-            bell.yield()
-            return nil
-        }
-        return writer
     }
 
     func send(_ frame: PushHub.Outgoing) { push(frame)?.wake() }
 
     /// Notes that the log reached `cursor`; returns the writer to wake, as `push`.
     func pushSync(_ cursor: Int) -> LoopWriter? {
+        queue { s in s.sync = max(s.sync ?? 0, cursor) }
+    }
+
+    /// `add`s to what waits, unless finished; rings the bell if no writer is attached.
+    private func queue(_ add: (inout State) -> Void) -> LoopWriter? {
         let writer = state.withLock { s -> LoopWriter?? in
             guard !s.finished else { return .some(nil) }
-            s.sync = max(s.sync ?? 0, cursor)
+            add(&s)
             return s.writer == nil ? .none : .some(s.wake())
         }
         guard let writer else {

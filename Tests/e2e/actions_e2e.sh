@@ -24,10 +24,7 @@ ok() { PASS=$((PASS + 1)); }
 start_server "$WORK/server" "$WORK/server.log"
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans
-tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
-for u in mei alice bob; do
-  echo "actions-e2e-pw" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
-done
+register_users actions-e2e-pw mei alice bob
 tb alice send --to mei "周六八点山脚下见" >/dev/null || fail "first send"
 
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \

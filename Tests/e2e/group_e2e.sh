@@ -23,7 +23,6 @@ export TONGBAN_LANG=zh-Hans
 for u in me alice carol; do
   echo tongban-demo | "$BIN/tongban" login --data-dir "$WORK/$u" --server "http://127.0.0.1:$PORT" --account "$u" --password-stdin >/dev/null
 done
-tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
 
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
   "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/me 2>$WORK/tui.err"

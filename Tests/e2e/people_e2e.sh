@@ -26,10 +26,7 @@ ok() { PASS=$((PASS + 1)); }
 start_server "$WORK/server" "$WORK/server.log"
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans
-tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
-for u in mei alice; do
-  echo "people-e2e-pw" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
-done
+register_users people-e2e-pw mei alice
 
 tmux new-session -d -s "$SESSION" -x 120 -y 40 \
   "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/mei 2>$WORK/tui.err"

@@ -35,10 +35,7 @@ ok() { PASS=$((PASS + 1)); }
 start_server "$WORK/server" "$WORK/server.log"
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans
-tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
-for u in mei bob carol; do
-  echo "rooms-tui-pw" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
-done
+register_users rooms-tui-pw mei bob carol
 # waits up to 10 s for TEXT in Carol's room output
 expect_heard() {
   for _ in $(seq 1 200); do

@@ -1,4 +1,5 @@
-# Sourced by the end-to-end scripts: starts tongban-server on a free port.
+# Sourced by the end-to-end scripts: starts tongban-server on a free port,
+# and runs the CLI as one of the script's users.
 # start_server DATA_DIR LOG [ARGS...]: sets SERVER_PID and PORT; port 0 lets
 # the server pick a free one, which it names in its first log line.
 start_server() {
@@ -36,4 +37,16 @@ stop_server() {
   fi
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
+}
+
+# tb WHO ARGS...: the CLI as WHO, with WHO's own data dir under $WORK.
+tb() { local who=$1; shift; "$BIN/tongban" "$@" --data-dir "$WORK/$who"; }
+
+# register_users PASSWORD USER...: signs each USER up on $URL.
+register_users() {
+  local password=$1 u
+  shift
+  for u in "$@"; do
+    echo "$password" | tb "$u" register --server "$URL" --account "$u" --password-stdin >/dev/null || fail "register $u"
+  done
 }

@@ -68,7 +68,9 @@ let package = Package(
             // libvips itself is dlopen'ed on first use (see cvips.c).
             linkerSettings: [.linkedLibrary("dl")]
         ),
-        .target(name: "ChatMedia", dependencies: ["CVips", "ChatCore"], swiftSettings: strict),
+        // posix_spawn that closes every other descriptor (for HelperProcess).
+        .target(name: "CSpawn"),
+        .target(name: "ChatMedia", dependencies: ["CVips", "CSpawn", "ChatCore"], swiftSettings: strict),
         // ncursesw through a shim (see ARCHITECTURE.md gotchas).
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
         // mallopt, for the server's allocator tuning.

@@ -1,3 +1,4 @@
+import CSpawn
 import ChatCore
 import Foundation
 
@@ -153,15 +154,23 @@ public enum HelperProcess {
     static func runBlocking(executable: String, arguments: [String], input: Data,
                             timeout: Duration, outputLimit: Int) throws -> Result {
         precondition(sigpipeIgnored)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let pid = process.processIdentifier
+        var pipes: [PipeEnds] = []
+        let pid: pid_t
+        do {
+            for _ in 0..<3 { pipes.append(try PipeEnds()) }
+            pid = try spawn(executable, arguments, stdin: pipes[0].read, stdout: pipes[1].write, stderr: pipes[2].write)
+        } catch {
+            for p in pipes { Glibc.close(p.read); Glibc.close(p.write) }
+            throw error
+        }
+        let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
+        // The child has its own copies of its ends now.
+        Glibc.close(stdin.read)
+        Glibc.close(stdout.write)
+        Glibc.close(stderr.write)
+        let feed = FileHandle(fileDescriptor: stdin.write, closeOnDealloc: false)
+        let output = FileHandle(fileDescriptor: stdout.read, closeOnDealloc: false)
+        let errors = FileHandle(fileDescriptor: stderr.read, closeOnDealloc: false)
         // The killer: SIGKILL once the time is up (a hung decoder does not
         // get to clean up). Cancelled when the helper is done.
         let timedOut = LockedFlag()
@@ -178,24 +187,24 @@ public enum HelperProcess {
         let group = DispatchGroup()
         group.enter()
         spawnThread("tongban-helper-in") {
-            try? stdin.fileHandleForWriting.write(contentsOf: input)
-            try? stdin.fileHandleForWriting.close()
+            try? feed.write(contentsOf: input)
+            try? feed.close()
             group.leave()
         }
         let errorOutput = LockedData()
         group.enter()
         spawnThread("tongban-helper-err") {
-            errorOutput.set(readUpTo(stderr.fileHandleForReading, limit: 64 * 1024))
+            errorOutput.set(readUpTo(errors, limit: 64 * 1024))
             // Past the limit, the rest is read and dropped (the killer ends a helper that never stops).
-            while let more = try? stderr.fileHandleForReading.read(upToCount: 64 * 1024), !more.isEmpty {}
-            try? stderr.fileHandleForReading.close()
+            while let more = try? errors.read(upToCount: 64 * 1024), !more.isEmpty {}
+            try? errors.close()
             group.leave()
         }
-        let output = readUpTo(stdout.fileHandleForReading, limit: outputLimit)
-        let tooMuch = output.count > outputLimit
+        let out = readUpTo(output, limit: outputLimit)
+        let tooMuch = out.count > outputLimit
         if tooMuch { kill(pid, SIGKILL) }
-        try? stdout.fileHandleForReading.close()
-        process.waitUntilExit()
+        try? output.close()
+        let status = waitForExit(pid)
         killer.cancel()
         // A child the helper left behind could hold the pipes open: its
         // output is not waited for past a moment (its threads end with it).
@@ -203,8 +212,44 @@ public enum HelperProcess {
         if tooMuch {
             throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes", kind: .crashed)
         }
-        return Result(status: process.terminationStatus, reason: process.terminationReason,
-                      output: output, errorOutput: errorOutput.get(), timedOut: timedOut.get())
+        return Result(status: status.code, reason: status.reason, output: out, errorOutput: errorOutput.get(),
+                      timedOut: timedOut.get())
+    }
+
+    /// A pipe whose two ends are closed on exec (the child gets its end
+    /// through a `dup2`, which clears that).
+    struct PipeEnds {
+        let read: Int32, write: Int32
+        init() throws {
+            var fds: [Int32] = [-1, -1]
+            let rc = cspawn_pipe(&fds)
+            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+            (read, write) = (fds[0], fds[1])
+        }
+    }
+
+    /// Starts `executable` (an argument list, never a shell) in a process
+    /// group of its own, with these three descriptors as its standard ones
+    /// and no other descriptor of ours. Not Foundation's `Process`: on
+    /// Linux it lists /proc/self/fd to close what the child should not
+    /// inherit, and that listing reads past the end of the directory
+    /// buffer when many descriptors are open (it crashed a test run once);
+    /// `closefrom` in the child does the same without a listing.
+    static func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid = pid_t()
+        let rc = cspawn(&pid, executable, argv, stdin, stdout, stderr)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        return pid
+    }
+
+    /// Waits for `pid` to end: its exit code, or the signal that ended it.
+    static func waitForExit(_ pid: pid_t) -> (code: Int32, reason: Process.TerminationReason) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? ((status >> 8) & 0xff, .exit) : (signal, .uncaughtSignal)
     }
 
     /// Reads to end of file, or until more than `limit` bytes came.

@@ -164,6 +164,17 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         }
     }
 
+    @Test func theHelperGetsItsThreeStandardDescriptorsAndNoneOfOurs() async throws {
+        // A descriptor of ours that is not closed on exec: only the spawn itself keeps it from the helper.
+        let ours = open("/dev/null", O_RDONLY)
+        defer { close(ours) }
+        #expect(ours > 2)
+        let listed = try await HelperProcess.run(executable: "/bin/sh", arguments: ["-c", "ls /proc/$$/fd"], input: Data(),
+                                                 timeout: .seconds(30), outputLimit: 4096)
+        #expect(listed.status == 0)
+        #expect(String(decoding: listed.output, as: UTF8.self).split(separator: "\n") == ["0", "1", "2"])
+    }
+
     /// Stand-ins for a decoder that crashes, hangs or answers nonsense: the
     /// client gets an error each time and carries on.
     static func fake(_ script: String, timeout: Duration = .seconds(15)) -> PictureDecoder {

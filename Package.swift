@@ -165,7 +165,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ChatSyncTests",
-            dependencies: ["ChatSync", "ChatViewModels", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],
+            dependencies: ["ChatSync", "ChatViewModels", "ChatServer", "ChatStore", "ChatCore", "ChatTesting",
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(

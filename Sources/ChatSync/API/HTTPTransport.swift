@@ -62,11 +62,34 @@ public struct HTTPClientTransport: HTTPTransport {
                 req.body = .bytes(ByteBuffer(bytes: body))
             }
         }
-        let resp = try await http.execute(req, timeout: timeout)
+        let resp = try await Self.againOnAStaleConnection { try await http.execute(req, timeout: timeout) }
         let bytes = try await resp.body.collect(upTo: limit)
         var headers: [String: String] = [:]
         for (name, value) in resp.headers { headers[name] = value }
         return HTTPTransportResponse(status: Int(resp.status.code), headers: headers, body: Data(bytes.readableBytesView))
+    }
+}
+
+extension HTTPClientTransport {
+    /// How many closed connections in a row a request may be handed: the
+    /// pool keeps at most 8 to one host (AsyncHTTPClient's soft limit).
+    static let staleConnectionsTried = 8
+
+    /// Runs `attempt` again when the pooled connection it was given had
+    /// closed before the request was written (the server restarted, or shut
+    /// its idle connections while the pool still held them). Nothing went
+    /// out, so another try cannot apply anything twice, and its failure (a
+    /// refused connect, once the pool is out of closed connections) is the
+    /// true answer.
+    static func againOnAStaleConnection<T>(_ attempt: () async throws -> T) async throws -> T {
+        var stale = 0
+        while true {
+            do {
+                return try await attempt()
+            } catch ChannelError.ioOnClosedChannel where stale < staleConnectionsTried {
+                stale += 1
+            }
+        }
     }
 }
 

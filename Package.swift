@@ -70,7 +70,9 @@ let package = Package(
         ),
         // posix_spawn that closes every other descriptor (for HelperProcess).
         .target(name: "CSpawn"),
-        .target(name: "ChatMedia", dependencies: ["CVips", "CSpawn", "ChatCore"], swiftSettings: strict),
+        // External programs with an argument list and only the descriptors they are given.
+        .target(name: "Spawn", dependencies: ["CSpawn"], swiftSettings: strict),
+        .target(name: "ChatMedia", dependencies: ["CVips", "Spawn", "ChatCore"], swiftSettings: strict),
         // ncursesw through a shim (see ARCHITECTURE.md gotchas).
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses"),
         // mallopt, for the server's allocator tuning.
@@ -79,11 +81,11 @@ let package = Package(
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
         // The terminal thread's wake-up pipe and SIGWINCH chaining (C: signal handler).
         .target(name: "CTermWake"),
-        .target(name: "TerminalUI", dependencies: ["CNCurses", "CTermWake"], swiftSettings: strict),
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "CTermWake", "Spawn"], swiftSettings: strict),
         // The full-screen client: app state, key handling, drawing.
         .target(
             name: "TongbanTUI",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI", "ChatMedia"],
+            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI", "ChatMedia", "Spawn"],
             swiftSettings: strict
         ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
@@ -153,6 +155,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
+        .testTarget(name: "SpawnTests", dependencies: ["Spawn"], swiftSettings: strict),
         .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI"], swiftSettings: strict),
         .testTarget(
             name: "TongbanTUITests",

@@ -1,6 +1,6 @@
-import CSpawn
 import ChatCore
 import Foundation
+import Spawn
 
 /// Where pictures that came over the network are decoded.
 ///
@@ -45,9 +45,9 @@ public struct PictureDecoder: Sendable {
                 throw ImageCodec.Failure(description: "the picture decoder did not start: \(error)", kind: .unavailable)
             }
             if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout) }
-            guard result.status == 0, result.reason == .exit else {
-                if result.reason == .uncaughtSignal {
-                    throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(result.status)", kind: .crashed)
+            guard result.ending.succeeded else {
+                if case .signal(let signal) = result.ending {
+                    throw ImageCodec.Failure(description: "the picture decoder stopped on signal \(signal)", kind: .crashed)
                 }
                 let said = String(decoding: result.errorOutput.prefix(300), as: UTF8.self)
                     .split(separator: "\n").first.map { TerminalSanitizer.sanitize(String($0)) } ?? ""
@@ -119,8 +119,7 @@ public enum HelperFormat {
 /// own, never on the shared pools that the async code and the network need.
 public enum HelperProcess {
     public struct Result: Sendable {
-        public var status: Int32
-        public var reason: Process.TerminationReason
+        public var ending: ChildProcess.Ending
         public var output: Data
         public var errorOutput: Data
         public var timedOut: Bool
@@ -154,11 +153,12 @@ public enum HelperProcess {
     static func runBlocking(executable: String, arguments: [String], input: Data,
                             timeout: Duration, outputLimit: Int) throws -> Result {
         precondition(sigpipeIgnored)
-        var pipes: [PipeEnds] = []
-        let pid: pid_t
+        var pipes: [ChildProcess.Pipe] = []
+        let child: ChildProcess
         do {
-            for _ in 0..<3 { pipes.append(try PipeEnds()) }
-            pid = try spawn(executable, arguments, stdin: pipes[0].read, stdout: pipes[1].write, stderr: pipes[2].write)
+            for _ in 0..<3 { pipes.append(try ChildProcess.Pipe()) }
+            child = try ChildProcess(executable, arguments, stdin: .descriptor(pipes[0].read),
+                                     stdout: .descriptor(pipes[1].write), stderr: .descriptor(pipes[2].write))
         } catch {
             for p in pipes { Glibc.close(p.read); Glibc.close(p.write) }
             throw error
@@ -176,7 +176,7 @@ public enum HelperProcess {
         let timedOut = LockedFlag()
         let killer = DispatchWorkItem {
             timedOut.set()
-            kill(pid, SIGKILL)
+            child.send(SIGKILL)
         }
         let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms), execute: killer)
@@ -202,9 +202,9 @@ public enum HelperProcess {
         }
         let out = readUpTo(output, limit: outputLimit)
         let tooMuch = out.count > outputLimit
-        if tooMuch { kill(pid, SIGKILL) }
+        if tooMuch { child.send(SIGKILL) }
         try? output.close()
-        let status = waitForExit(pid)
+        let ending = child.waitUntilExit()
         killer.cancel()
         // A child the helper left behind could hold the pipes open: its
         // output is not waited for past a moment (its threads end with it).
@@ -212,44 +212,7 @@ public enum HelperProcess {
         if tooMuch {
             throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes", kind: .crashed)
         }
-        return Result(status: status.code, reason: status.reason, output: out, errorOutput: errorOutput.get(),
-                      timedOut: timedOut.get())
-    }
-
-    /// A pipe whose two ends are closed on exec (the child gets its end
-    /// through a `dup2`, which clears that).
-    struct PipeEnds {
-        let read: Int32, write: Int32
-        init() throws {
-            var fds: [Int32] = [-1, -1]
-            let rc = cspawn_pipe(&fds)
-            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-            (read, write) = (fds[0], fds[1])
-        }
-    }
-
-    /// Starts `executable` (an argument list, never a shell) in a process
-    /// group of its own, with these three descriptors as its standard ones
-    /// and no other descriptor of ours. Not Foundation's `Process`: on
-    /// Linux it lists /proc/self/fd to close what the child should not
-    /// inherit, and that listing reads past the end of the directory
-    /// buffer when many descriptors are open (it crashed a test run once);
-    /// `closefrom` in the child does the same without a listing.
-    static func spawn(_ executable: String, _ arguments: [String], stdin: Int32, stdout: Int32, stderr: Int32) throws -> pid_t {
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var pid = pid_t()
-        let rc = cspawn(&pid, executable, argv, stdin, stdout, stderr)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
-        return pid
-    }
-
-    /// Waits for `pid` to end: its exit code, or the signal that ended it.
-    static func waitForExit(_ pid: pid_t) -> (code: Int32, reason: Process.TerminationReason) {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let signal = status & 0x7f
-        return signal == 0 ? ((status >> 8) & 0xff, .exit) : (signal, .uncaughtSignal)
+        return Result(ending: ending, output: out, errorOutput: errorOutput.get(), timedOut: timedOut.get())
     }
 
     /// Reads to end of file, or until more than `limit` bytes came.

@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 
 /// Copying text to the system clipboard from a terminal program: a
 /// clipboard tool when one is installed (`wl-copy` under Wayland, `xclip`
@@ -46,19 +47,14 @@ public enum Clipboard {
     /// argument list, never a shell); false when it could not run or failed.
     public static func run(path: String, arguments: [String], text: String) -> Bool {
         _ = ignoreBrokenPipes
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        let input = Pipe()
-        p.standardInput = input
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return false }
+        guard let input = try? ChildProcess.Pipe() else { return false }
+        let child = try? ChildProcess(path, arguments, stdin: .descriptor(input.read))
+        close(input.read)
         // A program that exits without reading closes the pipe: the write
         // fails (EPIPE) instead of trapping, and the exit status says so.
-        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
-        try? input.fileHandleForWriting.close()
-        p.waitUntilExit()
-        return p.terminationStatus == 0
+        let feed = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
+        if child != nil { try? feed.write(contentsOf: Data(text.utf8)) }
+        try? feed.close()
+        return child?.waitUntilExit().succeeded ?? false
     }
 }

@@ -171,7 +171,7 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(ours > 2)
         let listed = try await HelperProcess.run(executable: "/bin/sh", arguments: ["-c", "ls /proc/$$/fd"], input: Data(),
                                                  timeout: .seconds(30), outputLimit: 4096)
-        #expect(listed.status == 0)
+        #expect(listed.ending == .exit(0))
         #expect(String(decoding: listed.output, as: UTF8.self).split(separator: "\n") == ["0", "1", "2"])
     }
 

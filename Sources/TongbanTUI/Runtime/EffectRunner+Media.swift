@@ -137,10 +137,14 @@ extension EffectRunner {
     /// Enter on a voice message: the first player found.
     func play(_ m: ChatMessage) async {
         guard let file = await cachedFile(m) else { return }
-        player?.terminate()
+        player?.send(SIGTERM)
         do {
             player = try Programs.play(file) { [weak self] in
-                Task { @MainActor in self?.post(.playing(messageId: nil)) }
+                // A player stopped for the next one ends while that one plays.
+                Task { @MainActor in
+                    guard let self, self.player?.isRunning != true else { return }
+                    self.post(.playing(messageId: nil))
+                }
             }
             await dispatch(.playing(messageId: m.id))
         } catch Programs.Failure.notFound {

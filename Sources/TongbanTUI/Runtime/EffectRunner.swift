@@ -4,6 +4,7 @@ import ChatStore
 import ChatSync
 import ChatViewModels
 import Foundation
+import Spawn
 import TerminalUI
 
 /// Performs effects: all the client's I/O goes through here (the chat's
@@ -36,8 +37,8 @@ final class EffectRunner {
     var compose: () -> (@Sendable (String) async -> String?)? = { nil }
     /// The text in the input bar (saved as a draft when a chat closes).
     var inputText: () -> String = { "" }
-    var player: Process?
-    var recorder: Process?
+    var player: ChildProcess?
+    var recorder: ChildProcess?
     /// The list's subscription to the store.
     private var listFollowing: Task<Void, Never>?
     /// The open chat's subscriptions and its work beside the keys.
@@ -255,7 +256,7 @@ final class EffectRunner {
         if let c = openChat()?.conversation { chatEffects.saveDraft(draft, of: c) }
         chatTasks.stop()
         listFollowing?.cancel()
-        player?.terminate()
+        player?.send(SIGTERM)
     }
 
     /// Messages of every conversation matching `query` (the store's index), newest first.

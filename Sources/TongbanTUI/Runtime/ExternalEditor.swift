@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 
 /// Composing in `$VISUAL` / `$EDITOR` (Ctrl-X Ctrl-E, as bash and zsh do):
 /// the draft goes to a file only its owner may read, the editor gets the
@@ -33,22 +34,17 @@ enum ExternalEditor {
     }
 
     /// Runs `command` on `file` with the terminal (the caller has given it
-    /// up); true when the editor ran and exited with 0. Started with
-    /// posix_spawn in this process's own group, not through `Process`, which
-    /// on Linux puts the child in a group of its own: an editor there is a
-    /// background job, and stops (SIGTTOU) as soon as it sets the terminal up.
+    /// up); true when the editor ran and exited with 0. It stays in this
+    /// process's group: in a group of its own an editor is a background job,
+    /// and stops (SIGTTOU) as soon as it sets the terminal up. It gets our
+    /// terminal as its standard descriptors and none of our others (the
+    /// store, the server's connections).
     static func run(_ command: [String], on file: URL) -> Bool {
-        guard let exe = Programs.which(command[0]) else { return false }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([exe] + command.dropFirst() + [file.path]).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, exe, nil, nil, argv, environ) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return false }
-        }
-        // Exited (not killed by a signal) with 0.
-        return status & 0x7f == 0 && (status >> 8) & 0xff == 0
+        guard let exe = Programs.which(command[0]),
+              let editor = try? ChildProcess(exe, Array(command.dropFirst()) + [file.path], stdin: .inherit, stdout: .inherit,
+                                             stderr: .inherit, ownGroup: false)
+        else { return false }
+        return editor.waitUntilExit().succeeded
     }
 
     /// The whole round: file, editor, text back, file gone. nil: the draft

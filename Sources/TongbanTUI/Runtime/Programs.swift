@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 import TerminalUI
 
 /// The external programs the client starts: an audio player, a recorder and
@@ -23,7 +24,7 @@ enum Programs {
     /// The first candidate on PATH (an override from the environment
     /// replaces the list), started on `file` with its output discarded.
     static func start(_ candidates: [Candidate], override: String?, file: URL,
-                      onExit: (@Sendable () -> Void)? = nil) throws -> Process {
+                      onExit: (@Sendable () -> Void)? = nil) throws -> ChildProcess {
         let chosen = override.map { [($0, [String]())] } ?? candidates
         guard let (exe, args) = chosen.lazy.compactMap({ c in which(c.0).map { ($0, c.1) } }).first else {
             throw Failure.notFound(override)
@@ -31,26 +32,21 @@ enum Programs {
         return try launch(exe, args + [file.path], onExit: onExit)
     }
 
-    /// Starts `exe` with an argument list (never a shell), its input and output discarded.
-    static func launch(_ exe: String, _ arguments: [String], onExit: (@Sendable () -> Void)? = nil) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = arguments
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        if let onExit { p.terminationHandler = { _ in onExit() } }
-        try p.run()
-        return p
+    /// Starts `exe` with an argument list (never a shell), its input and
+    /// output discarded, in a process group of its own (a Ctrl-C meant for
+    /// the client does not cut a recording short).
+    static func launch(_ exe: String, _ arguments: [String], onExit: (@Sendable () -> Void)? = nil) throws -> ChildProcess {
+        guard let onExit else { return try ChildProcess(exe, arguments) }
+        return try ChildProcess(exe, arguments) { _ in onExit() }
     }
 
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    static func play(_ file: URL, onExit: @escaping @Sendable () -> Void) throws -> Process {
+    static func play(_ file: URL, onExit: @escaping @Sendable () -> Void) throws -> ChildProcess {
         try start(players, override: environment["TONGBAN_AUDIO_PLAYER"], file: file, onExit: onExit)
     }
 
-    static func record(into file: URL) throws -> Process {
+    static func record(into file: URL) throws -> ChildProcess {
         try start(recorders, override: environment["TONGBAN_RECORDER"], file: file)
     }
 
@@ -67,10 +63,10 @@ enum Programs {
 
     /// Stops a recorder: SIGINT first (it finishes the WAV header), then
     /// SIGTERM after a second.
-    static func stop(_ p: Process) async {
-        if p.isRunning { p.interrupt() }
+    static func stop(_ p: ChildProcess) async {
+        p.send(SIGINT)
         for _ in 0..<50 where p.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-        if p.isRunning { p.terminate() }
+        p.send(SIGTERM)
     }
 
     /// The full path of an executable on PATH (or the path itself).

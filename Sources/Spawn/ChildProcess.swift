@@ -1,0 +1,115 @@
+import CSpawn
+import Foundation
+import Synchronization
+
+/// A program started with an argument list (never a shell, no PATH
+/// search) that gets only the descriptors it is given: its three standard
+/// ones, and no other of ours (`closefrom` in the child).
+///
+/// Not Foundation's `Process`: on Linux it lists /proc/self/fd to close
+/// what the child should not inherit, and that listing reads past the end
+/// of its directory buffer when many descriptors are open (it crashed a
+/// test run once).
+public final class ChildProcess: Sendable {
+    /// How the program ended.
+    public enum Ending: Sendable, Equatable {
+        case exit(Int32)
+        case signal(Int32)
+
+        public var succeeded: Bool { self == .exit(0) }
+    }
+
+    /// What the child gets as a standard descriptor.
+    public enum Descriptor: Sendable {
+        /// /dev/null.
+        case null
+        /// The same as ours (a program that takes over the terminal).
+        case inherit
+        /// This descriptor of ours, which the caller still owns.
+        case descriptor(Int32)
+    }
+
+    public let pid: pid_t
+    /// nil until the child has been reaped. Signals are sent under this
+    /// lock while it is nil, so never to another process given the pid.
+    private let ending = Mutex<Ending?>(nil)
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// Starts `executable` (a path). `ownGroup`: in a process group of its
+    /// own, so a Ctrl-C at the terminal does not reach it; a program that
+    /// uses the terminal must stay in ours, or it stops as a background job.
+    /// `onExit` hears the ending, on a thread of its own.
+    public init(_ executable: String, _ arguments: [String], stdin: Descriptor = .null, stdout: Descriptor = .null,
+                stderr: Descriptor = .null, ownGroup: Bool = true, onExit: (@Sendable (Ending) -> Void)? = nil) throws {
+        var opened: [Int32] = []
+        defer { for fd in opened { close(fd) } }
+        func number(_ d: Descriptor) throws -> Int32 {
+            switch d {
+            case .inherit: return -1
+            case .descriptor(let fd): return fd
+            case .null:
+                let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+                guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                opened.append(fd)
+                return fd
+            }
+        }
+        let (i, o, e) = (try number(stdin), try number(stdout), try number(stderr))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid = pid_t()
+        let rc = cspawn(&pid, executable, argv, i, o, e, ownGroup ? 1 : 0)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        self.pid = pid
+        let thread = Thread { [self] in
+            let how = reap()
+            onExit?(how)
+        }
+        thread.name = "tongban-child-\(pid)"
+        thread.start()
+    }
+
+    /// Waits for the child's end without reaping it, then reaps it under
+    /// the lock, so `send` never signals a pid that was given again.
+    private func reap() -> Ending {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        let how = ending.withLock { ending in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let signal = status & 0x7f
+            let how: Ending = signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+            ending = how
+            return how
+        }
+        ended.signal()
+        return how
+    }
+
+    public var isRunning: Bool { ending.withLock { $0 == nil } }
+
+    /// Sends `signal` unless the child has already ended.
+    public func send(_ signal: Int32) {
+        ending.withLock { if $0 == nil { _ = kill(pid, signal) } }
+    }
+
+    /// Blocks until the child has ended.
+    public func waitUntilExit() -> Ending {
+        ended.wait()
+        ended.signal()
+        return ending.withLock { $0 } ?? .exit(-1)
+    }
+
+    /// A pipe whose two ends are closed on exec (the child gets its end as
+    /// a standard descriptor, through a `dup2`, which clears that).
+    public struct Pipe: Sendable {
+        public let read: Int32, write: Int32
+
+        public init() throws {
+            var fds: [Int32] = [-1, -1]
+            let rc = cspawn_pipe(&fds)
+            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+            (read, write) = (fds[0], fds[1])
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Spawn
+import Synchronization
+import Testing
+
+/// External programs (players, recorders, viewers, the clipboard, the
+/// picture decoder, the editor) start with only what they are given and
+/// end with their status heard, whatever else this process has open.
+@Suite struct ChildProcessTests {
+    /// Runs `script` with its standard output in a pipe; what it printed and how it ended.
+    func output(of script: String, ownGroup: Bool = true) throws -> (String, ChildProcess.Ending) {
+        let out = try ChildProcess.Pipe()
+        let child = try ChildProcess("/bin/sh", ["-c", script], stdout: .descriptor(out.write), ownGroup: ownGroup)
+        close(out.write)
+        let reader = FileHandle(fileDescriptor: out.read, closeOnDealloc: true)
+        let text = String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
+        return (text, child.waitUntilExit())
+    }
+
+    @Test func aChildGetsItsThreeStandardDescriptorsAndNoneOfOurs() throws {
+        // Not closed on exec: only the spawn itself keeps it from the child.
+        let ours = open("/dev/null", O_RDONLY)
+        defer { close(ours) }
+        #expect(ours > 2)
+        let (listed, ending) = try output(of: "ls /proc/$$/fd")
+        #expect(ending == .exit(0))
+        #expect(listed.split(separator: "\n") == ["0", "1", "2"])
+    }
+
+    @Test func theEndingIsHeardOnceAndKept() throws {
+        let heard = Mutex<[ChildProcess.Ending]>([])
+        let told = DispatchSemaphore(value: 0)
+        let child = try ChildProcess("/bin/sh", ["-c", "exit 3"]) { ending in
+            heard.withLock { $0.append(ending) }
+            told.signal()
+        }
+        #expect(child.waitUntilExit() == .exit(3))
+        #expect(child.waitUntilExit() == .exit(3))
+        #expect(!child.isRunning)
+        #expect(!child.waitUntilExit().succeeded)
+        #expect(told.wait(timeout: .now() + .seconds(60)) == .success)
+        #expect(heard.withLock { $0 } == [.exit(3)])
+    }
+
+    @Test func aSignalEndsItAndIsReported() throws {
+        let child = try ChildProcess("/bin/sleep", ["60"])
+        #expect(child.isRunning)
+        child.send(SIGTERM)
+        #expect(child.waitUntilExit() == .signal(SIGTERM))
+        // Once it has ended its pid is not ours to signal: nothing is sent.
+        child.send(SIGKILL)
+        #expect(child.waitUntilExit() == .signal(SIGTERM))
+    }
+
+    /// What this process ignores (SIGPIPE always; SIGTERM and SIGINT where
+    /// a service group or the terminal takes them) the child does not: a
+    /// player must stop when told.
+    @Test func aSignalWeIgnoreStillEndsTheChild() throws {
+        signal(SIGUSR1, SIG_IGN)
+        let child = try ChildProcess("/bin/sleep", ["60"])
+        child.send(SIGUSR1)
+        #expect(child.waitUntilExit() == .signal(SIGUSR1))
+    }
+
+    /// Players and recorders run in a group of their own (a Ctrl-C meant
+    /// for the client does not reach them); an editor stays in ours, or it
+    /// stops as a background job when it takes the terminal.
+    @Test func ownGroupOrOurs() throws {
+        // Field 5 of /proc/PID/stat is the process group: after "comm)", state, parent, group.
+        let script = "read -r line < /proc/$$/stat; echo $$ ${line##*) }"
+        func group(ownGroup: Bool) throws -> (pid: Int32, group: Int32) {
+            let (said, ending) = try output(of: script, ownGroup: ownGroup)
+            #expect(ending == .exit(0))
+            // PID, then state, parent, group.
+            let fields = said.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            try #require(fields.count >= 4, "\(said)")
+            return (try #require(Int32(fields[0])), try #require(Int32(fields[3])))
+        }
+        let own = try group(ownGroup: true)
+        #expect(own.group == own.pid)
+        #expect(try group(ownGroup: false).group == getpgrp())
+    }
+
+    @Test func aProgramThatIsNotThereIsAnError() {
+        #expect(throws: POSIXError.self) { try ChildProcess("/nonexistent/player", []) }
+    }
+}

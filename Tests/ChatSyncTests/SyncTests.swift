@@ -200,8 +200,9 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         _ = try await s.api.conversations()
         await server.stop()
         let start = ContinuousClock.now
-        // The first call may go out on the kept-alive connection the server
-        // closed as it stopped (outcome unknown); the next opens a new one.
+        // A kept-alive connection the client already saw closed is left for
+        // a new one (refused). One it had not yet seen closed may still take
+        // the first call (outcome unknown); the next opens a new one.
         var last: APIError?
         for _ in 0..<2 {
             do {

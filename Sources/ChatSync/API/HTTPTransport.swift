@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// One request as `APIClient` sends it.
 public struct HTTPTransportRequest: Sendable {
@@ -55,14 +56,17 @@ public struct HTTPClientTransport: HTTPTransport {
         var req = HTTPClientRequest(url: request.url)
         req.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { req.headers.add(name: name, value: value) }
+        // A body always goes as a stream: the client takes its first chunk
+        // only once the head is written, so an untaken body means nothing
+        // went out (what a second try on a new connection relies on).
+        let taken = ChunkedBody.Taken()
         if let body = request.body {
-            if let sent {
-                req.body = .stream(ChunkedBody(data: body, sent: sent), length: .known(Int64(body.count)))
-            } else {
-                req.body = .bytes(ByteBuffer(bytes: body))
-            }
+            let chunks = ChunkedBody(data: body, taken: taken, sent: sent ?? { _ in })
+            req.body = .stream(chunks, length: .known(Int64(body.count)))
         }
-        let resp = try await Self.againOnAStaleConnection { try await http.execute(req, timeout: timeout) }
+        let resp = try await Self.againOnAStaleConnection(unsent: { !taken.isSet }) {
+            try await http.execute(req, timeout: timeout)
+        }
         let bytes = try await resp.body.collect(upTo: limit)
         var headers: [String: String] = [:]
         for (name, value) in resp.headers { headers[name] = value }
@@ -77,16 +81,17 @@ extension HTTPClientTransport {
 
     /// Runs `attempt` again when the pooled connection it was given had
     /// closed before the request was written (the server restarted, or shut
-    /// its idle connections while the pool still held them). Nothing went
-    /// out, so another try cannot apply anything twice, and its failure (a
-    /// refused connect, once the pool is out of closed connections) is the
-    /// true answer.
-    static func againOnAStaleConnection<T>(_ attempt: () async throws -> T) async throws -> T {
+    /// its idle connections while the pool still held them). `unsent` says
+    /// that no byte of the body was taken: the same error also ends a
+    /// request whose connection failed mid-body, which is not tried again.
+    /// Another try cannot apply anything twice, and its failure (a refused
+    /// connect, once the pool is out of closed connections) is the true answer.
+    static func againOnAStaleConnection<T>(unsent: () -> Bool, _ attempt: () async throws -> T) async throws -> T {
         var stale = 0
         while true {
             do {
                 return try await attempt()
-            } catch ChannelError.ioOnClosedChannel where stale < staleConnectionsTried {
+            } catch ChannelError.ioOnClosedChannel where stale < staleConnectionsTried && unsent() {
                 stale += 1
             }
         }
@@ -100,13 +105,22 @@ struct ChunkedBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     static let chunkSize = 32 * 1024
     let data: Data
+    /// Set when the client first asks for a chunk (even of an empty body).
+    let taken: Taken
     let sent: @Sendable (Int) -> Void
+
+    final class Taken: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+        func set() { flag.store(true, ordering: .relaxed) }
+    }
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let body: ChunkedBody
         var offset = 0
 
         mutating func next() async -> ByteBuffer? {
+            body.taken.set()
             let data = body.data
             guard offset < data.count else { return nil }
             let end = Swift.min(offset + ChunkedBody.chunkSize, data.count)

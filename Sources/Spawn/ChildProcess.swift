@@ -15,6 +15,8 @@ public final class ChildProcess: Sendable {
     public enum Ending: Sendable, Equatable {
         case exit(Int32)
         case signal(Int32)
+        /// Its status was lost: something else in this process reaped it.
+        case unknown
 
         public var succeeded: Bool { self == .exit(0) }
     }
@@ -57,6 +59,7 @@ public final class ChildProcess: Sendable {
         let (i, o, e) = (try number(stdin), try number(stdout), try number(stderr))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for arg in argv { free(arg) } }
+        _ = Self.childrenWaitedFor
         var pid = pid_t()
         let rc = cspawn(&pid, executable, argv, i, o, e, ownGroup ? 1 : 0)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
@@ -69,16 +72,28 @@ public final class ChildProcess: Sendable {
         thread.start()
     }
 
+    /// With SIGCHLD ignored (a parent can leave it so across exec) the
+    /// kernel reaps children itself: no status, and a pid given again while
+    /// `send` still held it. Back to the default, once.
+    private static let childrenWaitedFor: Void = {
+        var current = sigaction()
+        guard sigaction(SIGCHLD, nil, &current) == 0, let handler = current.__sigaction_handler.sa_handler else { return }
+        // Handlers are C function pointers, compared by address.
+        if unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGCHLD, SIG_DFL) }
+    }()
+
     /// Waits for the child's end without reaping it, then reaps it under
     /// the lock, so `send` never signals a pid that was given again.
     private func reap() -> Ending {
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        var rc: Int32
+        repeat { rc = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) } while rc == -1 && errno == EINTR
         let how = ending.withLock { ending in
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            var reaped: pid_t
+            repeat { reaped = waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
             let signal = status & 0x7f
-            let how: Ending = signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+            let how: Ending = reaped != pid ? .unknown : signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
             ending = how
             return how
         }
@@ -97,7 +112,7 @@ public final class ChildProcess: Sendable {
     public func waitUntilExit() -> Ending {
         ended.wait()
         ended.signal()
-        return ending.withLock { $0 } ?? .exit(-1)
+        return ending.withLock { $0 } ?? .unknown
     }
 
     /// A pipe whose two ends are closed on exec (the child gets its end as

@@ -154,4 +154,37 @@ func roomMessage(_ frame: PushFrame) -> WireMessage? { if case .room(let m) = fr
         let (stranger, _) = try await server.user()
         #expect(try await stranger.post("/media/sign", SignRequest(objectKeys: [key])).decode(SignResponse.self).urls[key] == nil)
     }
+
+    /// `--demo` has a room to find: in the directory with its topic and
+    /// nobody in it, and on entering the newest of what was said there,
+    /// comings and goings included. Seeded once, also into older demo data.
+    @Test func theDemoHasARoomToFindAndEnter() async throws {
+        func signIn(_ server: TestServer) async throws -> (API, AuthResponse) {
+            let login = try await server.anonymous.post("/auth/login", LoginRequest(account: "me", password: DemoSeeder.password))
+            let me = try login.decode(AuthResponse.self)
+            return (API(base: server.base, token: me.token), me)
+        }
+        let server = try await TestServer.start { $0.demo = true }
+        let (api, me) = try await signIn(server)
+        let socket = try await WSProbe.open(port: server.port, token: me.token)
+        let listed = try await api.get("/room/list?q=").decode([RoomInfo].self)
+        let lobby = try #require(listed.first { $0.uniqueName == DemoSeeder.roomUniqueName })
+        #expect(lobby.name == "同伴大厅" && lobby.presentCount == 0 && lobby.topic.hasPrefix("演示房间"))
+
+        let entered = try await api.enterRoom(DemoSeeder.roomUniqueName).decode(EnterRoomResponse.self)
+        #expect(entered.present.map(\.uid) == [me.uid])
+        let (entering, left, text) = (ContentType.roomEntered, ContentType.roomLeft, ContentType.text)
+        #expect(entered.messages.map(\.contentType) == [entering, text, entering, text, entering, text, left, text, left, left, entering])
+        #expect(entered.messages.map(\.seq) == Array(1...11))
+        #expect(entered.messages.last?.sendID == ConversationIDHelper.imUid(me.uid))
+        await socket.close()
+
+        // Started again on the same data: still one lobby, its history as it was.
+        let dir = server.dir, database = server.config.databaseURL
+        await server.stop()
+        let again = try await TestServer.start(dir: dir, database: database) { $0.demo = true }
+        defer { Task { await again.stop() } }
+        let rooms = try await signIn(again).0.get("/room/list?q=").decode([RoomInfo].self)
+        #expect(rooms.filter { $0.uniqueName == DemoSeeder.roomUniqueName }.count == 1)
+    }
 }

@@ -39,6 +39,15 @@ expect_screen "消息 (7)"
 expect_screen "Alice 爱丽丝"
 expect_screen "● 在线"
 
+# The demo's room is in the directory (n, then Enter on nothing), with nobody in it.
+tmux send-keys -t "$SESSION" n
+tmux send-keys -t "$SESSION" Enter
+expect_screen "房间目录"
+expect_screen "同伴大厅"
+tmux send-keys -t "$SESSION" Escape
+for _ in $(seq 1 50); do tmux capture-pane -p -t "$SESSION" | grep -qF "房间目录" || break; sleep 0.1; done
+tmux capture-pane -p -t "$SESSION" | grep -qF "房间目录" && fail "Escape left the room directory open"
+
 # Idle means asleep: the terminal thread sleeps until input or a frame, not
 # on a timer (it used to wake every 30 ms, ~66 times in 2 s).
 ME_PID=$(pgrep -f "^$BIN/tongban start --data-dir $WORK/me" | head -1)

@@ -10,6 +10,8 @@ struct DemoSeeder {
 
     func seedIfNeeded() throws {
         if try uid(ofAccount: "me") == nil { try seed() }
+        // Demo data seeded before rooms existed gets its room too.
+        if try service.storage.read({ tx in try tx.rooms.room(uniqueName: Self.roomUniqueName) }) == nil { try seedRoom() }
         try installPeers()
     }
 
@@ -125,6 +127,51 @@ struct DemoSeeder {
             return cursors
         }
         service.notices.committed(cursors)
+    }
+
+    static let roomUniqueName = "tongban_lobby"
+
+    /// `同伴大厅`: a room Alice made, with a topic and what she, Bob and
+    /// Carol said there while they were in it. Nobody is in it now (a room
+    /// is where you are while you are there): `me` finds it in the
+    /// directory, and sees its newest messages on entering.
+    func seedRoom() throws {
+        guard let alice = try uid(ofAccount: "alice"), let bob = try uid(ofAccount: "bob"),
+              let carol = try uid(ofAccount: "carol") else { return }
+        let minute = 60_000
+        let now = service.config.clock.nowMs()
+        let messages = service.messages
+        try service.storage.write { tx in
+            let opened = now - 95 * minute
+            let rid = try tx.rooms.insert(name: "同伴大厅", uniqueName: Self.roomUniqueName,
+                                          topic: "演示房间：进来打个招呼 👋 在线即在场，离线即离开", owner: alice, createdAt: opened)
+            try tx.conversations.create(ConversationIDHelper.room(rid), uidLow: 0, uidHigh: 0, createdAt: opened)
+            var present: [Int] = []
+            func enter(_ uid: Int, _ at: Int) throws {
+                present.append(uid)
+                _ = try RoomService.appendNotice(ContentType.roomEntered, by: uid, in: rid, to: present, at: at, messages: messages, tx: tx)
+            }
+            func leave(_ uid: Int, _ at: Int) throws {
+                _ = try RoomService.appendNotice(ContentType.roomLeft, by: uid, in: rid, to: present, at: at, messages: messages, tx: tx)
+                present.removeAll { $0 == uid }
+            }
+            func say(_ uid: Int, _ text: String, _ at: Int) throws {
+                var none: [Int: Int] = [:]
+                _ = try messages.append(conversationId: ConversationIDHelper.room(rid), sender: uid, to: .present(present),
+                                        clientMsgID: "demo-" + UUID().uuidString, contentType: ContentType.text, content: text,
+                                        isControl: false, in: tx, cursors: &none, sendTime: at)
+            }
+            try enter(alice, opened)
+            try say(alice, "欢迎来到同伴大厅！房间没有未读，离线就算离开", opened + minute)
+            try enter(bob, opened + 3 * minute)
+            try say(bob, "原来终端里也有聊天室 😄", opened + 4 * minute)
+            try enter(carol, opened + 6 * minute)
+            try say(carol, "大家好，我路过看看", opened + 7 * minute)
+            try leave(carol, opened + 12 * minute)
+            try say(alice, "按 , 可以看房间信息和在场的人", opened + 14 * minute)
+            try leave(bob, opened + 20 * minute)
+            try leave(alice, opened + 21 * minute)
+        }
     }
 
     /// Alice and Bob answer `me` after a short pause, in their chats and

@@ -268,16 +268,8 @@ final class RoomService: Sendable {
         func notice(_ type: Int, by op: Int, users: [Int] = [], name: String? = nil, topic: String? = nil) throws {
             guard let room else { return }
             let present = try tx.rooms.present(room.rid)
-            var names: [String: String] = [:]
-            for uid in Set([op] + users) { names[ConversationIDHelper.imUid(uid)] = try tx.users.info(uid: uid)?.username }
-            let payload = GroupNoticePayload(contentType: type, opUser: ConversationIDHelper.imUid(op),
-                                             users: users.map(ConversationIDHelper.imUid), name: name, notice: topic,
-                                             userNames: names)
-            var none: [Int: Int] = [:]
-            let row = try service.messages.append(
-                conversationId: ConversationIDHelper.room(room.rid), sender: op, to: .present(present),
-                clientMsgID: "room:\(type):" + MessageService.newServerMsgID(), contentType: type,
-                content: payload.jsonText, isControl: false, in: tx, cursors: &none)
+            let row = try RoomService.appendNotice(type, by: op, users: users, name: name, topic: topic, in: room.rid, to: present,
+                                                   messages: service.messages, tx: tx)
             audience.formUnion(present)
             frames.append(RoomFrame(frame: .room(row.wire), ref: .message(row.id)))
         }
@@ -292,6 +284,23 @@ final class RoomService: Sendable {
             audience.formUnion(present)
             return info
         }
+    }
+
+    /// Stores notice `type` (1601–1605) on room `rid`'s timeline, with the
+    /// names of those it is about, for `present` (nothing is pushed here).
+    static func appendNotice(_ type: Int, by op: Int, users: [Int] = [], name: String? = nil, topic: String? = nil, in rid: Int,
+                             to present: [Int], at time: Int? = nil, messages: MessageService,
+                             tx: any StorageTransaction) throws -> MessageRow {
+        var names: [String: String] = [:]
+        for uid in Set([op] + users) { names[ConversationIDHelper.imUid(uid)] = try tx.users.info(uid: uid)?.username }
+        let payload = GroupNoticePayload(contentType: type, opUser: ConversationIDHelper.imUid(op),
+                                         users: users.map(ConversationIDHelper.imUid), name: name, notice: topic,
+                                         userNames: names)
+        var none: [Int: Int] = [:]
+        return try messages.append(
+            conversationId: ConversationIDHelper.room(rid), sender: op, to: .present(present),
+            clientMsgID: "room:\(type):" + MessageService.newServerMsgID(), contentType: type,
+            content: payload.jsonText, isControl: false, in: tx, cursors: &none, sendTime: time)
     }
 
     /// Runs `body` in one write transaction and pushes its frames after the commit.

@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "tongban-bench",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "CEpoll",
+                "ChatCore", "ChatStore", "ChatSync", "CEpoll", "Spawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

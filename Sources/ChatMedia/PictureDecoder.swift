@@ -142,17 +142,10 @@ public enum HelperProcess {
         t.start()
     }
 
-    /// A helper that exits before reading all its input turns the write
-    /// into SIGPIPE, which would end this process: ignored, once, so the
-    /// write fails with EPIPE instead (the tongban binary does the same).
-    static let sigpipeIgnored: Bool = {
-        signal(SIGPIPE, SIG_IGN)
-        return true
-    }()
-
     static func runBlocking(executable: String, arguments: [String], input: Data,
                             timeout: Duration, outputLimit: Int) throws -> Result {
-        precondition(sigpipeIgnored)
+        // A helper that exits before reading all its input makes the write fail, not end us.
+        ChildProcess.ignoreBrokenPipes()
         var pipes: [ChildProcess.Pipe] = []
         let child: ChildProcess
         do {

@@ -128,3 +128,45 @@ public final class ChildProcess: Sendable {
         }
     }
 }
+
+extension ChildProcess {
+    /// A write to a program that has exited raises SIGPIPE, which would end
+    /// this process: ignored, once, so the write fails with EPIPE instead
+    /// and the program's exit status says what happened. (Children get
+    /// every signal back at its default.)
+    public static func ignoreBrokenPipes() { _ = brokenPipesIgnored }
+    private static let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Runs `executable` to its end and collects its standard output.
+    /// `input` (nil: /dev/null) is written from a thread of its own while
+    /// the output is read here, so neither pipe can fill up and stall it.
+    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
+                           stderr: Descriptor = .inherit) throws -> (output: Data, ending: Ending) {
+        ignoreBrokenPipes()
+        var pipes: [Pipe] = []
+        let child: ChildProcess
+        do {
+            pipes.append(try Pipe())
+            if input != nil { pipes.append(try Pipe()) }
+            let stdin: Descriptor = pipes.count > 1 ? .descriptor(pipes[1].read) : .null
+            child = try ChildProcess(executable, arguments, stdin: stdin, stdout: .descriptor(pipes[0].write), stderr: stderr)
+        } catch {
+            for p in pipes { close(p.read); close(p.write) }
+            throw error
+        }
+        // The child has its own copies of its ends now.
+        close(pipes[0].write)
+        if let input, pipes.count > 1 {
+            close(pipes[1].read)
+            let feed = FileHandle(fileDescriptor: pipes[1].write, closeOnDealloc: true)
+            Thread {
+                try? feed.write(contentsOf: input)
+                try? feed.close()
+            }.start()
+        }
+        let output = FileHandle(fileDescriptor: pipes[0].read, closeOnDealloc: true)
+        let data = (try? output.readToEnd()) ?? Data()
+        try? output.close()
+        return (data, child.waitUntilExit())
+    }
+}

@@ -39,14 +39,10 @@ public enum Clipboard {
         return "\u{1B}Ptmux;" + plain.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\" + plain
     }
 
-    /// A write to a program that exited would raise SIGPIPE, which ends
-    /// this process: ignored, once, so the write fails with EPIPE instead.
-    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
     /// Runs a clipboard program with `text` on its standard input (an
     /// argument list, never a shell); false when it could not run or failed.
     public static func run(path: String, arguments: [String], text: String) -> Bool {
-        _ = ignoreBrokenPipes
+        ChildProcess.ignoreBrokenPipes()
         guard let input = try? ChildProcess.Pipe() else { return false }
         let child = try? ChildProcess(path, arguments, stdin: .descriptor(input.read))
         close(input.read)

@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 import GRDB
 
 /// Where the bench's server runs: one node on SQLite (the default), or
@@ -23,20 +24,20 @@ struct Deployment: Sendable {
 
     /// The running servers, their ports and a reader of their sync log.
     final class Running {
-        var servers: [Process] = []
+        var servers: [ChildProcess] = []
         var nodePorts: [Int] = []
         var userPorts: [Int] = []
-        var nginx: Process?
+        var nginx: ChildProcess?
         var log: (any LogReader)!
 
         func port(forUser i: Int) -> Int { userPorts[i % userPorts.count] }
 
         func stop() {
-            nginx?.terminate()
-            nginx?.waitUntilExit()
+            nginx?.send(SIGTERM)
+            _ = nginx?.waitUntilExit()
             for s in servers {
-                s.terminate()
-                s.waitUntilExit()
+                s.send(SIGTERM)
+                _ = s.waitUntilExit()
             }
         }
     }
@@ -54,12 +55,9 @@ struct Deployment: Sendable {
         }
         for n in 0..<nodes {
             let port = try freeLoopbackPort()
-            let server = Process()
-            server.executableURL = exe
-            server.arguments = ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
-                                "--log-level", "error"] + shared + serverArguments
-            server.standardOutput = FileHandle.nullDevice
-            try server.run()
+            let server = try ChildProcess(exe.path, ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
+                                                     "--log-level", "error"] + shared + serverArguments,
+                                          stderr: .inherit)
             running.servers.append(server)
             running.nodePorts.append(port)
             // Nodes one by one: the first applies the migrations.
@@ -80,7 +78,7 @@ struct Deployment: Sendable {
 
     /// nginx with deploy/nginx/tongban.conf's proxy settings, on plain HTTP
     /// (the load clients speak raw HTTP on sockets).
-    func startNginx(dir: URL, port: Int, upstreams: [Int]) throws -> Process {
+    func startNginx(dir: URL, port: Int, upstreams: [Int]) throws -> ChildProcess {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let servers = upstreams.map { "server 127.0.0.1:\($0) max_fails=1 fail_timeout=10s;" }.joined(separator: " ")
         let conf = """
@@ -107,11 +105,8 @@ struct Deployment: Sendable {
             """
         let path = dir.appendingPathComponent("nginx.conf").path
         try conf.write(toFile: path, atomically: true, encoding: .utf8)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        nginx.arguments = ["-p", dir.path, "-c", path, "-e", dir.appendingPathComponent("error.log").path]
-        try nginx.run()
-        return nginx
+        return try ChildProcess("/usr/sbin/nginx", ["-p", dir.path, "-c", path, "-e", dir.appendingPathComponent("error.log").path],
+                                stdout: .inherit, stderr: .inherit)
     }
 
     func waitForPort(_ port: Int) throws {
@@ -207,15 +202,8 @@ struct PostgresLog: LogReader {
 
 /// Runs one statement with psql; returns its rows, tab-separated.
 func psql(_ url: String, _ sql: String) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-    p.arguments = ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", url, "-c", sql]
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw ServerBench.BenchError(description: "psql failed: \(sql)") }
+    let (data, ending) = try ChildProcess.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", url, "-c", sql])
+    guard ending.succeeded else { throw ServerBench.BenchError(description: "psql failed: \(sql)") }
     return String(decoding: data, as: UTF8.self)
 }
 

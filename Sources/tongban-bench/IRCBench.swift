@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 import Glibc
 
 /// One load run's figures; shared by ServerBench (tongban-server) and IRCBench (ngircd).
@@ -113,13 +114,8 @@ enum IRCBench {
             throw IRCBenchError(description: "cannot create \(logPath)")
         }
         defer { try? log.close() }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: ngircdPath)
-        server.arguments = ["--nodaemon", "--config", confPath]
-        server.standardInput = FileHandle.nullDevice
-        server.standardOutput = log
-        server.standardError = log
-        try server.run()
+        let server = try ChildProcess(ngircdPath, ["--nodaemon", "--config", confPath],
+                                      stdout: .descriptor(log.fileDescriptor), stderr: .descriptor(log.fileDescriptor))
         defer { stop(server) }
         try waitForListener(server, port: port, logPath: logPath)
 
@@ -144,7 +140,7 @@ enum IRCBench {
             stopFlag.set()
             done.wait()
         }
-        let rss = peakRSSMiB(pid: server.processIdentifier)
+        let rss = peakRSSMiB(pid: server.pid)
 
         // The workers have finished: their clients are ours again.
         var latencies: [Double] = []
@@ -208,11 +204,11 @@ enum IRCBench {
         """
     }
 
-    private static func waitForListener(_ server: Process, port: Int, logPath: String) throws {
+    private static func waitForListener(_ server: ChildProcess, port: Int, logPath: String) throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard server.isRunning else {
-                throw IRCBenchError(description: "ngircd exited during startup (status \(server.terminationStatus)): \(logTail(logPath))")
+                throw IRCBenchError(description: "ngircd exited during startup (\(server.waitUntilExit())): \(logTail(logPath))")
             }
             if let fd = connectLoopback(port: port) {
                 close(fd)
@@ -223,14 +219,12 @@ enum IRCBench {
         throw IRCBenchError(description: "ngircd did not listen on 127.0.0.1:\(port) within 10 s: \(logTail(logPath))")
     }
 
-    private static func stop(_ server: Process) {
-        if server.isRunning { server.terminate() }
+    private static func stop(_ server: ChildProcess) {
+        server.send(SIGTERM)
         let deadline = Date().addingTimeInterval(5)
         while server.isRunning && Date() < deadline { usleep(10_000) }
-        if server.isRunning {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
+        server.send(SIGKILL)
+        _ = server.waitUntilExit()
     }
 
     private static func logTail(_ path: String) -> String {
@@ -239,15 +233,7 @@ enum IRCBench {
     }
 
     private static func ngircdVersion() -> String {
-        let out = Pipe()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ngircdPath)
-        p.arguments = ["--version"]
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return "?" }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        guard let (data, _) = try? ChildProcess.run(ngircdPath, ["--version"], stderr: .null) else { return "?" }
         // "ngIRCd 26.1-IDENT+IPv6+..." → "26.1"
         let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first ?? ""
         return first.split(separator: " ").dropFirst().first?.split(separator: "-").first.map(String.init) ?? "?"

@@ -161,7 +161,7 @@ struct ServerBench: Sendable {
         let workers = (0..<threads).map { t in
             LoadWorker(users: stride(from: t, to: users.count, by: threads).map { users[$0] }, shared: shared)
         }
-        let pids = running.servers.map(\.processIdentifier)
+        let pids = running.servers.map(\.pid)
         let cpuBefore = pids.map(cpuSeconds).reduce(0, +)
         let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()

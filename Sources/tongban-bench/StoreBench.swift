@@ -1,6 +1,7 @@
 import ChatCore
 import ChatStore
 import Foundation
+import Spawn
 import GRDB
 
 /// Issue 2's store benchmark: ingest N messages over C conversations through
@@ -73,14 +74,12 @@ struct StoreBench {
         fh.write(Data((chunk + "COMMIT;\n").utf8))
         try fh.close()
         let t1 = DispatchTime.now()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = [refPath]
-        p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: sqlPath))
-        try p.run()
-        p.waitUntilExit()
+        let sql = try FileHandle(forReadingFrom: URL(fileURLWithPath: sqlPath))
+        let ending = try ChildProcess("/usr/bin/sqlite3", [refPath], stdin: .descriptor(sql.fileDescriptor), stdout: .inherit,
+                                      stderr: .inherit).waitUntilExit()
+        try sql.close()
         let refSeconds = seconds(since: t1)
-        let reference = p.terminationStatus == 0 ? Double(messages) / refSeconds : .nan
+        let reference = ending.succeeded ? Double(messages) / refSeconds : .nan
 
         // Queries: median of repeated runs.
         let largest = conversationId(conversations - 1)
@@ -113,17 +112,7 @@ func sqliteSearchMicroseconds(_ path: String, phrase: String, runs: Int) throws 
         ORDER BY rowid DESC LIMIT 50) ORDER BY m.sendTime DESC, m.id DESC LIMIT 50;
         """
     let script = ".output /dev/null\n.timer on\n" + String(repeating: query + "\n", count: runs)
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    p.arguments = [path]
-    let input = Pipe(), output = Pipe()
-    p.standardInput = input
-    p.standardOutput = output
-    try p.run()
-    input.fileHandleForWriting.write(Data(script.utf8))
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
+    let text = String(decoding: try ChildProcess.run("/usr/bin/sqlite3", [path], input: Data(script.utf8)).output, as: UTF8.self)
     // "Run Time: real 0.001 user 0.000812 sys 0.000000"
     var samples: [Double] = []
     for line in text.split(separator: "\n") where line.hasPrefix("Run Time:") {

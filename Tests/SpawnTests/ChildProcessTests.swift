@@ -92,4 +92,21 @@ import Testing
     @Test func aProgramThatIsNotThereIsAnError() {
         #expect(throws: POSIXError.self) { try ChildProcess("/nonexistent/player", []) }
     }
+
+    /// Input is fed while output is read: a megabyte through `cat` comes
+    /// back whole, where writing it all first would stall on a full pipe.
+    @Test func runFeedsAndCollectsAtOnce() throws {
+        let data = Data((0..<(1 << 20)).map { UInt8($0 % 251) })
+        let (output, ending) = try ChildProcess.run("/bin/cat", [], input: data)
+        #expect(ending == .exit(0))
+        #expect(output == data)
+    }
+
+    /// A program that exits without reading its input: the write fails
+    /// quietly (SIGPIPE is ignored here) and its status is the answer.
+    @Test func runSurvivesAProgramThatReadsNothing() throws {
+        let (output, ending) = try ChildProcess.run("/bin/sh", ["-c", "echo 早; exit 4"], input: Data(count: 1 << 20))
+        #expect(ending == .exit(4))
+        #expect(String(decoding: output, as: UTF8.self) == "早\n")
+    }
 }

@@ -165,8 +165,10 @@ extension ChildProcess {
             }.start()
         }
         let output = FileHandle(fileDescriptor: pipes[0].read, closeOnDealloc: true)
-        let data = (try? output.readToEnd()) ?? Data()
+        let read = Result { try output.readToEnd() ?? Data() }
         try? output.close()
-        return (data, child.waitUntilExit())
+        let ending = child.waitUntilExit()
+        // A failed read is an error, not a short answer.
+        return (try read.get(), ending)
     }
 }

@@ -165,26 +165,41 @@ func roomMessage(_ frame: PushFrame) -> WireMessage? { if case .room(let m) = fr
             return (API(base: server.base, token: me.token), me)
         }
         let server = try await TestServer.start { $0.demo = true }
+        defer { Task { await server.stop() } }
         let (api, me) = try await signIn(server)
         let socket = try await WSProbe.open(port: server.port, token: me.token)
+        defer { Task { await socket.close() } }
         let listed = try await api.get("/room/list?q=").decode([RoomInfo].self)
         let lobby = try #require(listed.first { $0.uniqueName == DemoSeeder.roomUniqueName })
         #expect(lobby.name == "同伴大厅" && lobby.presentCount == 0 && lobby.topic.hasPrefix("演示房间"))
 
+        // What the chat shows: who came, said what, and left, in order, before me.
         let entered = try await api.enterRoom(DemoSeeder.roomUniqueName).decode(EnterRoomResponse.self)
         #expect(entered.present.map(\.uid) == [me.uid])
-        let (entering, left, text) = (ContentType.roomEntered, ContentType.roomLeft, ContentType.text)
-        #expect(entered.messages.map(\.contentType) == [entering, text, entering, text, entering, text, left, text, left, left, entering])
+        let notices = entered.messages.compactMap { GroupNoticePayload(contentType: $0.contentType, jsonText: $0.content) }
+        let names = notices.reduce(into: [String: String]()) { names, n in names.merge(n.userNames) { a, _ in a } }
+        let zh = Localizer(language: .zhHans)
+        let lines = entered.messages.map { m in
+            GroupNoticePayload(contentType: m.contentType, jsonText: m.content)?.sentence(me: nil, zh)
+                ?? (names[m.sendID] ?? m.sendID) + "：" + m.content
+        }
+        #expect(lines == [
+            "Alice 爱丽丝 进入房间", "Alice 爱丽丝：欢迎来到同伴大厅！房间没有未读，离线就算离开",
+            "Bob 鲍勃 进入房间", "Bob 鲍勃：原来终端里也有聊天室 😄",
+            "Carol 卡罗尔 进入房间", "Carol 卡罗尔：大家好，我路过看看", "Carol 卡罗尔 离开房间",
+            "Alice 爱丽丝：按 , 可以看房间信息和在场的人", "Bob 鲍勃 离开房间", "Alice 爱丽丝 离开房间", "我 进入房间",
+        ])
         #expect(entered.messages.map(\.seq) == Array(1...11))
+        #expect(entered.messages.map(\.sendTime) == entered.messages.map(\.sendTime).sorted())
         #expect(entered.messages.last?.sendID == ConversationIDHelper.imUid(me.uid))
-        await socket.close()
 
-        // Started again on the same data: still one lobby, its history as it was.
+        // Started again on the same data: the same lobby, not a second one
+        // (which the unique name would refuse, failing the start).
         let dir = server.dir, database = server.config.databaseURL
         await server.stop()
         let again = try await TestServer.start(dir: dir, database: database) { $0.demo = true }
         defer { Task { await again.stop() } }
         let rooms = try await signIn(again).0.get("/room/list?q=").decode([RoomInfo].self)
-        #expect(rooms.filter { $0.uniqueName == DemoSeeder.roomUniqueName }.count == 1)
+        #expect(rooms.filter { $0.name == "同伴大厅" }.map(\.roomId) == [lobby.roomId])
     }
 }

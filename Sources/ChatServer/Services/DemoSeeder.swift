@@ -10,8 +10,9 @@ struct DemoSeeder {
 
     func seedIfNeeded() throws {
         if try uid(ofAccount: "me") == nil { try seed() }
-        // Demo data seeded before rooms existed gets its room too.
-        if try service.storage.read({ tx in try tx.rooms.room(uniqueName: Self.roomUniqueName) }) == nil { try seedRoom() }
+        // Demo data seeded before rooms existed gets its room too (and a
+        // dropped lobby is back at the next start).
+        try seedRoom()
         try installPeers()
     }
 
@@ -134,7 +135,8 @@ struct DemoSeeder {
     /// `同伴大厅`: a room Alice made, with a topic and what she, Bob and
     /// Carol said there while they were in it. Nobody is in it now (a room
     /// is where you are while you are there): `me` finds it in the
-    /// directory, and sees its newest messages on entering.
+    /// directory, and sees its newest messages on entering. Seeded when no
+    /// room has its unique name.
     func seedRoom() throws {
         guard let alice = try uid(ofAccount: "alice"), let bob = try uid(ofAccount: "bob"),
               let carol = try uid(ofAccount: "carol") else { return }
@@ -142,6 +144,8 @@ struct DemoSeeder {
         let now = service.config.clock.nowMs()
         let messages = service.messages
         try service.storage.write { tx in
+            // Looked up in the same transaction: nodes starting together on one database take turns.
+            guard try tx.rooms.room(uniqueName: Self.roomUniqueName) == nil else { return }
             let opened = now - 95 * minute
             let rid = try tx.rooms.insert(name: "同伴大厅", uniqueName: Self.roomUniqueName,
                                           topic: "演示房间：进来打个招呼 👋 在线即在场，离线即离开", owner: alice, createdAt: opened)

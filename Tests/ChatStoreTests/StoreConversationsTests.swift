@@ -30,6 +30,28 @@ import Testing
         #expect(try store.conversationList(localizer: Localizer(language: .zhHans)).first { $0.nickname == "B" }?.lastMessagePreview == "新的")
     }
 
+    /// The list reads its rows by position, checking the columns once per
+    /// query: the same records as reading every column by name.
+    @Test func theListReadByPositionIsTheListReadByName() throws {
+        let store = try makeStore()
+        try store.saveSummaries([
+            summary("si_tb_1_tb_2", peer: 2, name: "Bob 鲍勃", time: 100),
+            summary("si_tb_1_tb_3", peer: 3, name: "Carol", pinned: true, time: 300),
+        ])
+        try store.apply(events: [.message(msg(1, "你好 😀")), .message(msg(2, "第二条"))], cursor: 2)
+        try store.setPinned(id: "si_tb_1_tb_2", isPinned: true)
+        try store.setDraft(id: "si_tb_1_tb_3", text: "草稿")
+        let (positional, named) = try store.dbPool.read { db in
+            (try ConversationTable.visible(db),
+             try ConversationRecord.fetchAll(db, sql: """
+                 SELECT * FROM conversation WHERE hidden = 0 ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
+                 """))
+        }
+        #expect(positional.count == 2)
+        #expect(positional == named)
+        #expect(positional.first?.lastContent == "第二条" && positional.last?.draftText == "草稿")
+    }
+
     /// v3: a friend's remark is the name the list and the chat show, and
     /// friend events and requests land in the store.
     @Test func aRemarkNamesTheChatAndPeopleEventsAreKept() throws {

@@ -10,7 +10,7 @@ enum ConversationTable {
     /// pinned first; pinnedAt is 0 when not pinned), then the newest. Rooms
     /// are never among them (their rows only hold what a room's chat pages).
     static func visible(_ db: Database) throws -> [ConversationRecord] {
-        try ConversationRecord.fetchAll(db.cachedStatement(sql: """
+        try ConversationRecord.fetchAll(selected: db.cachedStatement(sql: """
             SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE hidden = 0 AND id NOT LIKE 'sr\\_%' ESCAPE '\\'
             ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
             """))

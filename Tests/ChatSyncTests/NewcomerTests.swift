@@ -69,19 +69,7 @@ import Testing
         #expect(try Session.saved(paths: paths) == creds)
         await #expect(throws: AccountRules.Problem.accountTaken("quinn")) { try await register("quinn", "password-2") }
         await server.stop()
-        // As in aStoppedServerIsReportedUnreachableQuickly: a kept-alive
-        // connection the client had not yet seen closed may take the first
-        // try (outcome unknown); the next is refused.
-        var last: (any Error)?
-        for _ in 0..<2 {
-            do {
-                try await register("rosa", "password-1")
-                Issue.record("the server is stopped")
-            } catch {
-                last = error
-                if (error as? APIError)?.neverReachedServer == true { break }
-            }
-        }
+        let last = await failureOnceStopped { try await register("rosa", "password-1") }
         guard let refused = last as? APIError, case .cannotConnect = refused else { Issue.record("\(String(describing: last))"); return }
         #expect(refused.description.hasPrefix("cannot reach the server"))
     }

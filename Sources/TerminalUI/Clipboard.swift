@@ -41,6 +41,9 @@ public enum Clipboard {
 
     /// Runs a clipboard program with `text` on its standard input (an
     /// argument list, never a shell); false when it could not run or failed.
+    /// Its output goes to /dev/null, not a pipe (so not `ChildProcess.run`):
+    /// xclip leaves a child behind that serves the selection, holding any
+    /// pipe it was given open long after the program itself exited.
     public static func run(path: String, arguments: [String], text: String) -> Bool {
         ChildProcess.ignoreBrokenPipes()
         guard let input = try? ChildProcess.Pipe() else { return false }

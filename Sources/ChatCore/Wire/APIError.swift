@@ -14,6 +14,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     /// v3: an edit later than the server's edit window.
     case editWindowPassed = "edit_window_passed"
     case rateLimited = "rate_limited"
+    /// v4: the caller's daily upload quota is spent.
+    case quota
     /// The server's disk is full: nothing was stored; the same request may be retried later.
     case storageFull = "storage_full"
 
@@ -25,7 +27,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
         case .notFound: 404
         case .conflict: 409
         case .cursorExpired: 410
-        case .tooLarge: 413
+        case .tooLarge, .quota: 413
         case .unsupportedMedia: 415
         case .revokeWindowPassed, .editWindowPassed: 422
         case .rateLimited: 429

@@ -14,6 +14,10 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     public var createdAt: Int
     /// v3: the group's picture, an objectKey (or `""`).
     public var avatar: String
+    /// v4: in the answer to `/group/create` and `/group/invite` only, the
+    /// people asked for who were left out (a block or their friends-only
+    /// setting; the reason never says which). nil elsewhere.
+    public var notAdded: [NotAdded]?
 
     public init(groupId: Int, name: String, uniqueName: String, notice: String = "", ownerId: String,
                 memberCount: Int, joinable: Bool = true, createdAt: Int = 0, avatar: String = "") {
@@ -40,7 +44,18 @@ public struct GroupInfo: Codable, Sendable, Hashable {
         joinable = try c.decode(Bool.self, forKey: .joinable)
         createdAt = WireRange.clamp(try c.decodeIfPresent(Int.self, forKey: .createdAt) ?? 0)
         avatar = try c.decodeIfPresent(String.self, forKey: .avatar) ?? ""
+        notAdded = try c.decodeIfPresent([NotAdded].self, forKey: .notAdded)
     }
+}
+
+/// v4: someone a group's creator or inviter named who was not put in.
+public struct NotAdded: Codable, Sendable, Hashable {
+    /// The person's imUid.
+    public var userId: String
+    /// `not_accepted`: they do not take being added by the caller.
+    public var reason: String
+    public static let notAccepted = "not_accepted"
+    public init(userId: String, reason: String = NotAdded.notAccepted) { self.userId = userId; self.reason = reason }
 }
 
 public struct GroupMember: Codable, Sendable, Hashable {

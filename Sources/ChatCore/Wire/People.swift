@@ -116,6 +116,14 @@ public struct RevokeSessionRequest: Codable, Sendable {
     public init(sessionId: String) { self.sessionId = sessionId }
 }
 
+/// v4 `POST /auth/password`: the current password and the new one; the
+/// caller's other sessions are signed out.
+public struct ChangePasswordRequest: Codable, Sendable {
+    public var old: String
+    public var new: String
+    public init(old: String, new: String) { self.old = old; self.new = new }
+}
+
 /// The WebSocket close code of a token that was revoked or logged out.
 public enum PushCloseCode {
     public static let signedOut: UInt16 = 4001

@@ -20,8 +20,11 @@ public struct AuthResponse: Codable, Sendable, Hashable {
     public var imUid: String
     public var token: String
     public var username: String
-    public init(uid: Int, imUid: String, token: String, username: String) {
-        self.uid = uid; self.imUid = imUid; self.token = token; self.username = username
+    /// v4: the id of the session this token is (as `/auth/sessions` and
+    /// `new_login` name it), so a device knows its own sign-in when it reads it.
+    public var sessionId: String?
+    public init(uid: Int, imUid: String, token: String, username: String, sessionId: String? = nil) {
+        self.uid = uid; self.imUid = imUid; self.token = token; self.username = username; self.sessionId = sessionId
     }
 }
 

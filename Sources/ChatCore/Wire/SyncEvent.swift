@@ -9,10 +9,23 @@ public enum SyncEvent: Sendable, Hashable {
     case contact(Contact, removed: Bool)
     /// v3: a friend request the caller sent or received changed state.
     case friendRequest(FriendRequest)
+    /// v4: the caller's account signed in on another device.
+    case newLogin(NewLoginSession)
+}
+
+/// v4: the session a `new_login` event announces.
+public struct NewLoginSession: Codable, Sendable, Hashable {
+    public var sessionId: String
+    public var userAgent: String
+    /// Unix milliseconds.
+    public var createdAt: Int
+    public init(sessionId: String, userAgent: String, createdAt: Int) {
+        self.sessionId = sessionId; self.userAgent = userAgent; self.createdAt = createdAt
+    }
 }
 
 extension SyncEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group, contact, removed, request }
+    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group, contact, removed, request, session }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -26,6 +39,7 @@ extension SyncEvent: Codable {
             self = .contact(try c.decode(Contact.self, forKey: .contact),
                             removed: try c.decodeIfPresent(Bool.self, forKey: .removed) ?? false)
         case "friend_request": self = .friendRequest(try c.decode(FriendRequest.self, forKey: .request))
+        case "new_login": self = .newLogin(try c.decode(NewLoginSession.self, forKey: .session))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
@@ -47,6 +61,8 @@ extension SyncEvent: Codable {
             if removed { try c.encode(true, forKey: .removed) }
         case .friendRequest(let r):
             try c.encode("friend_request", forKey: .kind); try c.encode(r, forKey: .request)
+        case .newLogin(let s):
+            try c.encode("new_login", forKey: .kind); try c.encode(s, forKey: .session)
         }
     }
 }

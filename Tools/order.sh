@@ -55,7 +55,7 @@ EOF
 chmod +x "$WORK/bin/tongban"
 
 # ---- 1. the scripted session
-"$BIN/tongban-server" --demo --port 0 --data-dir "$WORK/server" --log-level info 2>"$WORK/server.log" &
+"$BIN/tongban-server" --demo --no-limits --port 0 --data-dir "$WORK/server" --log-level info 2>"$WORK/server.log" &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 200); do

@@ -52,7 +52,8 @@ public enum ChatServerApp {
     /// open ones behind the token check.
     static func buildRouter(service: ServerServices, config: ServerConfig) -> Router<ChatRequestContext> {
         let read = RequestReader(config: config)
-        let auth = AuthController(auth: service.auth, read: read)
+        let auth = AuthController(auth: service.auth, read: read,
+                                  addresses: ClientAddress(trustedProxies: config.limits.trustedProxies))
         let media = MediaController(media: service.media, read: read)
         let router = Router(context: ChatRequestContext.self)
         router.add(middleware: StorageThreadsMiddleware(threads: service.threads))
@@ -84,7 +85,7 @@ public enum ChatServerApp {
                 try await WebSocketSession.shouldUpgrade(head: head, channel: channel, service: service)
             },
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: nil),
-            services: [PruneService(syncLog: service.syncLog)],
+            services: [PruneService(syncLog: service.syncLog, quotas: Quotas(config: config))],
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? config.port) },
             logger: config.logger
         )
@@ -134,12 +135,14 @@ public enum ChatServerApp {
 /// Prunes the sync log every ten minutes while the server runs.
 struct PruneService: Service {
     let syncLog: SyncLogService
+    let quotas: Quotas
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // Returns at once when the server starts shutting down.
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(600)) }
             if Task.isShuttingDownGracefully { break }
             try? syncLog.prune()
+            try? syncLog.storage.write { tx in try quotas.prune(in: tx) }
         }
     }
 }

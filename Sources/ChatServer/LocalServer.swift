@@ -34,6 +34,8 @@ public final class LocalServer: Sendable {
         config.port = 0
         config.passwordRounds = 1
         config.minimumPasswordRounds = 1
+        // A test suite signs hundreds up from one place; a test of a limit sets it.
+        config.limits = .unlimited
         config.clock = clock.serverClock
         // Requests reach it in this process, one test's at a time: no threads of its own.
         config.storageThreads = 0

@@ -28,8 +28,8 @@ public struct ServerConfig: Sendable {
     public var maxGroupMembers: Int = 2000
     /// Lifetime of signed media URLs.
     public var signedURLSeconds: Int = 3600
-    /// Requests per second one user may make (0 = unlimited).
-    public var rateLimitPerSecond: Int = 0
+    /// What the server refuses by default (PROTOCOL.md v4 "Limits and consent").
+    public var limits = ServerLimits()
     /// PBKDF2-SHA256 rounds for new passwords (OWASP 2023: 210,000; never below 100,000).
     public var passwordRounds: Int = 210_000
     /// The floor under `passwordRounds`: 100,000 for every real server;

@@ -9,8 +9,7 @@ public struct PostgresBackend: DatabaseBackend {
     package func open(url: String, config: ServerConfig) throws -> SharedDatabase {
         let storage = try PostgresStorage.open(url: url, logger: config.logger)
         do {
-            let limits = PostgresLimits(pool: storage.pool, loginLimit: AuthService.maxLoginFailures,
-                                        windowMs: AuthService.loginWindowMs)
+            let limits = PostgresLimits(pool: storage.pool)
             return SharedDatabase(storage: storage, signingSecret: try storage.signingSecret(), limits: limits,
                                   bus: PostgresBus(pool: storage.pool, logger: config.logger), close: { storage.close() })
         } catch {

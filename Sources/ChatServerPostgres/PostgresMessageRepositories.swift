@@ -117,8 +117,10 @@ struct PostgresConversationRepository: ConversationRepository {
 
     func contacts(of uid: Int) throws -> [Int] {
         try conn.query("""
-            SELECT CASE WHEN uid_low = \(uid) THEN uid_high ELSE uid_low END FROM conversation
-            WHERE uid_low = \(uid) OR uid_high = \(uid)
+            SELECT peer FROM (SELECT CASE WHEN uid_low = \(uid) THEN uid_high ELSE uid_low END AS peer FROM conversation
+                              WHERE uid_low = \(uid) OR uid_high = \(uid)) c
+            WHERE NOT EXISTS (SELECT 1 FROM block b WHERE (b.uid = \(uid) AND b.blocked_uid = c.peer)
+                                                      OR (b.uid = c.peer AND b.blocked_uid = \(uid)))
             """).map { try $0.decode(Int.self) }
     }
 
@@ -261,9 +263,10 @@ struct PostgresMessageRepository: MessageRepository {
 struct PostgresSyncLogRepository: SyncLogRepository {
     let conn: PostgresLink
 
-    func append(uid: Int, messageId: Int64?, body: String, createdAt: Int) throws -> Int {
+    func append(uid: Int, messageId: Int64?, summaryKey: String?, body: String, createdAt: Int) throws -> Int {
         try conn.scalar("""
-            INSERT INTO event(uid, message_id, body, created_at) VALUES (\(uid), \(messageId), \(body), \(createdAt)) RETURNING cur
+            INSERT INTO event(uid, message_id, summary_key, body, created_at)
+            VALUES (\(uid), \(messageId), \(summaryKey), \(body), \(createdAt)) RETURNING cur
             """, as: Int.self) ?? 0
     }
 
@@ -289,10 +292,10 @@ struct PostgresSyncLogRepository: SyncLogRepository {
 
     // The newest cursor handed out, read from the sequence: every write
     // holds the cluster's advisory lock, so no other writer takes one meanwhile.
-    func openSpan(uid: Int, conversationId: String) throws {
+    func openSpan(uid: Int, conversationId: String, afterSeq: Int) throws {
         try conn.execute("""
-            INSERT INTO timeline_span(uid, conversation_id, from_cur)
-            SELECT \(uid), \(conversationId), CASE WHEN is_called THEN last_value ELSE 0 END FROM event_cur_seq
+            INSERT INTO timeline_span(uid, conversation_id, from_cur, from_seq)
+            SELECT \(uid), \(conversationId), CASE WHEN is_called THEN last_value ELSE 0 END, \(afterSeq) FROM event_cur_seq
             ON CONFLICT DO NOTHING
             """)
     }
@@ -316,8 +319,8 @@ struct PostgresSyncLogRepository: SyncLogRepository {
             """)
     }
 
-    func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)] {
-        try conn.query("SELECT cur, body FROM event WHERE message_id IS NULL AND strpos(body, \(text)) > 0").map { row in
+    func summaries(of summaryKey: String) throws -> [(cursor: Int, body: String)] {
+        try conn.query("SELECT cur, body FROM event WHERE summary_key = \(summaryKey)").map { row in
             let (c, b) = try row.decode((Int, String).self)
             return (cursor: c, body: b)
         }
@@ -334,7 +337,8 @@ struct PostgresSyncLogRepository: SyncLogRepository {
                                 SELECT MAX(e.cur) AS cur FROM event e
                                 WHERE e.uid = 0 AND e.conversation_id = s.conversation_id AND e.cur > s.from_cur
                                   AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
-                                  AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)) t
+                                  AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)
+                                  AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = e.message_id AND m.seq <= s.from_seq)) t
                              WHERE s.uid = \(uid)))
             """)
     }
@@ -354,6 +358,7 @@ struct PostgresSyncLogRepository: SyncLogRepository {
                         WHERE e.uid = 0 AND e.conversation_id = s.conversation_id
                           AND e.cur > GREATEST(\(cursor), s.from_cur) AND (s.to_cur IS NULL OR e.cur <= s.to_cur)
                           AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = e.message_id)
+                          AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = e.message_id AND m.seq <= s.from_seq)
                         ORDER BY e.cur LIMIT \(limit + 1)) t
                     WHERE s.uid = \(uid) AND (s.to_cur IS NULL OR s.to_cur > \(cursor))
                 ) candidates ORDER BY cur LIMIT \(limit + 1))

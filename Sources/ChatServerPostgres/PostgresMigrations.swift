@@ -173,6 +173,25 @@ enum PostgresMigrations {
             "CREATE INDEX room_presence_uid ON room_presence(uid)",
             "CREATE TABLE room_ban (rid BIGINT NOT NULL, uid BIGINT NOT NULL, PRIMARY KEY (rid, uid))",
         ]),
+        // Limits and consent, as SQLite's v9-limits; and the shared request bucket.
+        ("v7-limits", [
+            "ALTER TABLE timeline_span ADD COLUMN from_seq BIGINT NOT NULL DEFAULT 0",
+            """
+            UPDATE timeline_span s SET from_seq = m.joined_seq FROM member m
+            WHERE m.uid = s.uid AND m.conversation_id = s.conversation_id AND s.to_cur IS NULL
+            """,
+            "ALTER TABLE event ADD COLUMN summary_key TEXT",
+            """
+            UPDATE event SET summary_key = (body::jsonb #>> '{conversation,conversationId}') || chr(10)
+                || (body::jsonb #>> '{conversation,lastMessage,clientMsgID}')
+            WHERE message_id IS NULL AND strpos(body, '"kind":"conversation"') > 0
+              AND strpos(body, '"lastMessage"') > 0
+            """,
+            "CREATE INDEX event_summary ON event(summary_key) WHERE summary_key IS NOT NULL",
+            "CREATE TABLE usage (uid BIGINT NOT NULL, kind TEXT NOT NULL, at BIGINT NOT NULL, amount BIGINT NOT NULL)",
+            "CREATE INDEX usage_uid_kind_at ON usage(uid, kind, at)",
+            "CREATE TABLE request_bucket (uid BIGINT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, at BIGINT NOT NULL)",
+        ]),
     ]
 
     /// `upTo`: the last step to apply (tests bring a database to an older schema); nil applies all.

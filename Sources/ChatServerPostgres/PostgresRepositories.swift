@@ -22,9 +22,23 @@ struct PostgresAccountRepository: AccountRepository {
     }
 
     func account(named account: String) throws -> AccountRow? {
-        try conn.query("""
+        try accountRow(conn.query("""
             SELECT uid, account, username, avatar, pw_salt, pw_hash, pw_rounds FROM users WHERE account = \(account)
-            """).first.map { row in
+            """))
+    }
+
+    func account(uid: Int) throws -> AccountRow? {
+        try accountRow(conn.query("""
+            SELECT uid, account, username, avatar, pw_salt, pw_hash, pw_rounds FROM users WHERE uid = \(uid)
+            """))
+    }
+
+    func setPassword(uid: Int, salt: Data, hash: Data, rounds: Int) throws {
+        try conn.execute("UPDATE users SET pw_salt = \(salt), pw_hash = \(hash), pw_rounds = \(rounds) WHERE uid = \(uid)")
+    }
+
+    private func accountRow(_ rows: PostgresQueryResult) throws -> AccountRow? {
+        try rows.first.map { row in
             let r = row.makeRandomAccess()
             return AccountRow(uid: try r[0].decode(Int.self), account: try r[1].decode(String.self),
                               username: try r[2].decode(String.self), avatar: try r[3].decode(String.self),
@@ -185,11 +199,17 @@ struct PostgresMediaRepository: MediaRepository {
         try conn.scalar("""
             SELECT 1 FROM media m WHERE m.object_key = \(key) AND NOT m.destroyed AND (m.uploader_uid = \(uid) OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversation_id = g.conversation_id
-                WHERE g.object_key = m.object_key AND mb.uid = \(uid)) OR EXISTS (
+                JOIN message msg ON msg.id = g.message_id
+                WHERE g.object_key = m.object_key AND mb.uid = \(uid)
+                  AND msg.seq > mb.joined_seq AND (mb.left_seq IS NULL OR msg.seq <= mb.left_seq)) OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN room_presence p ON g.conversation_id = 'sr_' || p.rid
                 WHERE g.object_key = m.object_key AND p.uid = \(uid)) OR EXISTS (
                 SELECT 1 FROM favorite_object f WHERE f.object_key = m.object_key AND f.uid = \(uid)))
             """, as: Int.self) != nil
+    }
+
+    func firstMessage(naming key: String) throws -> Int64? {
+        try conn.scalar("SELECT MIN(message_id) FROM media_grant WHERE object_key = \(key)", as: Int64.self)
     }
 
     func uploader(of key: String) throws -> Int? {

@@ -143,6 +143,7 @@ struct PostgresTransaction: StorageTransaction {
     var favorites: any FavoriteRepository { PostgresFavoriteRepository(conn: conn) }
     var people: any PeopleRepository { PostgresPeopleRepository(conn: conn) }
     var rooms: any RoomRepository { PostgresRoomRepository(conn: conn) }
+    var usage: any UsageRepository { PostgresUsageRepository(conn: conn) }
     var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 

@@ -56,7 +56,9 @@ struct Deployment: Sendable {
         for n in 0..<nodes {
             let port = try freeLoopbackPort()
             let server = try ChildProcess(exe.path, ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
-                                                     "--log-level", "error"] + shared + serverArguments,
+                                                     "--log-level", "error",
+                                                     // Thousands of users from one address, floods from one account.
+                                                     "--no-limits"] + shared + serverArguments,
                                           stderr: .inherit)
             running.servers.append(server)
             running.nodePorts.append(port)

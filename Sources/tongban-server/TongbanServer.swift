@@ -27,7 +27,7 @@ struct TongbanServer: AsyncParsableCommand {
     var syncRetention = 7 * 24 * 3600
     @Option(name: .customLong("max-media"), help: "Largest accepted upload, in bytes.") var maxMedia = 20 * 1024 * 1024
     @Option(name: .customLong("url-ttl"), help: "Lifetime of signed media URLs, in seconds.") var urlTTL = 3600
-    @Option(name: .customLong("rate-limit"), help: "Requests per second per user (0 = unlimited).") var rateLimit = 0
+    @OptionGroup(title: "Limits (PROTOCOL.md v4 \"Limits and consent\"; 0 turns a count off)") var limits: LimitOptions
     @Option(name: .customLong("max-group-members"), help: "Members a group may hold (PROTOCOL.md: a server option).")
     var maxGroupMembers = ServerConfig().maxGroupMembers
     @Option(name: .customLong("storage-threads"),
@@ -38,7 +38,7 @@ struct TongbanServer: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard revokeWindow >= 0, editWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, rateLimit >= 0, maxGroupMembers >= 2,
+        guard revokeWindow >= 0, editWindow >= 0, syncRetention > 0, maxMedia > 0, urlTTL > 0, maxGroupMembers >= 2,
               (0...256).contains(storageThreads) else {
             throw ValidationError("limits must be positive")
         }
@@ -81,7 +81,7 @@ struct TongbanServer: AsyncParsableCommand {
         config.syncRetentionSeconds = syncRetention
         config.maxMediaBytes = maxMedia
         config.signedURLSeconds = urlTTL
-        config.rateLimitPerSecond = rateLimit
+        config.limits = limits.serverLimits
         config.maxGroupMembers = maxGroupMembers
         config.storageThreads = storageThreads
         config.demo = demo

@@ -160,7 +160,7 @@ struct ClusterTests {
         let (one, two) = try await Self.twoNodes()
         defer { Task { await one.stop(); await two.stop() } }
         _ = try await one.user("guess_c")
-        for i in 0..<AuthService.maxLoginFailures {
+        for i in 0..<ServerLimits().failedLoginsPerAccount {
             let node = i % 2 == 0 ? one : two
             let r = try await node.anonymous.post("/auth/login", LoginRequest(account: "guess_c", password: "wrong-\(i)"))
             #expect(r.status == 401)
@@ -173,7 +173,7 @@ struct ClusterTests {
 
     @Test func rateLimitsCountRequestsOnEveryNode() async throws {
         let clock = ManualClock(ms: 1_800_000_000_000)
-        let (one, two) = try await Self.twoNodes { $0.rateLimitPerSecond = 4; $0.clock = clock.clock }
+        let (one, two) = try await Self.twoNodes { $0.limits.requestsPerSecond = 4; $0.limits.requestBurst = 4; $0.clock = clock.clock }
         defer { Task { await one.stop(); await two.stop() } }
         let (a, _) = try await one.user("busy_c")
         let aOnTwo = API(base: two.base, token: a.token)

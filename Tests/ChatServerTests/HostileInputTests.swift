@@ -50,8 +50,8 @@ import Testing
         func attempt(_ password: String) async throws -> Reply {
             try await server.anonymous.post("/auth/login", LoginRequest(account: "guessme", password: password))
         }
-        for i in 0..<AuthService.maxLoginFailures {
-            if i == AuthService.maxLoginFailures / 2 { clock.advance(ms: 2_000) }  // across the minute boundary
+        for i in 0..<ServerLimits().failedLoginsPerAccount {
+            if i == ServerLimits().failedLoginsPerAccount / 2 { clock.advance(ms: 2_000) }  // across the minute boundary
             #expect(try await attempt("wrong-\(i)").status == 401)
         }
         let blocked = try await attempt("password-guessme")
@@ -67,7 +67,7 @@ import Testing
         // Once the first five failures leave the window, the five after the
         // minute turned still count: five more block again.
         clock.advance(ms: 1)
-        for i in 0..<AuthService.maxLoginFailures / 2 {
+        for i in 0..<ServerLimits().failedLoginsPerAccount / 2 {
             #expect(try await attempt("wrong-again-\(i)").status == 401)
         }
         let again = try await attempt("password-guessme")
@@ -85,21 +85,23 @@ import Testing
     }
 
     @Test func loginThrottleSlidesItsWindow() {
-        var t = LoginThrottle(limit: 3, windowMs: 1_000, maxTracked: 2)
-        t.recordFailure("a", now: 0)
-        t.recordFailure("a", now: 900)
-        #expect(t.blockedFor("a", now: 950) == nil)
-        t.recordFailure("a", now: 950)
-        #expect(t.blockedFor("a", now: 950) == 50)  // until the failure at 0 is 1 s old
-        #expect(t.blockedFor("a", now: 1_000) == nil)
+        var t = SlidingWindows(maxTracked: 2)
+        func record(_ key: String, _ now: Int) { t.record(key, limit: 3, windowMs: 1_000, now: now) }
+        func blocked(_ key: String, _ now: Int) -> Int? { t.blockedFor(key, limit: 3, windowMs: 1_000, now: now) }
+        record("a", 0)
+        record("a", 900)
+        #expect(blocked("a", 950) == nil)
+        record("a", 950)
+        #expect(blocked("a", 950) == 50)  // until the failure at 0 is 1 s old
+        #expect(blocked("a", 1_000) == nil)
         // The failures at 900 and 950 still count: one more blocks until 1,900.
-        t.recordFailure("a", now: 1_000)
-        #expect(t.blockedFor("a", now: 1_000) == 900)
-        #expect(t.blockedFor("b", now: 1_000) == nil)
-        // Accounts with no failure left in the window are forgotten once too many are tracked.
-        t.recordFailure("b", now: 1_100)
-        t.recordFailure("c", now: 5_000)
-        #expect(t.trackedAccounts == 1)
-        #expect(t.blockedFor("a", now: 5_000) == nil)
+        record("a", 1_000)
+        #expect(blocked("a", 1_000) == 900)
+        #expect(blocked("b", 1_000) == nil)
+        // Keys with no event left in the window are forgotten once too many are tracked.
+        record("b", 1_100)
+        record("c", 5_000)
+        #expect(t.trackedKeys == 1)
+        #expect(blocked("a", 5_000) == nil)
     }
 }

@@ -183,7 +183,7 @@ import Testing
     }
 
     @Test func rateLimit() async throws {
-        let server = try await TestServer.start { $0.rateLimitPerSecond = 3 }
+        let server = try await TestServer.start { $0.limits.requestsPerSecond = 3; $0.limits.requestBurst = 3 }
         defer { Task { await server.stop() } }
         let (a, _) = try await server.user()
         var statuses: [Int] = []

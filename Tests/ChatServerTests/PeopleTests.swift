@@ -61,8 +61,9 @@ extension API {
         #expect(try await a.post("/friend/request", FriendRequestBody(userId: ub.uid, message: long)).status == 400)
     }
 
-    @Test func askingBackAcceptsAndADeclineCanBeAskedAgain() async throws {
-        let server = try await TestServer.start()
+    @Test func askingBackAcceptsAndADeclineCanBeAskedAgainADayLater() async throws {
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let server = try await TestServer.start { $0.clock = clock.clock }
         defer { Task { await server.stop() } }
         let (a, ua) = try await server.user()
         let (b, ub) = try await server.user()
@@ -76,6 +77,8 @@ extension API {
         let first = try await a.befriend(uc).decode(FriendRequest.self)
         #expect(try await c.respond(first.requestId, accept: false).decode(FriendRequest.self).status == .declined)
         #expect(try await c.get("/friend/requests").decode(FriendRequestsResponse.self).incoming.isEmpty)
+        #expect(try await a.befriend(uc).status == 429, "not again the same day")
+        clock.advance(ms: 24 * 3_600_000 + 1)
         let second = try await a.befriend(uc, message: "再试一次")
         #expect(try second.status == 201 && second.decode(FriendRequest.self).requestId == first.requestId)
         #expect(try await c.get("/friend/requests").decode(FriendRequestsResponse.self).incoming.map(\.message) == ["再试一次"])

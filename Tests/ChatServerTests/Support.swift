@@ -30,6 +30,8 @@ final class TestServer: Sendable {
         var logger = Logger(label: "test-server")
         logger.logLevel = .error
         config.logger = logger
+        // Suites sign many users up from one address; the limits' own tests set them.
+        config.limits = .unlimited
         tweak(&config)
         return TestServer(running: try await ChatServerApp.start(config: config), dir: dir, config: config)
     }
@@ -88,9 +90,11 @@ struct API: Sendable {
     let base: String
     let token: String?
 
-    func send(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json") async throws -> Reply {
+    func send(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
+              headers: [String: String] = [:]) async throws -> Reply {
         var req = HTTPClientRequest(url: base + path)
         req.method = method
+        for (name, value) in headers { req.headers.add(name: name, value: value) }
         if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
             req.headers.add(name: "Content-Type", value: contentType)

@@ -639,7 +639,7 @@ start_tongban_server() { # TAG
   # job has not opened yet exits 2, which set -e turns into a failed run.
   : >"$dir/server.log"
   # Port 0: the server picks a free port and names it in its first log line.
-  "$BIN/tongban-server" --demo --port 0 --data-dir "$dir/data" --log-level info 2>"$dir/server.log" &
+  "$BIN/tongban-server" --demo --no-limits --port 0 --data-dir "$dir/data" --log-level info 2>"$dir/server.log" &
   SERVER_PID=$!
   track "$SERVER_PID"
   TB_PORT=""

@@ -36,7 +36,7 @@ grep -qF "Not sent" <<<"$out" || fail "no 'Not sent': $out"; ok
 T alice history --with bob --offline --json | grep -qF "plain offline" && fail "the failed plain send was kept"; ok
 
 # Back up on the same port: the long one is refused and holds the other.
-"$BIN/tongban-server" --port "$PORT" --data-dir "$WORK/server" --log-level info 2>>"$WORK/server.log" &
+"$BIN/tongban-server" --no-limits --port "$PORT" --data-dir "$WORK/server" --log-level info 2>>"$WORK/server.log" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$URL/healthz" >/dev/null && break; sleep 0.1; done
 out=$(T alice sync 2>&1) || fail "sync: $out"

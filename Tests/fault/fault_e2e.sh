@@ -55,7 +55,7 @@ log_tail() {
 # does not say it listens (within ~15 s) or healthz does not answer.
 start_server() {
   : >"$2"  # before the server: a sed on a not yet opened log would end the script (pipefail, set -e)
-  "$BIN/tongban-server" --port 0 --data-dir "$1" --log-level info 2>"$2" &
+  "$BIN/tongban-server" --no-limits --port 0 --data-dir "$1" --log-level info 2>"$2" &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   PORT=""

@@ -79,7 +79,7 @@ class Run:
         port = str(self.port or 0)
         with open(log, "a") as f:
             self.server = subprocess.Popen(
-                [os.path.join(self.bin, "tongban-server"), "--port", port, "--data-dir",
+                [os.path.join(self.bin, "tongban-server"), "--no-limits", "--port", port, "--data-dir",
                  os.path.join(self.work, "server"), "--log-level", "info"],
                 stdout=subprocess.DEVNULL, stderr=f)
         deadline = time.monotonic() + 20

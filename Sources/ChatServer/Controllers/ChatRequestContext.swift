@@ -5,5 +5,10 @@ public struct ChatRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var uid: Int = 0
     public var token: String = ""
-    public init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    /// The connection's peer address (nil when there is none, in-process).
+    public let peer: String?
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress?.ipAddress
+    }
 }

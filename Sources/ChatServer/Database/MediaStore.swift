@@ -100,6 +100,14 @@ struct MediaStore: Sendable {
         return FileManager.default.contents(atPath: directory.appendingPathComponent(key).path)
     }
 
+    /// The object's size on disk; nil when there is none.
+    func byteCount(key: String) -> Int? {
+        guard Self.isValidKey(key),
+              let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(key).path)
+        else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
+    }
+
     func delete(key: String) {
         guard Self.isValidKey(key) else { return }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(key))

@@ -62,6 +62,7 @@ package protocol StorageTransaction {
     var favorites: any FavoriteRepository { get }
     var people: any PeopleRepository { get }
     var rooms: any RoomRepository { get }
+    var usage: any UsageRepository { get }
     /// Whole batches of sends at once, where the backend has them.
     var sendBatch: (any SendBatchRepository)? { get }
 }

@@ -5,7 +5,6 @@ import Synchronization
 /// Accounts, sign-in (throttled per account), bearer tokens and the
 /// per-user request rate.
 package final class AuthService: Sendable {
-    package static let maxLoginFailures = 10
     static var accountPattern: Regex<Substring> { /^[a-z0-9_]{3,32}$/ }
 
     let storage: any ChatStorage
@@ -35,10 +34,18 @@ package final class AuthService: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// The sockets to close when a token ends.
     let hub: PushHub
+    /// Where passwords are hashed for requests.
+    let hasher: PasswordHasher
+    let syncLog: SyncLogService
+    let notices: CommitNotifier
 
     /// `tokenCacheOpen`: false on a cluster's node until its listener hears
     /// other nodes' logouts (`setTokenCache(open:)`).
-    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, hub: PushHub, tokenCacheOpen: Bool = true) {
+    init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, hub: PushHub, syncLog: SyncLogService,
+         notices: CommitNotifier, tokenCacheOpen: Bool = true) {
+        self.syncLog = syncLog
+        self.notices = notices
+        hasher = PasswordHasher(threads: config.limits.hashThreads, queue: config.limits.hashQueue)
         self.storage = storage
         self.config = config
         self.limits = limits
@@ -56,58 +63,140 @@ package final class AuthService: Sendable {
         String((raw ?? "").unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(120).map(Character.init))
     }
 
-    /// `seeded` skips the 3-character minimum: the demo's `me` account is
-    /// made by the server itself (PROTOCOL.md's rule binds `/auth/register`).
-    func register(_ r: RegisterRequest, seeded: Bool = false, userAgent: String? = nil) throws -> AuthResponse {
+    /// `/auth/register` from `address`: counted per address (every answer
+    /// counts), hashed on the hashing pool.
+    func register(_ r: RegisterRequest, userAgent: String?, address: String) async throws -> AuthResponse {
+        let limits = config.limits
+        let key = "signup|" + address
+        let now = config.clock.nowMs()
+        if let waitMs = try self.limits.blockedFor(key, limit: limits.signUpsPerHour, windowMs: 3_600_000, now: now) {
+            throw APIFailure(.rateLimited, "too many sign-ups from your address; try again later", retryAfter: (waitMs + 999) / 1000)
+        }
+        try self.limits.record(key, limit: limits.signUpsPerHour, windowMs: 3_600_000, now: now)
+        let checked = try Self.checkRegistration(r)
+        let salt = Self.newSalt()
+        let rounds = passwordRounds
+        let password = r.password
+        let hash = try await hasher.run { try Credentials.hashPassword(password, salt: salt, rounds: rounds) }
+        return try createAccount(r.account, username: checked, salt: salt, hash: hash, rounds: rounds, userAgent: userAgent)
+    }
+
+    /// An account the server makes itself (the demo, in-process tests),
+    /// hashed on the calling thread. `seeded` skips the 3-character
+    /// minimum: the demo's `me` account (PROTOCOL.md's rule binds `/auth/register`).
+    func register(_ r: RegisterRequest, seeded: Bool = false) throws -> AuthResponse {
+        let username = try Self.checkRegistration(r, seeded: seeded)
+        let salt = Self.newSalt()
+        let hash = try Credentials.hashPassword(r.password, salt: salt, rounds: passwordRounds)
+        return try createAccount(r.account, username: username, salt: salt, hash: hash, rounds: passwordRounds, userAgent: nil)
+    }
+
+    /// The display name a valid registration asks for.
+    private static func checkRegistration(_ r: RegisterRequest, seeded: Bool = false) throws -> String {
         guard r.account.wholeMatch(of: Self.accountPattern) != nil || (seeded && r.account == "me") else {
             throw APIFailure.invalid("account must be 3-32 characters of a-z, 0-9 and _")
         }
-        guard (8...128).contains(r.password.count) else { throw APIFailure.invalid("password must be 8-128 characters") }
+        try checkPassword(r.password)
         let username = (r.username?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : $0 } ?? r.account
         guard username.count <= 64 else { throw APIFailure.invalid("username must be at most 64 characters") }
-        let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-        let rounds = max(config.passwordRounds, config.minimumPasswordRounds)
-        let hash = try Credentials.hashPassword(r.password, salt: salt, rounds: rounds)
-        let token = Credentials.newToken()
-        let clock = config.clock
-        let uid: Int = try storage.write { tx in
-            if try tx.accounts.isTaken(account: r.account) {
-                throw APIFailure(.conflict, "account \(r.account) is taken")
-            }
-            let uid = try tx.accounts.insert(account: r.account, username: username, salt: salt, hash: hash, rounds: rounds,
-                                             createdAt: clock.nowMs())
-            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: uid, createdAt: clock.nowMs(),
-                                        sessionId: Self.newSessionId(), userAgent: Self.userAgent(userAgent))
-            return uid
-        }
-        return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username)
+        return username
     }
 
-    func login(_ r: LoginRequest, userAgent: String? = nil) throws -> AuthResponse {
-        let account = String(r.account.prefix(64))
+    private static func checkPassword(_ password: String) throws {
+        guard (8...128).contains(password.count) else { throw APIFailure.invalid("password must be 8-128 characters") }
+    }
+
+    private static func newSalt() -> Data { Data((0..<16).map { _ in UInt8.random(in: 0...255) }) }
+
+    private var passwordRounds: Int { max(config.passwordRounds, config.minimumPasswordRounds) }
+
+    private func createAccount(_ account: String, username: String, salt: Data, hash: Data, rounds: Int,
+                               userAgent: String?) throws -> AuthResponse {
+        let token = Credentials.newToken()
+        let sessionId = Self.newSessionId()
         let clock = config.clock
-        if let waitMs = try limits.loginBlockedFor(account, now: clock.nowMs()) {
+        let uid: Int = try storage.write { tx in
+            if try tx.accounts.isTaken(account: account) {
+                throw APIFailure(.conflict, "account \(account) is taken")
+            }
+            let uid = try tx.accounts.insert(account: account, username: username, salt: salt, hash: hash, rounds: rounds,
+                                             createdAt: clock.nowMs())
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: uid, createdAt: clock.nowMs(),
+                                        sessionId: sessionId, userAgent: Self.userAgent(userAgent))
+            return uid
+        }
+        return AuthResponse(uid: uid, imUid: ConversationIDHelper.imUid(uid), token: token, username: username, sessionId: sessionId)
+    }
+
+    /// `/auth/login` from `address`. Failures are counted per address and
+    /// per (account, address), so guessing from one place is slowed and
+    /// nobody elsewhere can lock the account's owner out. Every other
+    /// session of the account hears of a new one (`new_login`).
+    func login(_ r: LoginRequest, userAgent: String?, address: String) async throws -> AuthResponse {
+        let account = String(r.account.prefix(64))
+        let limits = config.limits
+        let clock = config.clock
+        let addressKey = "signin|" + address
+        let accountKey = "login|" + address + "|" + account
+        if let waitMs = try self.limits.blockedFor(addressKey, limit: limits.failedSignInsPerMinute, windowMs: Self.loginWindowMs,
+                                                   now: clock.nowMs()) {
+            throw APIFailure(.rateLimited, "too many failed sign-ins from your address; try again in a minute",
+                             retryAfter: (waitMs + 999) / 1000)
+        }
+        if let waitMs = try self.limits.blockedFor(accountKey, limit: limits.failedLoginsPerAccount, windowMs: Self.loginWindowMs,
+                                                   now: clock.nowMs()) {
             throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
                              retryAfter: (waitMs + 999) / 1000)
         }
-        func failed() -> APIFailure {
+        let user = try storage.read { tx in try tx.accounts.account(named: r.account) }
+        let password = r.password
+        // An unknown account costs a hash too, so timing does not reveal accounts.
+        let (salt, rounds) = user.map { ($0.pwSalt, $0.pwRounds) } ?? (Data(count: 16), passwordRounds)
+        let hash = try await hasher.run { try Credentials.hashPassword(password, salt: salt, rounds: rounds) }
+        guard let user, Credentials.constantTimeEqual(hash, user.pwHash) else {
             let now = clock.nowMs()
-            try? limits.recordLoginFailure(account, now: now)
-            return APIFailure(.unauthorized, "wrong account or password")
+            try? self.limits.record(addressKey, limit: limits.failedSignInsPerMinute, windowMs: Self.loginWindowMs, now: now)
+            try? self.limits.record(accountKey, limit: limits.failedLoginsPerAccount, windowMs: Self.loginWindowMs, now: now)
+            throw APIFailure(.unauthorized, "wrong account or password")
         }
-        guard let user = try storage.read({ tx in try tx.accounts.account(named: r.account) }) else {
-            // Same cost as a real check, so timing does not reveal accounts.
-            _ = try? Credentials.hashPassword(r.password, salt: Data(count: 16), rounds: max(config.passwordRounds, config.minimumPasswordRounds))
-            throw failed()
-        }
-        let hash = try Credentials.hashPassword(r.password, salt: user.pwSalt, rounds: user.pwRounds)
-        guard Credentials.constantTimeEqual(hash, user.pwHash) else { throw failed() }
         let token = Credentials.newToken()
-        try storage.write { tx in
-            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: user.uid, createdAt: clock.nowMs(),
-                                        sessionId: Self.newSessionId(), userAgent: Self.userAgent(userAgent))
+        let session = NewLoginSession(sessionId: Self.newSessionId(), userAgent: Self.userAgent(userAgent), createdAt: clock.nowMs())
+        let cursor = try storage.write { tx in
+            try tx.accounts.insertToken(hash: Credentials.tokenHash(token), uid: user.uid, createdAt: session.createdAt,
+                                        sessionId: session.sessionId, userAgent: session.userAgent)
+            return try syncLog.append(.newLogin(session), to: user.uid, in: tx)
         }
-        return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username)
+        notices.committed([user.uid: cursor])
+        return AuthResponse(uid: user.uid, imUid: ConversationIDHelper.imUid(user.uid), token: token, username: user.username,
+                            sessionId: session.sessionId)
+    }
+
+    /// `/auth/password`: the caller proves the old password and sets a new
+    /// one; every other session of the account is signed out (their sockets
+    /// close with 4001), the caller's own stays.
+    func changePassword(caller: Int, token: String, _ r: ChangePasswordRequest) async throws {
+        try Self.checkPassword(r.new)
+        guard let user = try storage.read({ tx in try tx.accounts.account(uid: caller) }) else { throw APIFailure.unauthorized }
+        let old = r.old, new = r.new
+        let salt = Self.newSalt(), rounds = passwordRounds
+        let (oldHash, newHash) = try await hasher.run {
+            (try Credentials.hashPassword(old, salt: user.pwSalt, rounds: user.pwRounds),
+             try Credentials.hashPassword(new, salt: salt, rounds: rounds))
+        }
+        guard Credentials.constantTimeEqual(oldHash, user.pwHash) else {
+            throw APIFailure(.unauthorized, "the current password is wrong")
+        }
+        let mine = Credentials.tokenHash(token)
+        let ended = try storage.write { tx -> [String] in
+            try tx.accounts.setPassword(uid: caller, salt: salt, hash: newHash, rounds: rounds)
+            var ended: [String] = []
+            for session in try tx.accounts.sessions(uid: caller) where session.tokenHash != mine {
+                try tx.accounts.deleteToken(hash: session.tokenHash)
+                ended.append(session.tokenHash)
+            }
+            return ended
+        }
+        for hash in ended { forget(tokenHash: hash) }
     }
 
     func logout(token: String) throws {
@@ -170,6 +259,7 @@ package final class AuthService: Sendable {
     /// No last-seen write touches the database once this returns (the
     /// server is stopping: the storage closes next).
     func stop() {
+        hasher.stop()
         stopped.store(true, ordering: .sequentiallyConsistent)
         seenQueue.sync {}
     }
@@ -205,10 +295,14 @@ package final class AuthService: Sendable {
         return uid
     }
 
-    /// Fixed one-second window per user; `rate_limited` with Retry-After.
+    /// Each user's token bucket (PROTOCOL.md v4: 50 a second, bursts of
+    /// 100 by default); `rate_limited` with Retry-After.
     func checkRate(uid: Int) throws {
-        let limit = config.rateLimitPerSecond
-        guard limit > 0 else { return }
-        if try limits.countRequest(uid: uid, second: config.clock.nowMs() / 1000) > limit { throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1) }
+        let limits = config.limits
+        guard limits.requestsPerSecond > 0 else { return }
+        guard try self.limits.takeRequest(uid: uid, perSecond: limits.requestsPerSecond,
+                                          burst: max(limits.requestBurst, 1), now: config.clock.nowMs()) else {
+            throw APIFailure(.rateLimited, "too many requests; slow down", retryAfter: 1)
+        }
     }
 }

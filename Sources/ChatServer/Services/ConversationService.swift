@@ -103,7 +103,7 @@ final class ConversationService: Sendable {
             s.userId = ConversationIDHelper.imUid(peer)
             s.showName = info?.username ?? ""
             s.faceURL = info?.avatar ?? ""
-            s.isOnline = presence.isOnline(peer)
+            s.isOnline = try presence.isOnline(peer, seenBy: uid, in: tx)
         }
         return s
     }

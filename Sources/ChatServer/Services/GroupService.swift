@@ -9,11 +9,13 @@ final class GroupService: Sendable {
     let config: ServerConfig
     let conversations: ConversationService
     let messages: MessageService
+    let media: MediaService
     let syncLog: SyncLogService
     let notices: CommitNotifier
 
     init(storage: any ChatStorage, config: ServerConfig, conversations: ConversationService, messages: MessageService,
-         syncLog: SyncLogService, notices: CommitNotifier) {
+         media: MediaService, syncLog: SyncLogService, notices: CommitNotifier) {
+        self.media = media
         self.storage = storage
         self.config = config
         self.conversations = conversations
@@ -72,6 +74,9 @@ final class GroupService: Sendable {
                 throw APIFailure(.conflict, "a group named \(r.uniqueName) exists")
             }
             try self.checkUsersExist(invited, in: tx)
+            let (invited, notAdded) = try self.consenting(invited, to: caller, in: tx)
+            try self.quotas.take(.groups, by: caller, in: tx)
+            try self.quotas.take(.invites, amount: invited.count, by: caller, in: tx)
             let now = time ?? self.config.clock.nowMs()
             c.sendTime = time
             let gid = try tx.groups.insert(name: name, uniqueName: r.uniqueName, notice: notice, owner: caller,
@@ -80,11 +85,13 @@ final class GroupService: Sendable {
             try tx.conversations.create(id, uidLow: 0, uidHigh: 0, createdAt: now)
             for uid in [caller] + invited {
                 try tx.conversations.join(id, uid: uid, joinedSeq: 0, joinedAt: now)
-                try tx.syncLog.openSpan(uid: uid, conversationId: id)
+                try tx.syncLog.openSpan(uid: uid, conversationId: id, afterSeq: 0)
             }
             c.group = try tx.groups.group(gid)
             try c.notice(ContentType.groupCreated, by: caller, users: invited)
-            return try c.announce(joined: [caller] + invited)
+            var info = try c.announce(joined: [caller] + invited)
+            info.notAdded = notAdded
+            return info
         }
     }
 
@@ -113,14 +120,22 @@ final class GroupService: Sendable {
             let group = try self.memberGroup(groupId, caller: caller, in: tx)
             c.group = group
             try self.checkUsersExist(userIds, in: tx)
-            var newcomers: [Int] = []
+            var asked: [Int] = []
             for uid in Self.distinct(userIds) where try tx.conversations.member(group.conversationId, uid: uid)?.isActive != true {
-                newcomers.append(uid)
+                asked.append(uid)
             }
-            guard !newcomers.isEmpty else { return try self.info(group, in: tx) }
-            try self.admit(newcomers, to: group, in: tx)
-            try c.notice(ContentType.memberInvited, by: caller, users: newcomers)
-            return try c.announce(joined: newcomers)
+            let (newcomers, notAdded) = try self.consenting(asked, to: caller, in: tx)
+            var info: GroupInfo
+            if newcomers.isEmpty {
+                info = try self.info(group, in: tx)
+            } else {
+                try self.quotas.take(.invites, amount: newcomers.count, by: caller, in: tx)
+                try self.admit(newcomers, to: group, in: tx)
+                try c.notice(ContentType.memberInvited, by: caller, users: newcomers)
+                info = try c.announce(joined: newcomers)
+            }
+            info.notAdded = notAdded
+            return info
         }
     }
 
@@ -175,7 +190,7 @@ final class GroupService: Sendable {
             if let renamed { c.group?.name = renamed }
             if let renoticed { c.group?.notice = renoticed }
             if let joinable = r.joinable { c.group?.joinable = joinable }
-            if let avatar = r.avatar { c.group?.avatar = try MediaService.checkAvatar(avatar, caller: caller, in: tx) }
+            if let avatar = r.avatar { c.group?.avatar = try self.media.checkAvatar(avatar, caller: caller, in: tx) }
             if renamed != nil || renoticed != nil {
                 try c.notice(ContentType.groupInfoChanged, by: caller, users: [], name: renamed, notice: renoticed)
             }
@@ -262,7 +277,7 @@ final class GroupService: Sendable {
         let now = config.clock.nowMs()
         for uid in uids {
             try tx.conversations.join(group.conversationId, uid: uid, joinedSeq: seq, joinedAt: now)
-            try tx.syncLog.openSpan(uid: uid, conversationId: group.conversationId)
+            try tx.syncLog.openSpan(uid: uid, conversationId: group.conversationId, afterSeq: seq)
         }
     }
 
@@ -295,6 +310,25 @@ final class GroupService: Sendable {
         _ = try conversations.activeMember(group.conversationId, uid: caller, in: tx)
         return group
     }
+
+    /// Splits those `caller` asks to put in a group into who takes it and
+    /// who does not (they blocked the caller, or take friends only and the
+    /// caller is not one): the answer names the latter without saying which
+    /// rule applied, so a block stays private.
+    private func consenting(_ uids: [Int], to caller: Int,
+                            in tx: any StorageTransaction) throws -> (accepted: [Int], notAdded: [NotAdded]) {
+        var accepted: [Int] = [], notAdded: [NotAdded] = []
+        for uid in uids {
+            if try tx.people.refuses(receiver: uid, sender: caller) {
+                notAdded.append(NotAdded(userId: ConversationIDHelper.imUid(uid)))
+            } else {
+                accepted.append(uid)
+            }
+        }
+        return (accepted, notAdded)
+    }
+
+    private var quotas: Quotas { Quotas(config: config) }
 
     private func checkUsersExist(_ uids: [Int], in tx: any StorageTransaction) throws {
         for uid in uids {

@@ -14,12 +14,23 @@ final class MediaService: Sendable {
     }
 
     func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
+        // The quota is read before the bytes touch the disk, and taken in the write.
+        try storage.read { tx in
+            let limit = Quotas(config: config).limit(of: .uploadBytes)
+            guard limit > 0 else { return }
+            let used = try tx.usage.used(uid: caller, kind: Quotas.Kind.uploadBytes.rawValue,
+                                         since: config.clock.nowMs() - Quotas.dayMs).amount
+            if used + bytes.count > limit {
+                throw APIFailure(.quota, "today's upload quota of \(limit / (1 << 20)) MiB is spent")
+            }
+        }
         let key = try objects.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
         // A file is served as bytes, whatever type its uploader declared.
         let servedType = MediaStore.isFileKey(key) ? MediaStore.fileType : declaredType
         do {
             let now = config.clock.nowMs()
             try storage.write { tx in
+                try Quotas(config: config).take(.uploadBytes, amount: bytes.count, by: caller, in: tx)
                 try tx.media.insert(objectKey: key, uploader: caller, contentType: servedType, size: bytes.count, createdAt: now)
             }
         } catch {
@@ -41,13 +52,23 @@ final class MediaService: Sendable {
     }
 
     /// A picture `caller` may make their own or their group's: "" (none),
-    /// or a `chat_image` they uploaded.
-    static func checkAvatar(_ key: String, caller: Int, in tx: any StorageTransaction) throws -> String {
+    /// or a `chat_image` they uploaded, small enough for everyone who draws
+    /// it (PROTOCOL.md v4: at most 512 KiB, 413; 1024×1024 pixels, 400).
+    func checkAvatar(_ key: String, caller: Int, in tx: any StorageTransaction) throws -> String {
         guard !key.isEmpty else { return "" }
         guard key.hasPrefix("chat/image/"), MediaStore.isValidKey(key) else {
             throw APIFailure.invalid("avatar must be the objectKey of an uploaded chat_image, or empty")
         }
         guard try tx.media.uploader(of: key) == caller else { throw APIFailure.forbidden("avatar must be a picture you uploaded") }
+        let limits = config.limits
+        guard let size = objects.byteCount(key: key) else { throw APIFailure.notFound("no such object") }
+        guard size <= limits.avatarMaxBytes else {
+            throw APIFailure(.tooLarge, "an avatar must be at most \(limits.avatarMaxBytes / 1024) KiB; send 256×256")
+        }
+        guard let data = objects.read(key: key), let probe = MediaProbe.probe(data),
+              let w = probe.width, let h = probe.height, w <= limits.avatarMaxPixels, h <= limits.avatarMaxPixels else {
+            throw APIFailure.invalid("an avatar must be at most \(limits.avatarMaxPixels)×\(limits.avatarMaxPixels) pixels")
+        }
         return key
     }
 

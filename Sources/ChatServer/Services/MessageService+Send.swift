@@ -144,6 +144,7 @@ extension MessageService {
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
+        try checkFlashKeys(keys, sendingFlash: stored.flashImage != nil, in: tx)
         let row = try append(conversationId: conversationId, sender: caller, to: audience, clientMsgID: r.clientMsgId,
                              contentType: r.contentType, content: content, isControl: isControl,
                              in: tx, cursors: &cursors, serverMsgID: job.serverMsgID)
@@ -163,6 +164,21 @@ extension MessageService {
         var write = SendWrite(row: row, cursors: cursors, isNew: true, destroyedKey: destroyedKey)
         if case .present(let uids) = audience { write.room = uids }
         return write
+    }
+
+    /// A flash image's picture belongs to the flash message it was first
+    /// sent in (PROTOCOL.md v4): no other message may name it, and a flash
+    /// image must be a picture no message named before (its viewing
+    /// destroys the object, which another message would otherwise lose).
+    func checkFlashKeys(_ keys: [String], sendingFlash: Bool, in tx: any StorageTransaction) throws {
+        for key in keys {
+            guard let first = try tx.media.firstMessage(naming: key) else { continue }
+            if sendingFlash { throw APIFailure.invalid("a flash image must be a picture not sent before") }
+            if let row = try tx.messages.message(id: first),
+               IMMessageMapper.decode(contentType: row.contentType, content: row.content).1.flashImage != nil {
+                throw APIFailure.invalid("a flash image's picture can be sent only in its own message")
+            }
+        }
     }
 
     /// A reply with its quote filled in from the server's copy of the quoted

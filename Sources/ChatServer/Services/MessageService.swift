@@ -135,8 +135,8 @@ final class MessageService: Sendable {
         try tx.syncLog.rewrite(messageId: messageId, asMessage: try SyncLogService.encode(.message(row.wire)),
                                asUpdate: try SyncLogService.encode(.messageUpdate(row.wire)))
         // Conversation summaries logged earlier may carry it as lastMessage.
-        let needle = "\"clientMsgID\":" + String(decoding: try encoder.encode(row.clientMsgID), as: UTF8.self)
-        for entry in try tx.syncLog.unattachedEntries(containing: needle) {
+        let key = SummaryKey.of(conversationId: row.conversationId, clientMsgID: row.clientMsgID)
+        for entry in try tx.syncLog.summaries(of: key) {
             guard case .conversation(var summary)? = try? JSONDecoder().decode(SyncEvent.self, from: Data(entry.body.utf8)),
                   summary.lastMessage?.clientMsgID == row.clientMsgID, summary.conversationId == row.conversationId else { continue }
             summary.lastMessage = row.wire

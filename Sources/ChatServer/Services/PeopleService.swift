@@ -15,8 +15,11 @@ final class PeopleService: Sendable {
     let config: ServerConfig
     let syncLog: SyncLogService
     let notices: CommitNotifier
+    let presence: PresenceService
 
-    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier) {
+    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier,
+         presence: PresenceService) {
+        self.presence = presence
         self.storage = storage
         self.config = config
         self.syncLog = syncLog
@@ -103,6 +106,11 @@ final class PeopleService: Sendable {
                 try c.befriend(caller, userId)
                 return (try c.announce(theirs), false)
             }
+            // PROTOCOL.md v4: a declined sender waits out the cool-down
+            // (the receiver is not told again), and nobody asks without end.
+            let quotas = Quotas(config: self.config)
+            try quotas.checkCooldown(sender: caller, receiver: userId, in: tx)
+            try quotas.take(.friendRequests, by: caller, in: tx)
             let now = self.config.clock.nowMs()
             let id = try tx.people.putRequest(from: caller, to: userId, message: message, status: .pending, createdAt: now)
             let row = FriendRequestRow(id: id, fromUid: caller, toUid: userId, message: message, status: .pending, createdAt: now)
@@ -131,7 +139,11 @@ final class PeopleService: Sendable {
             }
             row.status = accept ? .accepted : .declined
             try tx.people.setRequestStatus(id: row.id, row.status)
-            if accept { try c.befriend(row.fromUid, row.toUid) }
+            if accept {
+                try c.befriend(row.fromUid, row.toUid)
+            } else {
+                try Quotas(config: self.config).noteDeclined(sender: row.fromUid, receiver: row.toUid, in: tx)
+            }
             return try c.announce(row)
         }
     }
@@ -183,6 +195,7 @@ final class PeopleService: Sendable {
                 _ = try c.announce(row)
             }
         }
+        presence.hide(caller, userId)
     }
 
     func unblock(caller: Int, userId: Int) throws {

@@ -35,10 +35,13 @@ final class RoomService: Sendable {
         guard GroupRules.isValidName(r.name) else { throw APIFailure.invalid("name must be 1-64 characters") }
         guard GroupRules.isValidUniqueName(r.uniqueName) else { throw APIFailure.invalid("unique_name must be 3-32 of a-z, 0-9 and _") }
         let topic = try Self.checkTopic(r.topic ?? "")
+        defer { leaveIfGone(caller) }
         return try change { tx, c in
+            try self.requireOnline(caller)
             guard try tx.rooms.room(uniqueName: r.uniqueName) == nil else {
                 throw APIFailure(.conflict, "a room named \(r.uniqueName) exists")
             }
+            try Quotas(config: self.config).take(.rooms, by: caller, in: tx)
             let now = self.config.clock.nowMs()
             let rid = try tx.rooms.insert(name: r.name, uniqueName: r.uniqueName, topic: topic, owner: caller, createdAt: now)
             try tx.conversations.create(ConversationIDHelper.room(rid), uidLow: 0, uidHigh: 0, createdAt: now)
@@ -66,7 +69,10 @@ final class RoomService: Sendable {
     /// Enters (again: nothing changes) and answers with who is here and the newest messages.
     func enter(caller: Int, uniqueName: String) throws -> EnterRoomResponse {
         try requireOnline(caller)
+        defer { leaveIfGone(caller) }
         let info = try change { tx, c -> RoomInfo in
+            // Decided where the presence is recorded: see `leaveIfGone`.
+            try self.requireOnline(caller)
             let room = try self.room(uniqueName: uniqueName, in: tx)
             c.room = room
             guard !(try tx.rooms.isBanned(room.rid, uid: caller)) else {
@@ -321,6 +327,13 @@ final class RoomService: Sendable {
 
     /// Creating or entering needs a socket open somewhere: a room is where
     /// you are while you are there, and offline is left.
+    /// A socket that closed while `uid` was being made present found no
+    /// room to leave yet (the presence was not committed): read again after
+    /// the commit, so nobody without a socket stays present.
+    private func leaveIfGone(_ uid: Int) {
+        if !hub.isOnline(uid) { wentOffline(uid) }
+    }
+
     private func requireOnline(_ uid: Int) throws {
         guard hub.isOnline(uid) else {
             throw APIFailure(.conflict, "connect to /chat/ws first: rooms are for users online (offline is left)")

@@ -32,7 +32,7 @@ public final class ServerServices: Sendable {
     /// one, else the data folder's SQLite database; and the object store.
     convenience init(config: ServerConfig) throws {
         try StorePermissions.makePrivateDirectory(config.dataDir)
-        let limits = MemoryLimits(loginLimit: AuthService.maxLoginFailures, windowMs: AuthService.loginWindowMs)
+        let limits = MemoryLimits()
         guard let url = config.databaseURL else {
             let storage = try SQLiteStorage.open(path: config.databasePath, logger: config.logger)
             let objects = try MediaStore(directory: config.mediaDir, secretPath: config.secretPath)
@@ -63,19 +63,20 @@ public final class ServerServices: Sendable {
         hub = PushHub()
         notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
-        auth = AuthService(storage: storage, config: config, limits: limits, hub: hub, tokenCacheOpen: bus == nil)
         syncLog = SyncLogService(storage: storage, config: config)
+        auth = AuthService(storage: storage, config: config, limits: limits, hub: hub, syncLog: syncLog, notices: notices,
+                           tokenCacheOpen: bus == nil)
         conversations = ConversationService(storage: storage, config: config, presence: presence, syncLog: syncLog,
                                             notices: notices)
-        users = UserService(storage: storage, conversations: conversations, syncLog: syncLog, notices: notices)
         media = MediaService(storage: storage, objects: objects, config: config)
+        users = UserService(storage: storage, conversations: conversations, media: media, syncLog: syncLog, notices: notices)
         signals = SignalService(storage: storage, config: config, conversations: conversations, syncLog: syncLog,
                                 notices: notices)
         messages = MessageService(storage: storage, config: config, objects: objects, conversations: conversations,
                                   syncLog: syncLog, signals: signals, notices: notices)
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
-                              syncLog: syncLog, notices: notices)
-        people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices)
+                              media: media, syncLog: syncLog, notices: notices)
+        people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices, presence: presence)
         rooms = RoomService(storage: storage, config: config, hub: hub, messages: messages, notices: notices)
         if let bus {
             cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger,

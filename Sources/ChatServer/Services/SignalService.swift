@@ -24,7 +24,10 @@ final class SignalService: Sendable {
         guard !text.isEmpty else { throw APIFailure.invalid("content must not be empty") }
         guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "signal is too long") }
         let now = config.clock.nowMs()
-        return try storage.write { tx in try tx.signals.insertSignal(owner: caller, content: content, createdAt: now) }
+        return try storage.write { tx in
+            try Quotas(config: config).take(.signals, by: caller, in: tx)
+            return try tx.signals.insertSignal(owner: caller, content: content, createdAt: now)
+        }
     }
 
     /// Returns the reply's id (a `receive_id`).

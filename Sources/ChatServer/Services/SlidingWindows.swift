@@ -1,35 +1,39 @@
-/// Caps password guessing (and the KDF's CPU) per account: `limit` failed
-/// logins within any `windowMs` block that account's logins until the
-/// oldest of them is `windowMs` old. A sliding window, so failures cannot
-/// be spread across a minute boundary to double the allowance.
-struct LoginThrottle: Sendable {
-    let limit: Int
-    let windowMs: Int
-    /// The newest `limit` failure times per account, oldest first.
-    private var failures: [String: [Int]] = [:]
-    /// Past this many accounts, ones with no failure inside the window are dropped.
+/// Sliding windows of event times per key (failed logins of an account
+/// from an address, sign-ups from an address): `limit` events within any
+/// `windowMs` block the key until the oldest of them is `windowMs` old. A
+/// sliding window, so events cannot be spread across a minute boundary to
+/// double the allowance.
+struct SlidingWindows: Sendable {
+    /// The newest `limit` event times per key, oldest first.
+    private var events: [String: [Int]] = [:]
+    /// Past this many keys, ones with no event inside their window are dropped.
     private let maxTracked: Int
+    /// The longest window seen, for dropping keys.
+    private var longestWindowMs = 0
 
-    init(limit: Int, windowMs: Int, maxTracked: Int = 10_000) {
-        self.limit = limit; self.windowMs = windowMs; self.maxTracked = maxTracked
-    }
+    init(maxTracked: Int = 10_000) { self.maxTracked = maxTracked }
 
-    /// Milliseconds until `account` may try again, or nil if it may now.
-    func blockedFor(_ account: String, now: Int) -> Int? {
-        guard let times = failures[account], times.count >= limit, let oldest = times.first else { return nil }
+    /// Milliseconds until `key` may be counted again, or nil if it may now.
+    func blockedFor(_ key: String, limit: Int, windowMs: Int, now: Int) -> Int? {
+        guard limit > 0, let times = events[key] else { return nil }
+        let inside = times.filter { now - $0 < windowMs }
+        guard inside.count >= limit, let oldest = inside.suffix(limit).first else { return nil }
         let until = oldest + windowMs
         return until > now ? until - now : nil
     }
 
-    mutating func recordFailure(_ account: String, now: Int) {
-        var times = failures[account, default: []].filter { now - $0 < windowMs }
+    mutating func record(_ key: String, limit: Int, windowMs: Int, now: Int) {
+        guard limit > 0 else { return }
+        longestWindowMs = max(longestWindowMs, windowMs)
+        var times = events[key, default: []].filter { now - $0 < windowMs }
         times.append(now)
         if times.count > limit { times.removeFirst(times.count - limit) }
-        failures[account] = times
-        if failures.count > maxTracked {
-            failures = failures.filter { _, t in t.last.map { now - $0 < windowMs } ?? false }
+        events[key] = times
+        if events.count > maxTracked {
+            let keep = longestWindowMs
+            events = events.filter { _, t in t.last.map { now - $0 < keep } ?? false }
         }
     }
 
-    var trackedAccounts: Int { failures.count }
+    var trackedKeys: Int { events.count }
 }

@@ -25,7 +25,12 @@ final class SyncLogService: Sendable {
     /// Appends an event to a user's log inside `tx`; returns its cursor.
     @discardableResult
     func append(_ event: SyncEvent, to uid: Int, messageId: Int64? = nil, in tx: any StorageTransaction) throws -> Int {
-        try tx.syncLog.append(uid: uid, messageId: messageId, body: Self.encode(event), createdAt: config.clock.nowMs())
+        var summaryKey: String?
+        if case .conversation(let s) = event, let last = s.lastMessage {
+            summaryKey = SummaryKey.of(conversationId: s.conversationId, clientMsgID: last.clientMsgID)
+        }
+        return try tx.syncLog.append(uid: uid, messageId: messageId, summaryKey: summaryKey, body: Self.encode(event),
+                                     createdAt: config.clock.nowMs())
     }
 
     /// Appends an event to a group's timeline inside `tx`; returns its cursor.

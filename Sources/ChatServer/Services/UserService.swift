@@ -6,11 +6,14 @@ import Foundation
 final class UserService: Sendable {
     let storage: any ChatStorage
     let conversations: ConversationService
+    let media: MediaService
     let syncLog: SyncLogService
     let notices: CommitNotifier
 
-    init(storage: any ChatStorage, conversations: ConversationService, syncLog: SyncLogService, notices: CommitNotifier) {
+    init(storage: any ChatStorage, conversations: ConversationService, media: MediaService, syncLog: SyncLogService,
+         notices: CommitNotifier) {
         self.storage = storage
+        self.media = media
         self.conversations = conversations
         self.syncLog = syncLog
         self.notices = notices
@@ -43,7 +46,7 @@ final class UserService: Sendable {
         let (info, cursors) = try storage.write { tx -> (UserBasicInfo?, [Int: Int]) in
             if let username { try tx.users.setUsername(username, uid: caller) }
             if let signature { try tx.users.setSignature(signature, uid: caller) }
-            if let avatar = r.avatar { try tx.users.setAvatar(try MediaService.checkAvatar(avatar, caller: caller, in: tx), uid: caller) }
+            if let avatar = r.avatar { try tx.users.setAvatar(try self.media.checkAvatar(avatar, caller: caller, in: tx), uid: caller) }
             guard let info = try tx.users.info(uid: caller) else { return (nil, [:]) }
             var cursors: [Int: Int] = [:]
             for (id, uid) in try tx.conversations.visiblePeers(of: caller) {

@@ -22,6 +22,9 @@ package protocol AccountRepository {
     func insert(account: String, username: String, salt: Data, hash: Data, rounds: Int, createdAt: Int) throws -> Int
     func account(named account: String) throws -> AccountRow?
     func uid(ofAccount account: String) throws -> Int?
+    func account(uid: Int) throws -> AccountRow?
+    /// v4: a new password (`/auth/password`).
+    func setPassword(uid: Int, salt: Data, hash: Data, rounds: Int) throws
 
     /// A new token: one device's session (`sessionId` is how the user names it).
     func insertToken(hash: String, uid: Int, createdAt: Int, sessionId: String, userAgent: String) throws

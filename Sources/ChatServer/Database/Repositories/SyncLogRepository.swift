@@ -2,8 +2,10 @@
 /// cursor (one sequence for all users, rising in commit order), and the
 /// floor below which cursors were pruned.
 package protocol SyncLogRepository {
-    /// Appends `body` to `uid`'s log; returns its cursor.
-    func append(uid: Int, messageId: Int64?, body: String, createdAt: Int) throws -> Int
+    /// Appends `body` to `uid`'s log; returns its cursor. `summaryKey`
+    /// (`SummaryKey.of`): the entry is a conversation summary whose
+    /// `lastMessage` is that message, found again by `summaries(of:)`.
+    func append(uid: Int, messageId: Int64?, summaryKey: String?, body: String, createdAt: Int) throws -> Int
     /// Appends the same body to two users' logs, `first`'s entry first;
     /// returns both cursors.
     func append(uids first: Int, _ second: Int, messageId: Int64, body: String, createdAt: Int) throws -> (Int, Int)
@@ -11,8 +13,10 @@ package protocol SyncLogRepository {
     /// for the time they are in the group (`openSpan`/`closeSpan`); returns
     /// its cursor. A group message costs one entry, whatever the members.
     func appendShared(conversationId: String, messageId: Int64?, body: String, createdAt: Int) throws -> Int
-    /// `uid` reads `conversationId`'s timeline from the next entry on.
-    func openSpan(uid: Int, conversationId: String) throws
+    /// `uid` reads `conversationId`'s timeline from the next entry on,
+    /// except entries about messages at or below `afterSeq` (from before
+    /// they joined: an edit or reaction of one must not show it to them).
+    func openSpan(uid: Int, conversationId: String, afterSeq: Int) throws
     /// `uid` reads nothing of `conversationId`'s timeline after the newest entry so far.
     func closeSpan(uid: Int, conversationId: String) throws
     /// Rewrites every entry about message `messageId`: `message_update`
@@ -22,8 +26,9 @@ package protocol SyncLogRepository {
     /// timeline entries about them are left out of `uid`'s pages through
     /// the messages' hidden rows.
     func deleteEntries(of uid: Int, messageIds: [Int64]) throws
-    /// Entries tied to no message whose body contains `text`.
-    func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)]
+    /// Conversation summaries logged with `summaryKey` (an index look-up:
+    /// the cost does not grow with the log).
+    func summaries(of summaryKey: String) throws -> [(cursor: Int, body: String)]
     func replaceBody(cursor: Int, with body: String) throws
 
     /// The newest cursor of `uid`'s log, as `entries` pages it (their
@@ -43,4 +48,15 @@ package protocol SyncLogRepository {
     func deleteEntries(through cursor: Int) throws
     /// Raises the floor to `cursor` (never lowers it).
     func raiseFloor(to cursor: Int) throws
+}
+
+extension SyncLogRepository {
+    func append(uid: Int, messageId: Int64?, body: String, createdAt: Int) throws -> Int {
+        try append(uid: uid, messageId: messageId, summaryKey: nil, body: body, createdAt: createdAt)
+    }
+}
+
+/// How a logged conversation summary names its last message.
+package enum SummaryKey {
+    package static func of(conversationId: String, clientMsgID: String) -> String { conversationId + "\n" + clientMsgID }
 }

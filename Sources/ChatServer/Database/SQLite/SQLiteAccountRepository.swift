@@ -19,6 +19,15 @@ struct SQLiteAccountRepository: AccountRepository {
         try AccountRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE account = ?"), arguments: [account])
     }
 
+    func account(uid: Int) throws -> AccountRow? {
+        try AccountRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE uid = ?"), arguments: [uid])
+    }
+
+    func setPassword(uid: Int, salt: Data, hash: Data, rounds: Int) throws {
+        try db.cachedStatement(sql: "UPDATE user SET pwSalt = ?, pwHash = ?, pwRounds = ? WHERE uid = ?")
+            .execute(arguments: [salt, hash, rounds, uid])
+    }
+
     func uid(ofAccount account: String) throws -> Int? {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT uid FROM user WHERE account = ?"), arguments: [account])
     }

@@ -105,8 +105,10 @@ struct SQLiteConversationRepository: ConversationRepository {
 
     func contacts(of uid: Int) throws -> [Int] {
         try Int.fetchAll(db.cachedStatement(sql: """
-            SELECT CASE WHEN uidLow = ? THEN uidHigh ELSE uidLow END FROM conversation WHERE uidLow = ? OR uidHigh = ?
-            """), arguments: [uid, uid, uid])
+            SELECT peer FROM (SELECT CASE WHEN uidLow = ?1 THEN uidHigh ELSE uidLow END AS peer FROM conversation
+                              WHERE uidLow = ?1 OR uidHigh = ?1)
+            WHERE NOT EXISTS (SELECT 1 FROM block b WHERE (b.uid = ?1 AND b.blockedUid = peer) OR (b.uid = peer AND b.blockedUid = ?1))
+            """), arguments: [uid])
     }
 }
 

@@ -12,7 +12,9 @@ struct SQLiteMediaRepository: MediaRepository {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM media m WHERE m.objectKey = ? AND m.destroyed = 0 AND (m.uploaderUid = ?2 OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN member mb ON mb.conversationId = g.conversationId
-                WHERE g.objectKey = m.objectKey AND mb.uid = ?2) OR EXISTS (
+                JOIN message msg ON msg.id = g.messageId
+                WHERE g.objectKey = m.objectKey AND mb.uid = ?2
+                  AND msg.seq > mb.joinedSeq AND (mb.leftSeq IS NULL OR msg.seq <= mb.leftSeq)) OR EXISTS (
                 SELECT 1 FROM media_grant g JOIN room_presence p ON g.conversationId = 'sr_' || p.rid
                 WHERE g.objectKey = m.objectKey AND p.uid = ?2) OR EXISTS (
                 SELECT 1 FROM favorite_object f WHERE f.objectKey = m.objectKey AND f.uid = ?2))
@@ -32,6 +34,11 @@ struct SQLiteMediaRepository: MediaRepository {
     func grant(_ key: String, conversationId: String, messageId: Int64) throws {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO media_grant(objectKey, conversationId, messageId) VALUES (?, ?, ?)")
             .execute(arguments: [key, conversationId, messageId])
+    }
+
+    func firstMessage(naming key: String) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(messageId) FROM media_grant WHERE objectKey = ?"),
+                           arguments: [key])
     }
 
     func revokeGrants(messageId: Int64) throws {

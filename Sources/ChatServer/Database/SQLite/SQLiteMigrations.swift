@@ -255,6 +255,35 @@ enum SQLiteMigrations {
                 t.primaryKey(["rid", "uid"])
             }
         }
+        // Limits and consent (PROTOCOL.md v4). A span remembers the seq its
+        // member joined after: the timeline's entries about older messages
+        // (an edit, a reaction) stay out of their sync. A logged conversation
+        // summary names its last message, so a revoke or an edit finds the
+        // summaries to scrub by an index, not by reading every body. `usage`
+        // counts what the daily quotas limit, one row per use.
+        m.registerMigration("v9-limits") { db in
+            try db.alter(table: "timeline_span") { t in t.add(column: "fromSeq", .integer).notNull().defaults(to: 0) }
+            try db.execute(sql: """
+                UPDATE timeline_span SET fromSeq = COALESCE((SELECT m.joinedSeq FROM member m
+                    WHERE m.uid = timeline_span.uid AND m.conversationId = timeline_span.conversationId), 0)
+                WHERE toCursor IS NULL
+                """)
+            try db.alter(table: "event") { t in t.add(column: "summaryKey", .text) }
+            try db.execute(sql: """
+                UPDATE event SET summaryKey = json_extract(body, '$.conversation.conversationId') || char(10)
+                    || json_extract(body, '$.conversation.lastMessage.clientMsgID')
+                WHERE messageId IS NULL AND json_valid(body) AND json_extract(body, '$.kind') = 'conversation'
+                  AND json_extract(body, '$.conversation.lastMessage.clientMsgID') IS NOT NULL
+                """)
+            try db.execute(sql: "CREATE INDEX event_summary ON event(summaryKey) WHERE summaryKey IS NOT NULL")
+            try db.create(table: "usage") { t in
+                t.column("uid", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("at", .integer).notNull()
+                t.column("amount", .integer).notNull()
+            }
+            try db.create(index: "usage_uid_kind_at", on: "usage", columns: ["uid", "kind", "at"])
+        }
         return m
     }
 }

@@ -135,6 +135,7 @@ struct SQLiteTransaction: StorageTransaction {
     var favorites: any FavoriteRepository { SQLiteFavoriteRepository(db: db) }
     var people: any PeopleRepository { SQLitePeopleRepository(db: db) }
     var rooms: any RoomRepository { SQLiteRoomRepository(db: db) }
+    var usage: any UsageRepository { SQLiteUsageRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

@@ -3,9 +3,9 @@ import GRDB
 struct SQLiteSyncLogRepository: SyncLogRepository {
     let db: Database
 
-    func append(uid: Int, messageId: Int64?, body: String, createdAt: Int) throws -> Int {
-        try db.cachedStatement(sql: "INSERT INTO event(uid, messageId, body, createdAt) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [uid, messageId, body, createdAt])
+    func append(uid: Int, messageId: Int64?, summaryKey: String?, body: String, createdAt: Int) throws -> Int {
+        try db.cachedStatement(sql: "INSERT INTO event(uid, messageId, summaryKey, body, createdAt) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [uid, messageId, summaryKey, body, createdAt])
         return Int(db.lastInsertedRowID)
     }
 
@@ -25,10 +25,10 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
         return Int(db.lastInsertedRowID)
     }
 
-    func openSpan(uid: Int, conversationId: String) throws {
+    func openSpan(uid: Int, conversationId: String, afterSeq: Int) throws {
         try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO timeline_span(uid, conversationId, fromCursor) VALUES (?, ?, ?)
-            """).execute(arguments: [uid, conversationId, try lastCursor()])
+            INSERT OR IGNORE INTO timeline_span(uid, conversationId, fromCursor, fromSeq) VALUES (?, ?, ?, ?)
+            """).execute(arguments: [uid, conversationId, try lastCursor(), afterSeq])
     }
 
     func closeSpan(uid: Int, conversationId: String) throws {
@@ -56,10 +56,9 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
         }
     }
 
-    func unattachedEntries(containing text: String) throws -> [(cursor: Int, body: String)] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT cursor, body FROM event WHERE messageId IS NULL AND instr(body, ?) > 0
-            """), arguments: [text]).map { row in (row["cursor"], row["body"]) }
+    func summaries(of summaryKey: String) throws -> [(cursor: Int, body: String)] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT cursor, body FROM event WHERE summaryKey = ?"),
+                         arguments: [summaryKey]).map { row in (row["cursor"], row["body"]) }
     }
 
     func replaceBody(cursor: Int, with body: String) throws {
@@ -72,7 +71,8 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
             let last = try Int.fetchOne(db.cachedStatement(sql: """
                 SELECT MAX(cursor) FROM event WHERE uid = 0 AND conversationId = ? AND cursor > ? AND cursor <= ?
                   AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = event.messageId)
-                """), arguments: [span.conversationId, span.from, span.to ?? Int.max, uid])
+                  \(Self.inSpan)
+                """), arguments: [span.conversationId, span.from, span.to ?? Int.max, uid, span.fromSeq])
             if let last, last > newest ?? 0 { newest = last }
         }
         return newest
@@ -92,8 +92,9 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
                 SELECT cursor, body FROM event
                 WHERE uid = 0 AND conversationId = ? AND cursor > ? AND cursor <= ?
                   AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ? AND h.messageId = event.messageId)
+                  \(Self.inSpan)
                 ORDER BY cursor
-                """), [span.conversationId, max(cursor, span.from), span.to ?? Int.max, uid]))
+                """), [span.conversationId, max(cursor, span.from), span.to ?? Int.max, uid, span.fromSeq]))
         }
         // The next entry of each stream, the smallest cursor first: a user in
         // hundreds of groups pays log(streams) per entry, not a scan of them all.
@@ -115,10 +116,15 @@ struct SQLiteSyncLogRepository: SyncLogRepository {
         AnyCursor(try Row.fetchCursor(statement, arguments: arguments).map { row in (cursor: row[0], body: row[1]) })
     }
 
-    private func spans(of uid: Int, endingAfter cursor: Int) throws -> [(conversationId: String, from: Int, to: Int?)] {
+    /// A timeline entry about a message from before the span's member joined stays out.
+    private static let inSpan = """
+        AND NOT EXISTS (SELECT 1 FROM message m WHERE m.id = event.messageId AND m.seq <= ?)
+        """
+
+    private func spans(of uid: Int, endingAfter cursor: Int) throws -> [(conversationId: String, from: Int, to: Int?, fromSeq: Int)] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT conversationId, fromCursor, toCursor FROM timeline_span WHERE uid = ? AND (toCursor IS NULL OR toCursor > ?)
-            """), arguments: [uid, cursor]).map { row in (conversationId: row[0], from: row[1], to: row[2]) }
+            SELECT conversationId, fromCursor, toCursor, fromSeq FROM timeline_span WHERE uid = ? AND (toCursor IS NULL OR toCursor > ?)
+            """), arguments: [uid, cursor]).map { row in (conversationId: row[0], from: row[1], to: row[2], fromSeq: row[3]) }
     }
 
     func floor() throws -> Int? {

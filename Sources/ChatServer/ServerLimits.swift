@@ -1,0 +1,59 @@
+import Foundation
+
+/// PROTOCOL.md v4 "Limits and consent": what a server on the open internet
+/// refuses by default. Every number is a `tongban-server` option
+/// (docs/server.md); tests and benchmarks raise the ones they need.
+public struct ServerLimits: Sendable {
+    /// Requests per second one user may make, on average (0 = unlimited)…
+    public var requestsPerSecond: Int = 50
+    /// …and in a burst.
+    public var requestBurst: Int = 100
+    /// Sign-up attempts per client address per hour (every answer counts).
+    public var signUpsPerHour: Int = 20
+    /// Failed sign-ins per client address per minute.
+    public var failedSignInsPerMinute: Int = 20
+    /// Failed sign-ins per (account, client address) per minute.
+    public var failedLoginsPerAccount: Int = 10
+    /// Threads that hash passwords (at most cores − 1, at least 1).
+    public var hashThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+    /// Sign-ins and sign-ups waiting for a hashing thread; past it, 429 at once.
+    public var hashQueue: Int = 16
+    /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
+    public var trustedProxies: [String] = ["127.0.0.0/8", "::1/128"]
+    /// Per user and day (a sliding 24 hours).
+    public var groupsPerDay: Int = 20
+    public var invitesPerDay: Int = 500
+    public var friendRequestsPerDay: Int = 50
+    public var roomsPerDay: Int = 10
+    public var signalsPerDay: Int = 10
+    public var uploadBytesPerDay: Int = 1 << 30
+    /// After a decline, the same sender cannot ask the same receiver again for this long.
+    public var friendRequestCooldownSeconds: Int = 24 * 3600
+    public var avatarMaxBytes: Int = 512 * 1024
+    /// Width and height, in pixels.
+    public var avatarMaxPixels: Int = 1024
+
+    public init() {}
+
+    /// Everything a test suite or a benchmark that signs many users up from
+    /// one address needs: no limit that counts requests or uses.
+    public static var unlimited: ServerLimits {
+        var l = ServerLimits()
+        l.requestsPerSecond = 0
+        l.signUpsPerHour = 0
+        l.failedSignInsPerMinute = 0
+        l.groupsPerDay = 0
+        l.invitesPerDay = 0
+        l.friendRequestsPerDay = 0
+        l.roomsPerDay = 0
+        l.signalsPerDay = 0
+        l.uploadBytesPerDay = 0
+        l.hashQueue = 1024
+        return l
+    }
+}
+
+extension ServerLimits {
+    /// Whether `text` names an address or a CIDR block (`--trusted-proxy`).
+    public static func isValidNetwork(_ text: String) -> Bool { ClientAddress.Network(text) != nil }
+}

@@ -19,6 +19,10 @@ struct Deployment: Sendable {
     var front = Front.direct
     /// More options for every node (`--storage-threads 0`).
     var serverArguments: [String] = []
+    /// The limits every node runs with: none (thousands of users sign up
+    /// from one address, floods come from one account) unless a bench of
+    /// the limits themselves says otherwise.
+    var limits: [String] = ["--no-limits"]
 
     static let sqlite = Deployment()
 
@@ -56,9 +60,7 @@ struct Deployment: Sendable {
         for n in 0..<nodes {
             let port = try freeLoopbackPort()
             let server = try ChildProcess(exe.path, ["--port", String(port), "--data-dir", dir.appendingPathComponent("node\(n)").path,
-                                                     "--log-level", "error",
-                                                     // Thousands of users from one address, floods from one account.
-                                                     "--no-limits"] + shared + serverArguments,
+                                                     "--log-level", "error"] + limits + shared + serverArguments,
                                           stderr: .inherit)
             running.servers.append(server)
             running.nodePorts.append(port)

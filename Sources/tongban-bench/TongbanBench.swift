@@ -9,7 +9,8 @@ struct TongbanBench: AsyncParsableCommand {
         commandName: "tongban-bench",
         abstract: "Tongban's benchmarks: each prints a markdown table (ours, the reference, the ratio, the goal, met).",
         discussion: "Without a subcommand it runs `all`. Figures are only comparable within one run (see BENCHMARKS.md).",
-        subcommands: [All.self, Store.self, Server.self, Group.self, Room.self, Postgres.self, Flood.self, MakeStore.self, MakeGroup.self],
+        subcommands: [All.self, Store.self, Server.self, Group.self, Room.self, Postgres.self, Abuse.self, Flood.self, MakeStore.self,
+                      MakeGroup.self],
         defaultSubcommand: All.self)
 }
 
@@ -36,6 +37,19 @@ extension TongbanBench {
             try await Group.table()
             try await Room.table()
             try await Postgres.table()
+            try await Abuse.table()
+        }
+    }
+
+    struct Abuse: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A login flood beside normal users, on a server with its default limits (issue 46).",
+            discussion: """
+                TONGBAN_BENCH_ABUSE_SECONDS (each run, default 30), TONGBAN_BENCH_ABUSE_FLOOD (connections, default 48),                 TONGBAN_BENCH_ABUSE_USERS (normal users sending, default 20). A quiet run, then the same with the flood.
+                """)
+        func run() async throws { benchHeader(); try await Self.table() }
+        static func table() async throws {
+            printTable("Abuse: a login flood beside normal users", try AbuseBench.fromEnvironment(benchEnvironment).run())
         }
     }
 

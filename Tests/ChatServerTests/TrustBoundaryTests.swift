@@ -196,7 +196,9 @@ import Testing
         let server = try await TestServer.start { $0.limits.avatarMaxBytes = 20_000; $0.limits.avatarMaxPixels = 64 }
         defer { Task { await server.stop() } }
         let (a, _) = try await server.user()
-        let big = try await a.upload(SampleMedia.png(width: 100, height: 100) { x, y in (UInt8(x * 4), UInt8(y * 4), UInt8((x * y) & 0xFF)) },
+        // Noise does not compress: 100×100 pixels stay well over 20,000 bytes.
+        let noise = { (x: Int, y: Int) -> UInt8 in UInt8(truncatingIfNeeded: ((x &* 7919) ^ (y &* 104_729)) &* 2_654_435_761 >> 11) }
+        let big = try await a.upload(SampleMedia.png(width: 100, height: 100) { x, y in (noise(x, y), noise(y, x), noise(x + 1, y)) },
                                      type: "image/png").decode(UploadResponse.self)
         #expect(big.size > 20_000)
         let tooLarge = try await a.post("/user/profile/update", UpdateProfileRequest(avatar: big.objectKey))

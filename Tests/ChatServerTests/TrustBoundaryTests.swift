@@ -48,6 +48,12 @@ import Testing
                                                                        emoji: "👍", on: true)).status == 404)
         #expect(try await bob.post("/favorite/add", FavoriteAddRequest(conversationId: g.conversationId,
                                                                        clientMsgId: "secret1")).status == 404)
+        let quote = QuotePayload(text: "what was it?", quote: .init(clientMsgID: "secret1")).jsonText
+        #expect(try await bob.post("/chat/message/send", SendMessageRequest(recvID: g.conversationId, content: quote,
+                                                                          contentType: ContentType.quote, clientMsgId: "q1")).status == 400)
+        let record = MergedPayload(title: "聊天记录", items: [.init(conversationId: g.conversationId, clientMsgID: "secret1")]).jsonText
+        #expect(try await bob.post("/chat/message/send", SendMessageRequest(recvID: g.conversationId, content: record,
+                                                                          contentType: ContentType.merged, clientMsgId: "f1")).status == 400)
     }
 
     @Test func whatCameBetweenLeavingAndRejoiningStaysHidden() async throws {
@@ -226,6 +232,18 @@ import Testing
         #expect(try await a.post("/signal/create", SignalCreateRequest(content: "有人吗")).status == 429)
         clock.advance(ms: Quotas.dayMs)
         #expect(try await a.upload(png, type: "image/png").status == 201)
+    }
+
+    @Test func roomsHaveADailyQuota() async throws {
+        let server = try await TestServer.start { $0.limits.roomsPerDay = 2 }
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let socket = try await WSProbe.open(port: server.port, token: ua.token)
+        defer { Task { await socket.close() } }
+        #expect(try await a.createRoom("一", unique: "rq_one").status == 201)
+        #expect(try await a.createRoom("二", unique: "rq_two").status == 201)
+        let third = try await a.createRoom("三", unique: "rq_three")
+        #expect(third.status == 429 && third.errorCode == "rate_limited", "\(third.text)")
     }
 
     // MARK: Sign-up and sign-in

@@ -171,6 +171,25 @@ struct ClusterTests {
         }
     }
 
+    /// PROTOCOL.md v4: a per-address limit and a daily quota hold for the
+    /// cluster, however the proxy spreads the requests.
+    @Test func addressLimitsAndQuotasHoldAcrossNodes() async throws {
+        let (one, two) = try await Self.twoNodes { $0.limits.signUpsPerHour = 2; $0.limits.groupsPerDay = 1 }
+        defer { Task { await one.stop(); await two.stop() } }
+        func register(_ node: TestServer, _ name: String) async throws -> Reply {
+            try await node.anonymous.send(.POST, "/auth/register",
+                                          body: try JSONEncoder().encode(RegisterRequest(account: name, password: "password-\(name)")),
+                                          headers: ["X-Forwarded-For": "203.0.113.77"])
+        }
+        #expect(try await register(one, "across_a").status == 201)
+        #expect(try await register(two, "across_b").status == 201)
+        #expect(try await register(one, "across_c").status == 429, "the third from that address, on either node")
+        let a = try await Self.login(one, "across_a")
+        let aOnTwo = API(base: two.base, token: a.token)
+        #expect(try await a.post("/group/create", CreateGroupRequest(name: "一", uniqueName: "across_g1")).status == 201)
+        #expect(try await aOnTwo.post("/group/create", CreateGroupRequest(name: "二", uniqueName: "across_g2")).status == 429)
+    }
+
     @Test func rateLimitsCountRequestsOnEveryNode() async throws {
         let clock = ManualClock(ms: 1_800_000_000_000)
         let (one, two) = try await Self.twoNodes { $0.limits.requestsPerSecond = 4; $0.limits.requestBurst = 4; $0.clock = clock.clock }

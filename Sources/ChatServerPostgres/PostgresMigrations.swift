@@ -190,6 +190,12 @@ enum PostgresMigrations {
             "CREATE INDEX event_summary ON event(summary_key) WHERE summary_key IS NOT NULL",
             "CREATE TABLE usage (uid BIGINT NOT NULL, kind TEXT NOT NULL, at BIGINT NOT NULL, amount BIGINT NOT NULL)",
             "CREATE INDEX usage_uid_kind_at ON usage(uid, kind, at)",
+            """
+            UPDATE media_grant g SET message_id = COALESCE((SELECT m.id FROM message m
+                WHERE m.conversation_id = g.conversation_id AND strpos(m.content, g.object_key) > 0
+                ORDER BY m.id LIMIT 1), 0)
+            WHERE g.message_id = 0
+            """,
             "CREATE TABLE request_bucket (uid BIGINT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, at BIGINT NOT NULL)",
         ]),
     ]

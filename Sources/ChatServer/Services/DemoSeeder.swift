@@ -67,15 +67,17 @@ struct DemoSeeder {
             // Alice: three days of history, an image, a voice message, a revoked message. Pinned.
             _ = try put(withAlice, alice, me, 101, "早上好！这是同伴终端的演示 👋", now - 3 * day)
             _ = try put(withAlice, me, alice, 101, "早！终端里也能聊天，太好了", now - 3 * day + 60_000)
-            _ = try put(withAlice, alice, me, 110, custom(["type": "image", "objectKey": imageKey, "url": "", "expireAt": 0, "w": 96, "h": 64]),
-                        now - 2 * day)
+            let image = try put(withAlice, alice, me, 110, custom(["type": "image", "objectKey": imageKey, "url": "", "expireAt": 0,
+                                                                   "w": 96, "h": 64]),
+                                now - 2 * day)
             let oops = try put(withAlice, me, alice, 101, "这条消息发错了", now - 2 * day + 30_000)
             let notice = try put(withAlice, me, alice, 2101, MessageService.json(["clientMsgID": oops.clientMsgID]),
                                  now - 2 * day + 40_000, control: true)
             try tx.messages.markRevoked(id: oops.id, noticeSeq: notice.seq)
             try messages.scrubLog(messageId: oops.id, in: tx)
-            _ = try put(withAlice, alice, me, 110, custom(["type": "audio", "objectKey": voiceKey, "url": "", "expireAt": 0, "durationSec": 12]),
-                        now - day)
+            let voice = try put(withAlice, alice, me, 110, custom(["type": "audio", "objectKey": voiceKey, "url": "", "expireAt": 0,
+                                                                   "durationSec": 12]),
+                                now - day)
             _ = try put(withAlice, me, alice, 101, "收到语音了，晚点回你。\n第二行：中文、English 和 emoji 😀 混排", now - day + 120_000)
             _ = try put(withAlice, alice, me, 101, "好的，发消息给我试试，我会回复你", now - 3_600_000)
             var pinned = try conversations.member(withAlice, uid: me, in: tx)
@@ -86,14 +88,15 @@ struct DemoSeeder {
             // Bob: came from a signal, a signal quote, a flash image, unread messages.
             _ = try put(withBob, me, bob, 110, custom(["type": "signal_quote", "signalId": signal, "replyContent": "算我一个",
                                                         "signalContent": "周末有人一起去爬香山吗？"]), now - 2 * 3_600_000)
-            _ = try put(withBob, bob, me, 110, custom(["type": "flash_image", "objectKey": flashKey, "url": "", "expireAt": 0]),
-                        now - 20 * 60_000)
+            let flash = try put(withBob, bob, me, 110, custom(["type": "flash_image", "objectKey": flashKey, "url": "", "expireAt": 0]),
+                                now - 20 * 60_000)
             _ = try put(withBob, bob, me, 101, "给你发了张闪照，只能看一次哦", now - 19 * 60_000)
             _ = try put(withBob, bob, me, 101, "周六早上八点，香山东门见？", now - 5 * 60_000)
             try tx.conversations.markOpened(withBob)
             try tx.signals.markOpened(reply: Int(bobReply) ?? 0)
-            for (key, conv) in [(imageKey, withAlice), (voiceKey, withAlice), (flashKey, withBob)] {
-                try tx.media.grant(key, conversationId: conv, messageId: 0)
+            // Each grant names its message: a member reads what was sent while they were in (PROTOCOL.md v4).
+            for (key, row) in [(imageKey, image), (voiceKey, voice), (flashKey, flash)] {
+                try tx.media.grant(key, conversationId: row.conversationId, messageId: row.id)
             }
         }
         try seedGroup(me: me, alice: alice, bob: bob, carol: carol, now: now)

@@ -283,6 +283,14 @@ enum SQLiteMigrations {
                 t.column("amount", .integer).notNull()
             }
             try db.create(index: "usage_uid_kind_at", on: "usage", columns: ["uid", "kind", "at"])
+            // The demo seeded its grants with message 0; a grant now counts
+            // for the span its message is in, so each is given its message.
+            try db.execute(sql: """
+                UPDATE OR IGNORE media_grant SET messageId = COALESCE((SELECT m.id FROM message m
+                    WHERE m.conversationId = media_grant.conversationId AND instr(m.content, media_grant.objectKey) > 0
+                    ORDER BY m.id LIMIT 1), 0)
+                WHERE messageId = 0
+                """)
         }
         return m
     }

@@ -144,10 +144,29 @@ public enum DesktopNotifier {
 
     /// The argument list for `notify-send`; start it through `Process` with
     /// these arguments, never through a shell. `--` keeps a title that
-    /// starts with "-" from being read as an option.
+    /// starts with "-" from being read as an option. Notification daemons
+    /// read the body as markup (the specification's `<b>`, `<a href>`,
+    /// `<img>`), so its `&`, `<` and `>` are written as entities: a message
+    /// shows as typed and cannot make a link. The summary is plain text by
+    /// the specification and goes as it is.
     public static func notifySendArguments(for notification: DesktopNotification) -> [String] {
         let clean = DesktopNotification(title: notification.title, body: notification.body)
-        return ["--app-name=Tongban", "--", clean.title, clean.body]
+        return ["--app-name=Tongban", "--", clean.title, escapingMarkup(clean.body)]
+    }
+
+    /// One pass over the scalars: the `&` of an entity written here is never
+    /// escaped again (what "`&` first" guards against in chained replaces).
+    static func escapingMarkup(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": result.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": result.append(contentsOf: "&gt;".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// The full path of the executable regular file `name` in the first

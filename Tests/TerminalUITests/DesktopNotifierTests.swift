@@ -187,6 +187,27 @@ import Testing
         #expect(DesktopNotifier.notifySendArguments(for: n) == ["--app-name=Tongban", "--", "-rf --help", "line one"])
     }
 
+    /// notify-send's body is markup to the notification daemon: a message
+    /// shows as typed, never as bold text or a link; `&` is escaped first,
+    /// so an entity typed in a message is not read as one either.
+    @Test func notifySendEscapesMarkupInTheBody() {
+        let n = DesktopNotification(title: "<b>Alice</b> & Bob", body: "<a href=\"http://x.test\">点我</a> & 1 < 2 > 0 &amp;")
+        let arguments = DesktopNotifier.notifySendArguments(for: n)
+        #expect(arguments == ["--app-name=Tongban", "--", "<b>Alice</b> & Bob",
+                              "&lt;a href=\"http://x.test\"&gt;点我&lt;/a&gt; &amp; 1 &lt; 2 &gt; 0 &amp;amp;"])
+        let body = arguments.last ?? ""
+        #expect(!body.contains("<") && !body.contains(">"), "no tag survives")
+        #expect(DesktopNotifier.notifySendArguments(for: DesktopNotification(title: "t", body: "你好 👋")).last == "你好 👋")
+    }
+
+    @Test func escapingMarkupIsTheBodysOnlyChange() {
+        #expect(DesktopNotifier.escapingMarkup("&&<<>>") == "&amp;&amp;&lt;&lt;&gt;&gt;")
+        #expect(DesktopNotifier.escapingMarkup("&lt;") == "&amp;lt;", "an entity typed is shown, not read")
+        // The escapes never reach the terminal sequences, which are no markup.
+        let n = DesktopNotification(title: "A", body: "1 < 2 & 3")
+        #expect(DesktopNotifier.escapeSequence(for: n, method: .osc9, insideTmux: false) == "\u{1B}]9;A: 1 < 2 & 3\u{07}")
+    }
+
     @Test func findsOnlyExecutableRegularFiles() throws {
         let files = FileManager.default
         let dir = files.temporaryDirectory.appendingPathComponent("tongban-notify-\(UUID().uuidString)").path

@@ -16,6 +16,8 @@ func server(_ tweak: @Sendable (inout ServerConfig) -> Void = { _ in }) async th
     var l = Logger(label: "vm-test")
     l.logLevel = .error
     c.logger = l
+    // Tests send hundreds of messages as fast as they can; none is about a limit.
+    c.limits = .unlimited
     tweak(&c)
     return try await ChatServerApp.start(config: c)
 }

@@ -48,6 +48,9 @@ func requireWellFormedEvent(_ event: SyncEvent) {
         for text in [c.username, c.remark, c.avatar, c.account ?? "", c.signature ?? ""] { requireShowable(text, keepNewlines: false) }
     case .friendRequest(let r):
         for text in [r.from.username, r.to.username, r.message] { requireShowable(text, keepNewlines: false) }
+    case .newLogin(let s):
+        // The status line and my page draw the device's words, sanitised.
+        requireShowable(s.userAgent, keepNewlines: false)
     }
     requireCodableRoundTrip(event, "SyncEvent")
     // What the server stores and later splices into a page: JSONSyntax must

@@ -226,4 +226,27 @@ extension Session {
         try await api.kick(groupId: gid, userId: uid)
         _ = try? await sync.pull()
     }
+
+    /// v4: "Bob、Carol 未能加入" for the people a group's creation or an
+    /// invitation left out, by display name and never saying why (a block
+    /// stays private); nil when everyone asked for is in.
+    public func notAddedNotice(_ info: GroupInfo, localizer l: Localizer) async -> String? {
+        let names = await displayNames(of: (info.notAdded ?? []).map(\.userId))
+        guard !names.isEmpty else { return nil }
+        let list = names.map(TerminalSanitizer.oneLine).joined(separator: l.string("group.listSeparator"))
+        return l.string("group.notAdded", ["names": list])
+    }
+
+    /// Display names of users by imUid: the cached profiles, else the
+    /// server's (then cached); one neither knows keeps its imUid.
+    func displayNames(of imUids: [String]) async -> [String] {
+        let uids = imUids.compactMap(ConversationIDHelper.uid(fromImUid:))
+        var known = (try? store.profiles(uids: uids)) ?? [:]
+        let missing = uids.filter { known[$0] == nil }
+        if !missing.isEmpty, let fetched = try? await api.profiles(missing) {
+            try? store.saveProfiles(fetched)
+            for p in fetched { known[p.uid] = p }
+        }
+        return imUids.map { id in ConversationIDHelper.uid(fromImUid: id).flatMap { known[$0]?.username } ?? id }
+    }
 }

@@ -117,4 +117,19 @@ extension Session {
     public func devices() async throws -> [SessionInfo] { try await api.sessions() }
 
     public func signOut(device sessionId: String) async throws { try await api.revokeSession(sessionId) }
+
+    /// v4: a new password; my other devices are signed out, this one stays.
+    /// A new one of the wrong length is refused here, before any request.
+    /// A wrong current password and a token the server dropped both answer
+    /// 401: a call with the token alone tells them apart (refused too, the
+    /// login has ended, and ends here as at any 401).
+    public func changePassword(current: String, new: String) async throws {
+        if let problem = AccountRules.problem(password: new) { throw problem }
+        do {
+            try await api.changePassword(old: current, new: new)
+        } catch let e as APIError where e.code == .unauthorized {
+            _ = try await api.me()
+            throw AccountRules.Problem.wrongCurrentPassword
+        }
+    }
 }

@@ -15,12 +15,21 @@ public final class Session: Sendable {
         public var token: String
         /// The CA file the login trusted (ClientTLS); later runs trust it too.
         public var caFile: String?
+        /// v4: this login's session, as `/auth/sessions` and `new_login` name
+        /// it, and when the server made it (its clock, ms). Nil for a login
+        /// saved before v4 or a server that does not say.
+        public var sessionId: String?
+        public var signedInAt: Int?
 
         public init(server: String, account: String, uid: Int, imUid: String, username: String, token: String,
-                    caFile: String? = nil) {
+                    caFile: String? = nil, sessionId: String? = nil, signedInAt: Int? = nil) {
             self.server = server; self.account = account; self.uid = uid
             self.imUid = imUid; self.username = username; self.token = token; self.caFile = caFile
+            self.sessionId = sessionId; self.signedInAt = signedInAt
         }
+
+        /// What tells this device's own sign-in from other devices' ones.
+        public var ownLogin: OwnLogin { OwnLogin(sessionId: sessionId, signedInAt: signedInAt) }
 
         /// `--ca-file` / `TONGBAN_CA_FILE` first, then the login's own.
         var trustedCAFile: String? { ClientTLS.caFile ?? caFile }
@@ -56,7 +65,7 @@ public final class Session: Sendable {
         self.paths = paths
         self.api = api
         store = try ChatStore(paths: paths, server: credentials.server, uid: credentials.uid)
-        sync = SyncEngine(api: api, store: store, timing: timing)
+        sync = SyncEngine(api: api, store: store, timing: timing, ownLogin: credentials.ownLogin)
         // A 401 to any call (a send, an action, a pull) ends the login, as the socket's 4001 does.
         let engine = sync
         (api as? APIClient)?.onUnauthorized { [weak engine] in engine?.loginEnded() }
@@ -79,9 +88,20 @@ public final class Session: Sendable {
         let api = APIClient(baseURL: server)
         let auth = try await api.login(account: account, password: password)
         let creds = Credentials(server: api.baseURL, account: account, uid: auth.uid, imUid: auth.imUid,
-                                username: auth.username, token: auth.token, caFile: api.caFile)
+                                username: auth.username, token: auth.token, caFile: api.caFile, sessionId: auth.sessionId,
+                                signedInAt: await signedInAt(auth, on: api))
         try save(creds, paths: paths)
         return creds
+    }
+
+    /// When the server made this login, by its own clock (as `new_login`
+    /// events carry theirs): the sign-ins logged before it are no news to
+    /// this device, which pulls them too when its store is new. Nil when
+    /// the server does not say; every other sign-in is news then.
+    static func signedInAt(_ auth: AuthResponse, on api: APIClient) async -> Int? {
+        guard let id = auth.sessionId else { return nil }
+        api.token = auth.token
+        return (try? await api.sessions())?.first { $0.sessionId == id }?.createdAt
     }
 
     /// Creates the account (PROTOCOL.md `/auth/register`), logs it in and
@@ -98,8 +118,9 @@ public final class Session: Sendable {
         } catch let e as APIError where e.code == .conflict {
             throw AccountRules.Problem.accountTaken(account)
         }
+        // A new account's log holds no earlier sign-in: every later one is news.
         let creds = Credentials(server: api.baseURL, account: account, uid: auth.uid, imUid: auth.imUid,
-                                username: auth.username, token: auth.token, caFile: api.caFile)
+                                username: auth.username, token: auth.token, caFile: api.caFile, sessionId: auth.sessionId)
         try save(creds, paths: paths)
         return creds
     }

@@ -40,4 +40,8 @@ extension FakeChatAPI {
     public func revokeSession(_ sessionId: String) async throws {
         try await call(.revokeSession) { try await $0.revokeSession(sessionId) }
     }
+
+    public func changePassword(old: String, new: String) async throws {
+        try await call(.changePassword) { try await $0.changePassword(old: old, new: new) }
+    }
 }

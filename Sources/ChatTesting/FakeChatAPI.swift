@@ -29,7 +29,7 @@ public final class FakeChatAPI: ChatAPI {
     public enum Endpoint: String, Sendable, CaseIterable {
         case register, login, logout, me, searchUsers, rename, profiles
         case updateProfile, settings, setSettings, requestFriend, friendRequests, respondFriend, friends, removeFriend
-        case remark, block, unblock, blocked, sessions, revokeSession
+        case remark, block, unblock, blocked, sessions, revokeSession, changePassword
         case send, revoke, react, edit, deleteMessages, history
         case addFavorite, favorites, removeFavorite
         case conversations, startConversation, pin, markRead, deleteConversation, clearConversation, mute

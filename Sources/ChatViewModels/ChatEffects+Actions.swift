@@ -225,14 +225,16 @@ extension ChatEffects {
 
     /// One call to the server, then what it changed (a refusal comes back
     /// in words). `members` resolves a name to kick among the members first.
+    /// An invitation that left people out says who, on the status line.
     public func group(_ command: GroupCommand, in c: Conversation, members: [GroupMember], emit: Emit) async {
         guard let gid = c.groupId else { return }
+        var notice: String?
         do {
             switch command {
             case .invite(let names):
                 var uids: [Int] = []
                 for n in names { uids.append(try await session.user(named: n).uid) }
-                try await session.invite(uids, to: gid)
+                notice = await session.notAddedNotice(try await session.invite(uids, to: gid), localizer: localizer)
             case .kick(let name):
                 var uid = members.first { $0.isNamed(name) }?.uid
                 if uid == nil { uid = try await session.user(named: name).uid }
@@ -247,6 +249,7 @@ extension ChatEffects {
             _ = try? await session.sync.pull()
             try? await session.refreshGroup(gid)
             await emit(.groupChanged)
+            if let notice { await emit(.notice(notice)) }
         } catch {
             await emit(.failed(describe(error)))
         }

@@ -88,11 +88,13 @@ public struct ListEffects {
         return true
     }
 
-    /// Creates a group with me as owner and `memberIds` in it; returns its conversation id.
+    /// Creates a group with me as owner and `memberIds` in it; returns its
+    /// conversation id. Who was left out is said (`.notice`), never why.
     public func createGroup(name: String, uniqueName: String, memberIds: [Int], emit: Emit) async -> String? {
         do {
             let info = try await session.createGroup(CreateGroupRequest(name: name, uniqueName: uniqueName, memberIds: memberIds))
             if let list = read() { await emit(.stored(list)) }
+            if let notice = await session.notAddedNotice(info, localizer: localizer) { await emit(.notice(notice)) }
             return info.conversationId
         } catch {
             await emit(.failed(ServerWords.failed("error.createGroup", error, localizer)))

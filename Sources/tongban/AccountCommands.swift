@@ -3,6 +3,7 @@ import ChatCore
 import ChatStore
 import ChatSync
 import Foundation
+import TongbanTUI
 
 /// The password from standard input (`--password-stdin`), else $TONGBAN_PASSWORD.
 func readPassword(fromStdin: Bool) throws -> String {
@@ -75,6 +76,24 @@ struct Register: AsyncParsableCommand {
             try await firstSync(creds, paths: common.paths)
         } catch let e where e is AccountRules.Problem || e is APIError {
             throw CLIError(AccountRules.describe(e, server: server, localizer: L))
+        }
+    }
+}
+
+/// v4: a new password; the account's other devices are signed out, this
+/// login stays.
+struct Password: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change your password (8-128 characters); your other devices are signed out.",
+        discussion: "On a terminal the passwords are asked without echo, the new one twice. When standard input is not a terminal it must hold two lines: the current password, then the new one.")
+    @OptionGroup var common: Common
+
+    func run() async throws {
+        let session = try await common.session()
+        let form = PasswordChangeForm(session: session, localizer: L, interactive: isatty(STDIN_FILENO) == 1)
+        switch await form.run() {
+        case .changed(let words): out(words)
+        case .failed(let words): throw CLIError(words)
         }
     }
 }

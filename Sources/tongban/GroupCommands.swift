@@ -28,6 +28,8 @@ struct GroupCommand: AsyncParsableCommand {
                                                                          notice: notice))
             }
             out(L.string("cli.group.created", ["name": info.name, "unique": info.uniqueName, "count": String(info.memberCount)]))
+            // Who was left out, never why (PROTOCOL.md v4): they may still join by the unique name.
+            if let notice = await session.notAddedNotice(info, localizer: L) { out(notice) }
         }
     }
 
@@ -58,6 +60,7 @@ struct GroupCommand: AsyncParsableCommand {
                 return try await session.invite(uids, to: gid)
             }
             out(L.string("cli.group.invited", ["name": info.name, "count": String(info.memberCount)]))
+            if let notice = await session.notAddedNotice(info, localizer: L) { out(notice) }
         }
     }
 

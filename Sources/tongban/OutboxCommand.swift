@@ -52,7 +52,7 @@ struct OutboxList: AsyncParsableCommand {
         }
         if lines.isEmpty { out(L.string("cli.outbox.empty")) }
         for l in lines {
-            let why = l.lastError.map { "  (\($0))" } ?? ""
+            let why = l.lastError.map { "  (\(MessageStatus.words(forReason: $0, L)))" } ?? ""
             out("\(L.string("cli.outbox." + l.state))  \(TerminalSanitizer.oneLine(l.conversation))  "
                 + "\(TerminalSanitizer.oneLine(l.summary))  \(l.id)\(why)")
         }
@@ -84,7 +84,7 @@ struct OutboxRetry: AsyncParsableCommand {
         case .sent(let seq): out(L.string("cli.sent", ["seq": String(seq)]))
         case .failed(let reason): throw CLIError(failedText(reason))
         case .held: out(L.string("cli.held"))
-        case .queued(let reason): out(L.string("cli.queued", ["reason": reason]))
+        case .queued(let reason): out(L.string("cli.queued", ["reason": MessageStatus.words(forReason: reason, L)]))
         case .gone: throw CLIError(L.string("cli.outbox.noSuch", ["id": id]))
         }
     }
@@ -114,6 +114,8 @@ struct OutboxDiscard: AsyncParsableCommand {
         }
         _ = await session.sendQueue.drain()
         let left = try session.reader.outboxState()
-        if left.queued > 0, let why = left.lastError { out(L.string("cli.queued", ["reason": why])) }
+        if left.queued > 0, let why = left.lastError {
+            out(L.string("cli.queued", ["reason": MessageStatus.words(forReason: why, L)]))
+        }
     }
 }

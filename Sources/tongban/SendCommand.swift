@@ -52,10 +52,11 @@ struct Send: AsyncParsableCommand {
                 try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": L.string("cli.heldReason")]))
             }
         case .queued(let reason):
+            let why = MessageStatus.words(forReason: reason, L)
             if queue {
-                out(L.string("cli.queued", ["reason": reason]))
+                out(L.string("cli.queued", ["reason": why]))
             } else {
-                try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": reason + L.string("cli.notQueued")]))
+                try await settleAsFailed(repo, record, L.string("cli.failed", ["reason": why + L.string("cli.notQueued")]))
             }
         }
     }
@@ -71,7 +72,7 @@ struct Send: AsyncParsableCommand {
         case .gone:
             throw CLIError(message)
         case .failed(let reason), .queued(let reason):
-            errOut(L.string("cli.unknown", ["reason": reason]))
+            errOut(L.string("cli.unknown", ["reason": MessageStatus.words(forReason: reason, L)]))
             throw ExitCode(75)
         case .held:
             errOut(L.string("cli.unknown", ["reason": L.string("cli.heldReason")]))
@@ -143,7 +144,8 @@ struct Send: AsyncParsableCommand {
 }
 
 /// A refused send in the user's words: the receiver's refusal (`blocked`)
-/// has its own, the rest say the server's reason.
+/// has its own, a spent upload quota says so, the rest say the server's reason.
 func failedText(_ reason: String) -> String {
-    reason == MessageStatus.blockedReason ? L.string("send.blocked") : L.string("cli.failed", ["reason": reason])
+    reason == MessageStatus.blockedReason
+        ? L.string("send.blocked") : L.string("cli.failed", ["reason": MessageStatus.words(forReason: reason, L)])
 }

@@ -181,8 +181,8 @@ import Testing
         #expect(Update.apply(.key(.char("n")), to: &s, Self.zh).isEmpty)
         _ = Update.apply(.key(.char("x")), to: &s, Self.zh)
         #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.signOutDevice("there"))])
-        // 退出登录 asks too; y gives the login up.
-        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        // 退出登录 (below 修改密码) asks too; y gives the login up.
+        for _ in 0..<2 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
         _ = Update.apply(.key(.enter), to: &s, Self.zh)
         #expect(Update.apply(.key(.char("y")), to: &s, Self.zh) == [.people(.logout)])
         _ = Update.apply(.people(.loggedOut), to: &s, Self.zh)

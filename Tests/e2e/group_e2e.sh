@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Groups end to end: `me` in the full-screen client (tmux, 120x40), Alice and
 # Carol on the scripting commands, all against one real tongban-server.
-# Create, invite, mention, mute, leave.
+# Create, invite, mention, mute, leave; who a group left out, a sign-in
+# elsewhere and a new password (PROTOCOL.md v4).
 set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-group-e2e.XXXXXX)
@@ -129,7 +130,28 @@ tmux send-keys -t "$SESSION" y
 expect_screen "你 将 Carol 卡罗尔 移出了群聊"
 expect_screen "家人群（1人）"
 
+# v4: who does not take Alice is left out of her group and named, never why.
+tb carol block alice >/dev/null
+made=$(tb alice group create 读书会 --unique readers --member carol --member me)
+grep -qF "Carol 卡罗尔 未能加入" <<<"$made" || fail "group create did not say who was left out: $made"
+invited=$(TONGBAN_LANG=en tb alice group invite --group readers carol)
+grep -qF "Carol 卡罗尔 could not be added" <<<"$invited" || fail "group invite did not say who was left out: $invited"
+
+# v4: my account signs in elsewhere: my screen says so, with the way to sign it out.
+echo tongban-demo | tb me2 login --server "http://127.0.0.1:$PORT" --account me --password-stdin >/dev/null
+expect_screen "你的账号在新设备上登录（不是你？按 u 打开我的信息，选中它按 x 让它退出）：tongban-terminal"
+
 tmux send-keys -t "$SESSION" q
 for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
 if [ -s "$WORK/tui.err" ]; then echo "stderr of the client:"; cat "$WORK/tui.err"; fi
-echo "group e2e OK: create, invite, mention, mute and leave across three users; a group made and managed in the client"
+
+# v4: a new password from the second login (piped: current, then new) signs the first out.
+printf 'not-my-password\nnew-password-1\n' | tb me2 password >"$WORK/pw.out" 2>&1 && fail "a wrong current password was taken"
+grep -qF "修改密码失败：当前密码不正确" "$WORK/pw.out" || fail "wrong current password: $(cat "$WORK/pw.out")"
+changed=$(printf 'tongban-demo\nnew-password-1\n' | tb me2 password) || fail "password: $changed"
+[ "$changed" = "密码已修改，其他设备已退出登录" ] || fail "password said: $changed"
+tb me ls >"$WORK/ls.out" 2>&1 && fail "the first login still works"
+grep -qF "登录已失效，请重新登录" "$WORK/ls.out" || fail "the first login's refusal: $(cat "$WORK/ls.out")"
+echo new-password-1 | tb me3 login --server "http://127.0.0.1:$PORT" --account me --password-stdin >/dev/null || fail "new password"
+echo "group e2e OK: create, invite, mention, mute and leave across three users; a group made and managed in the client;" \
+  "who was not added, a sign-in elsewhere and a new password"

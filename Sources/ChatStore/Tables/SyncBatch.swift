@@ -18,6 +18,8 @@ public struct AppliedChanges: Sendable, Hashable {
     public var peopleChanged = false
     /// Requests to me that arrived pending (what a notification shows).
     public var newRequests: [FriendRequest] = []
+    /// v4: the account signed in on other devices (what the app tells the user).
+    public var newLogins: [NewLoginSession] = []
     public init() {}
 
     /// Adds a later batch's changes (its newest incoming messages win).
@@ -30,6 +32,7 @@ public struct AppliedChanges: Sendable, Hashable {
         newestIncoming.merge(later.newestIncoming, uniquingKeysWith: { $1 })
         peopleChanged = peopleChanged || later.peopleChanged
         newRequests += later.newRequests
+        newLogins += later.newLogins
     }
 }
 
@@ -93,6 +96,8 @@ enum SyncBatch {
                 try ContactTable.apply(request, db: db)
                 changes.peopleChanged = true
                 if request.status == .pending, request.to.uid == me.uid { changes.newRequests.append(request) }
+            case .newLogin(let session):
+                changes.newLogins.append(session)
             }
         }
         for (id, records) in touched {

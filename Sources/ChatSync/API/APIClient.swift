@@ -93,9 +93,12 @@ public final class APIClient: ChatAPI {
     }()
 
     /// `sent`, when given, hears how many bytes of `body` the connection has
-    /// taken so far (the body then goes out in chunks).
+    /// taken so far (the body then goes out in chunks). `tokenRefusedOn401`:
+    /// whether a 401 means the server no longer takes the token (false for
+    /// a call whose 401 says something else: a wrong current password).
     func call(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
-              timeout: TimeAmount? = nil, sent: (@Sendable (Int) -> Void)? = nil) async throws -> (Int, Data) {
+              timeout: TimeAmount? = nil, sent: (@Sendable (Int) -> Void)? = nil,
+              tokenRefusedOn401: Bool = true) async throws -> (Int, Data) {
         var request = HTTPTransportRequest(method: method.rawValue, url: baseURL + path)
         if let token { request.headers["Authorization"] = "Bearer \(token)" }
         request.headers["User-Agent"] = Self.userAgent
@@ -112,7 +115,9 @@ public final class APIClient: ChatAPI {
             throw Self.classify(error)
         }
         guard (200..<300).contains(reply.status) else {
-            if reply.status == 401, request.headers["Authorization"] != nil { unauthorizedHook.withLock { $0 }?.run() }
+            if reply.status == 401, tokenRefusedOn401, request.headers["Authorization"] != nil {
+                unauthorizedHook.withLock { $0 }?.run()
+            }
             throw Self.refusal(reply)
         }
         return (reply.status, reply.body)
@@ -247,6 +252,13 @@ public final class APIClient: ChatAPI {
 
     public func revokeSession(_ sessionId: String) async throws {
         try await noContent(.POST, "/auth/sessions/revoke", body: RevokeSessionRequest(sessionId: sessionId))
+    }
+
+    /// v4: a wrong current password is a 401 too, so this call's 401 does
+    /// not end the login by itself (`Session.changePassword` asks again).
+    public func changePassword(old: String, new: String) async throws {
+        let body = try JSONEncoder().encode(ChangePasswordRequest(old: old, new: new))
+        _ = try await call(.POST, "/auth/password", body: body, tokenRefusedOn401: false)
     }
 
     // MARK: - Messages

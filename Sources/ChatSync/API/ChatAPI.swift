@@ -43,6 +43,9 @@ public protocol ChatAPI: Sendable {
     func blocked() async throws -> [UserBasicInfo]
     func sessions() async throws -> [SessionInfo]
     func revokeSession(_ sessionId: String) async throws
+    /// v4: a new password; the caller's other sessions are signed out, its
+    /// own stays. A wrong `old` is a 401 `unauthorized`.
+    func changePassword(old: String, new: String) async throws
 
     // MARK: Messages
 

@@ -289,6 +289,17 @@ public actor SendQueue {
 
     enum Outcome { case done, transient(String, mayHaveArrived: Bool) }
 
+    /// What a refused send keeps as its reason: the refusals the screen and
+    /// the CLI say in the user's words are kept as markers, the rest as the
+    /// server said them.
+    static func refusalReason(_ e: APIError) -> String {
+        switch e.code {
+        case .blocked?: MessageStatus.blockedReason
+        case .quota?: MessageStatus.quotaReason
+        default: e.description
+        }
+    }
+
     func sendOne(_ row: OutboxItem) async -> Outcome {
         var content = row.content
         do {
@@ -330,8 +341,7 @@ public actor SendQueue {
         } catch let e as APIError where e.isPermanent && !e.isBadResponse {
             logger.notice("send \(row.clientMsgID) refused: \(e)")
             do {
-                try store.markFailed(clientMsgID: row.clientMsgID,
-                                     reason: e.code == .blocked ? MessageStatus.blockedReason : e.description)
+                try store.markFailed(clientMsgID: row.clientMsgID, reason: Self.refusalReason(e))
             } catch {
                 // Not recorded: try again later rather than at once.
                 return .transient(SyncEngine.reason(error), mayHaveArrived: true)
@@ -339,7 +349,8 @@ public actor SendQueue {
             return .done
         } catch let e as APIError {
             // An answer we could not read may be a success: never a refusal.
-            return .transient(SyncEngine.reason(e), mayHaveArrived: !e.neverReachedServer)
+            let why = e.code == .rateLimited ? MessageStatus.rateLimitedReason : SyncEngine.reason(e)
+            return .transient(why, mayHaveArrived: !e.neverReachedServer)
         } catch {
             // A store error, or anything else: nothing says the server did not apply it.
             return .transient(SyncEngine.reason(error), mayHaveArrived: true)

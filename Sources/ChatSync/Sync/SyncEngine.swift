@@ -83,10 +83,13 @@ public final class SyncEngine: Sendable {
 
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
+    /// This device's sign-in: which pulled `new_login` events are news.
+    let ownLogin: OwnLogin
 
     public init(api: any ChatAPI, store: ChatStore, timing: Timing = Timing(), pushURL: String? = nil,
-                logger: Logger = Logger(label: "tongban.sync")) {
-        self.api = api; self.store = store; self.timing = timing; self.pushURL = pushURL; self.logger = logger
+                ownLogin: OwnLogin = OwnLogin(), logger: Logger = Logger(label: "tongban.sync")) {
+        self.api = api; self.store = store; self.timing = timing; self.pushURL = pushURL; self.ownLogin = ownLogin
+        self.logger = logger
     }
 
     /// The socket to connect, nil when neither this engine nor the API has
@@ -169,7 +172,7 @@ public final class SyncEngine: Sendable {
                 continue
             }
             if page.skippedEvents > 0 { logger.notice("skipped \(page.skippedEvents) sync events of unknown kinds") }
-            let changes: AppliedChanges
+            var changes: AppliedChanges
             do {
                 changes = try store.apply(events: page.events, cursor: max(page.cursor, cursor))
             } catch where StoreError.isDiskFull(error) {
@@ -180,10 +183,13 @@ public final class SyncEngine: Sendable {
                 throw error
             }
             if storeFull.withLock({ full in defer { full = false }; return full }) { emit(.storage(full: false)) }
+            changes.newLogins = ownLogin.news(changes.newLogins)
             total.merge(changes)
             let advanced = page.cursor > cursor
             cursor = max(page.cursor, cursor)
-            if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty { emit(.applied(changes)) }
+            if !changes.conversationIds.isEmpty || !changes.updatedClientMsgIDs.isEmpty || !changes.newLogins.isEmpty {
+                emit(.applied(changes))
+            }
             if !page.hasMore { break }
             if !advanced {
                 // "More" without moving the cursor would ask for the same page forever.

@@ -126,6 +126,13 @@ struct Binding: Sendable {
         table.first { $0.action == action }?.scope
     }
 
+    /// The key a text names for `action`: the one `keys.json` bound to it,
+    /// else its first default key ("u").
+    static func keyName(of action: Action, _ keyMap: KeyMap) -> String {
+        let key = keyMap.rebound.first { $0.action == action.rawValue }?.key ?? table.first { $0.action == action }?.keys.first
+        return key.map(KeyMap.name(of:)) ?? ""
+    }
+
     /// The status line's key hints for a pane, from the table: `j/k 移动
     /// Enter 打开 …`. A key `keys.json` bound to an action is named first.
     /// `onRoom`: the list's selected row is a room, which `d` leaves and `p` cannot pin.

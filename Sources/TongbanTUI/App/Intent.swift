@@ -170,6 +170,8 @@ enum PeopleCommand: Equatable {
     case setAvatar(path: String)
     case acceptStrangers(Bool)
     case signOutDevice(String)
+    /// v4: a new password (my other devices are signed out).
+    case changePassword(current: String, new: String)
     case logout
     /// A peer's page (`,` in a single chat).
     case openPeer(uid: Int)

@@ -106,7 +106,8 @@ struct AddFriendForm: Equatable {
     var message = ""
 }
 
-/// 我的信息: my profile, the strangers switch, my devices, logging out.
+/// 我的信息: my profile, the strangers switch, my devices, changing the
+/// password, logging out.
 struct MyPage: Equatable {
     enum Field: Equatable { case name, signature, avatar }
     enum Ask: Equatable {
@@ -118,6 +119,7 @@ struct MyPage: Equatable {
         case field(Field)
         case strangers
         case device(SessionInfo)
+        case password
         case logout
     }
 
@@ -130,9 +132,45 @@ struct MyPage: Equatable {
     var text = ""
     /// A y/N question on the page's last line.
     var asking: Ask?
+    /// The password being changed (v4), nil when not.
+    var password: PasswordForm?
 
     var rows: [Row] {
-        [.field(.name), .field(.signature), .field(.avatar), .strangers] + devices.map(Row.device) + [.logout]
+        [.field(.name), .field(.signature), .field(.avatar), .strangers] + devices.map(Row.device) + [.password, .logout]
+    }
+}
+
+/// Changing my password on my page (v4): the current one, the new one and
+/// the new one again, asked in turn. The screen draws a star per
+/// character, never the characters.
+struct PasswordForm: Equatable {
+    enum Step: Equatable, CaseIterable { case current, new, again }
+    var step = Step.current
+    var current = ""
+    var new = ""
+    var again = ""
+
+    /// What is typed at `step`.
+    var typed: String {
+        get { self[step] }
+        set { self[step] = newValue }
+    }
+
+    subscript(step: Step) -> String {
+        get {
+            switch step {
+            case .current: current
+            case .new: new
+            case .again: again
+            }
+        }
+        set {
+            switch step {
+            case .current: current = newValue
+            case .new: new = newValue
+            case .again: again = newValue
+            }
+        }
     }
 }
 

@@ -59,6 +59,22 @@ extension Update {
         return effects
     }
 
+    /// v4: my account signed in on another device: said on the status line
+    /// and the desktop with how to sign it out (my page's devices, `x`); an
+    /// open page of mine lists it. The device names itself, so its words
+    /// are cleaned to one line, and come last: a narrow status line cuts
+    /// them, not the way to sign it out.
+    static func newLogin(_ changes: AppliedChanges, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        guard let login = changes.newLogins.last else { return [] }
+        var agent = TerminalSanitizer.oneLine(login.userAgent).trimmingCharacters(in: .whitespaces)
+        if agent.isEmpty { agent = L.string("people.unknownDevice") }
+        let text = L.string("people.newLogin", ["agent": agent, "key": Binding.keyName(of: .listMe, s.keyMap)])
+        s.status = text
+        var effects: [Effect] = [.notify(title: "Tongban", body: text)]
+        if case .me = s.mode { effects.append(.people(.loadMine)) }
+        return effects
+    }
+
     /// A picture to decode for a page (the thumbnails' path, keyed by objectKey).
     static func avatarWanted(_ key: String, _ s: inout AppState) -> [Effect] {
         guard s.thumbnails[key] == nil else { return [] }
@@ -183,9 +199,11 @@ extension Update {
 
     /// My page: ↑↓ move; Enter edits a field in place (Enter saves, Esc
     /// drops), flips the strangers switch, asks to log out; `x` on a device
-    /// asks to sign it out; y answers a question, anything else says no.
+    /// asks to sign it out; `p` (or Enter on its row) changes the password;
+    /// y answers a question, anything else says no.
     static func myPageKey(_ key: Key, _ page: MyPage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         var page = page
+        if let form = page.password { return passwordKey(key, form, page, &s, L) }
         if let asking = page.asking {
             page.asking = nil
             s.mode = .me(page)
@@ -244,14 +262,63 @@ extension Update {
                 return [.people(.acceptStrangers(!accept))]
             case .device(let d) where !d.current: page.asking = .signOutDevice(d)
             case .device: break
+            case .password: page.password = PasswordForm()
             case .logout: page.asking = .logout
             }
         case .char("x"):
             if case .device(let d) = row, !d.current { page.asking = .signOutDevice(d) }
+        case .char("p"): page.password = PasswordForm()
         default: return []
         }
         s.mode = .me(page)
         return []
+    }
+
+    /// Changing the password: what is typed shows as stars; Enter goes on
+    /// to the next question. A new password of the wrong length, or one not
+    /// typed the same twice, is asked for again before anything is sent;
+    /// Esc drops the lot.
+    static func passwordKey(_ key: Key, _ form: PasswordForm, _ page: MyPage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        var page = page, form = form
+        switch key {
+        case .escape: page.password = nil
+        case .backspace: if !form.typed.isEmpty { form.typed.removeLast() }
+        case .char(let c): form.typed.append(c)
+        // A pasted password keeps its spaces; only control characters (a trailing newline) go.
+        case .paste(let text): form.typed += String(text.unicodeScalars.filter { $0.properties.generalCategory != .control })
+        case .enter where !form.typed.isEmpty:
+            if form.step == .again && form.again == form.new {
+                page.password = nil
+                s.mode = .me(page)
+                return [.people(.changePassword(current: form.current, new: form.new))]
+            }
+            form = passwordStep(form, &s, L)
+        default: return []
+        }
+        if page.password != nil { page.password = form }
+        s.mode = .me(page)
+        return []
+    }
+
+    /// Enter on a question of the password form that does not send it:
+    /// the next question, or the new password asked again (and why).
+    static func passwordStep(_ form: PasswordForm, _ s: inout AppState, _ L: Localizer) -> PasswordForm {
+        var form = form
+        switch form.step {
+        case .current:
+            form.step = .new
+        case .new:
+            if let problem = AccountRules.problem(password: form.new) {
+                s.status = problem.text(L)
+                form.new = ""
+            } else {
+                form.step = .again
+            }
+        case .again:
+            s.status = L.string("password.mismatch")
+            (form.new, form.again, form.step) = ("", "", .new)
+        }
+        return form
     }
 
     /// A peer's page: `a` asks to be friends, `d` stops being friends (y/N),

@@ -32,7 +32,8 @@ enum Update {
             // read receipts); the notifications are the app's.
             var effects = chat(.sync(update), &s)
             if case .applied(let changes) = update {
-                effects = Alerts.notifications(changes, &s, L) + peopleChanged(changes, &s, L) + effects
+                effects = Alerts.notifications(changes, &s, L) + peopleChanged(changes, &s, L) + newLogin(changes, &s, L)
+                    + effects
             }
             return effects
         case .tick:

@@ -99,13 +99,15 @@ enum Bubbles {
             }
             if let why = m.errorReason {
                 // Still queued: behind a failed message, or the server was not reached yet.
-                let note = why == MessageStatus.heldReason ? c.L.string("ui.held") : c.L.string("ui.queued", ["reason": why])
+                let note = why == MessageStatus.heldReason
+                    ? c.L.string("ui.held") : c.L.string("ui.queued", ["reason": MessageStatus.words(forReason: why, c.L)])
                 out.append(BubbleLine(text: TextWrap.truncate(TerminalSanitizer.oneLine(note), width: c.width),
                                       style: Theme.dim, align: align))
             }
         } else if m.status == .failed {
-            let words = m.errorReason == MessageStatus.blockedReason ? "ui.failedBlocked" : "ui.failed"
-            out.append(BubbleLine(text: "✗ " + c.L.string(words), style: Theme.error, align: align))
+            let words = m.errorReason == MessageStatus.blockedReason ? c.L.string("ui.failedBlocked")
+                : m.errorReason == MessageStatus.quotaReason ? c.L.string("ui.failedQuota") : c.L.string("ui.failed")
+            out.append(BubbleLine(text: "✗ " + words, style: Theme.error, align: align))
         }
         if m.editedAt != nil { markEdited(&out, m, c) }
         if let row = reactionRow(m, c) { out.append(row) }

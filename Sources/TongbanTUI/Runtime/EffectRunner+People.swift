@@ -72,6 +72,12 @@ extension EffectRunner {
             guard await attempt("people.signOutFailed", { try await self.session.signOut(device: id) }) != nil else { return }
             await dispatch(.status(L.string("people.signedOutDevice", ["id": id])))
             await dispatch(.people(.mine(nil, nil, await attempt("people.loadFailed") { try await self.session.devices() })))
+        case .changePassword(let current, let new):
+            guard await attempt("password.failed", { try await self.session.changePassword(current: current, new: new) }) != nil
+            else { return }
+            // The server signed my other devices out: the page's list shows it.
+            await dispatch(.status(L.string("password.changed")))
+            await dispatch(.people(.mine(nil, nil, await attempt("people.loadFailed") { try await self.session.devices() })))
         case .logout:
             _ = try? await Session.logout(paths: session.paths)
             await dispatch(.people(.loggedOut))

@@ -208,12 +208,15 @@ enum PeopleWidget {
                 text = L.string("people.device", ["agent": TerminalSanitizer.oneLine(d.userAgent),
                                                   "seen": TimeLabel.text(d.lastSeenAt, L, now: s.now,
                                                                          utcOffsetSeconds: s.utcOffsetSeconds)]) + mark
+            case .password:
+                text = L.string("password.row")
             case .logout:
                 text = L.string("people.logout")
                 if !selected { style = Theme.error }
             }
             lines.append((text, style))
         }
+        if let form = page.password { return lines + passwordLines(form, L) }
         switch page.asking {
         case .signOutDevice(let d)?:
             lines.append((L.string("people.askSignOut", ["agent": TerminalSanitizer.oneLine(d.userAgent)]), Theme.error))
@@ -222,6 +225,20 @@ enum PeopleWidget {
         case nil:
             lines.append((L.string(page.editing == nil ? "people.meHint" : "people.editHint"), Theme.dim))
         }
+        return lines
+    }
+
+    /// The password form's three questions, each answer a star per
+    /// character (never the characters), the one being typed with the cursor.
+    static func passwordLines(_ form: PasswordForm, _ L: Localizer) -> [(String, Style)] {
+        let labels: [PasswordForm.Step: String] = [.current: "password.current", .new: "password.new", .again: "password.again"]
+        var lines: [(String, Style)] = [("", Style())]
+        for step in PasswordForm.Step.allCases {
+            let stars = String(repeating: "*", count: form[step].count)
+            let typing = step == form.step
+            lines.append((L.string(labels[step] ?? "") + stars + (typing ? "▏" : ""), typing ? Theme.prompt : Theme.dim))
+        }
+        lines.append((L.string("password.hint"), Theme.dim))
         return lines
     }
 

@@ -339,6 +339,13 @@ import Testing
         #expect(await socket.waitClosed() != nil, "and its socket closed")
         #expect(try await server.anonymous.post("/auth/login", LoginRequest(account: "pw_owner", password: "password-pw_owner")).status == 401)
         #expect(try await server.anonymous.post("/auth/login", LoginRequest(account: "pw_owner", password: "new-password-1")).status == 200)
+        // A stolen token guesses the password no faster here than at sign-in:
+        // the wrong current password above and the old one's sign-in count too.
+        for i in 0..<ServerLimits().failedLoginsPerAccount - 2 {
+            #expect(try await second.post("/auth/password", ChangePasswordRequest(old: "guess-\(i)-x", new: "new-password-2")).status == 401)
+        }
+        let throttled = try await second.post("/auth/password", ChangePasswordRequest(old: "new-password-1", new: "new-password-2"))
+        #expect(throttled.status == 429, "\(throttled.text)")
     }
 
     @Test func aNewLoginIsAnnouncedToTheOtherSessions() async throws {

@@ -31,7 +31,8 @@ struct AuthController {
             return Response(status: .noContent)
         }
         routes.post("password") { req, ctx -> Response in
-            try await auth.changePassword(caller: ctx.uid, token: ctx.token, try await read.decode(ChangePasswordRequest.self, req))
+            try await auth.changePassword(caller: ctx.uid, token: ctx.token, try await read.decode(ChangePasswordRequest.self, req),
+                                          address: address(req, ctx))
             return Response(status: .noContent)
         }
         routes.get("sessions") { _, ctx in json(try auth.sessions(caller: ctx.uid, token: ctx.token)) }

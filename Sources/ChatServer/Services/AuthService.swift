@@ -2,8 +2,9 @@ import ChatCore
 import Foundation
 import Synchronization
 
-/// Accounts, sign-in (throttled per account), bearer tokens and the
-/// per-user request rate.
+/// Accounts, sign-up and sign-in (limited per client address and per
+/// account and address, hashed on a pool of their own), bearer tokens and
+/// the per-user request rate.
 package final class AuthService: Sendable {
     static var accountPattern: Regex<Substring> { /^[a-z0-9_]{3,32}$/ }
 
@@ -173,10 +174,18 @@ package final class AuthService: Sendable {
 
     /// `/auth/password`: the caller proves the old password and sets a new
     /// one; every other session of the account is signed out (their sockets
-    /// close with 4001), the caller's own stays.
-    func changePassword(caller: Int, token: String, _ r: ChangePasswordRequest) async throws {
+    /// close with 4001), the caller's own stays. A wrong old password counts
+    /// as a failed sign-in of the account from `address`: a stolen token
+    /// guesses no faster here than at `/auth/login`.
+    func changePassword(caller: Int, token: String, _ r: ChangePasswordRequest, address: String) async throws {
         try Self.checkPassword(r.new)
         guard let user = try storage.read({ tx in try tx.accounts.account(uid: caller) }) else { throw APIFailure.unauthorized }
+        let accountKey = "login|" + address + "|" + user.account
+        let perAccount = config.limits.failedLoginsPerAccount
+        if let waitMs = try limits.blockedFor(accountKey, limit: perAccount, windowMs: Self.loginWindowMs, now: config.clock.nowMs()) {
+            throw APIFailure(.rateLimited, "too many wrong passwords for this account; try again in a minute",
+                             retryAfter: (waitMs + 999) / 1000)
+        }
         let old = r.old, new = r.new
         let salt = Self.newSalt(), rounds = passwordRounds
         let (oldHash, newHash) = try await hasher.run {
@@ -184,6 +193,7 @@ package final class AuthService: Sendable {
              try Credentials.hashPassword(new, salt: salt, rounds: rounds))
         }
         guard Credentials.constantTimeEqual(oldHash, user.pwHash) else {
+            try? limits.record(accountKey, limit: perAccount, windowMs: Self.loginWindowMs, now: config.clock.nowMs())
             throw APIFailure(.unauthorized, "the current password is wrong")
         }
         let mine = Credentials.tokenHash(token)

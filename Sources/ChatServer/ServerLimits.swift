@@ -18,6 +18,10 @@ public struct ServerLimits: Sendable {
     public var hashThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
     /// Sign-ins and sign-ups waiting for a hashing thread; past it, 429 at once.
     public var hashQueue: Int = 16
+    /// How long a sign-in or sign-up over its address's (or account's) limit
+    /// waits for its 429: a flood that ignores Retry-After is answered at
+    /// that pace, one connection at a time.
+    public var refusalDelayMs: Int = 1000
     /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
     public var trustedProxies: [String] = ["127.0.0.0/8", "::1/128"]
     /// Per user and day (a sliding 24 hours).
@@ -49,6 +53,7 @@ public struct ServerLimits: Sendable {
         l.signalsPerDay = 0
         l.uploadBytesPerDay = 0
         l.hashQueue = 1024
+        l.refusalDelayMs = 0
         return l
     }
 }

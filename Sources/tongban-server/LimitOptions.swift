@@ -19,6 +19,9 @@ struct LimitOptions: ParsableArguments {
     var hashThreads = d.hashThreads
     @Option(name: .customLong("hash-queue"), help: "Sign-ins waiting for a hashing thread before 429.")
     var hashQueue = d.hashQueue
+    @Option(name: .customLong("refusal-delay-ms"),
+            help: "Milliseconds a sign-in or sign-up over its address's limit waits for its 429 (a flood is answered at that pace).")
+    var refusalDelayMs = d.refusalDelayMs
     @Option(name: .customLong("trusted-proxy"),
             help: "A proxy (address or CIDR block) whose X-Forwarded-For is believed; repeat for several (default: loopback).")
     var trustedProxies: [String] = []
@@ -46,7 +49,8 @@ struct LimitOptions: ParsableArguments {
 
     func validate() throws {
         let counts = [rateLimit, rateBurst, signUpsPerHour, failedSignInsPerMinute, failedLoginsPerAccount, hashQueue, groupsPerDay,
-                      invitesPerDay, friendRequestsPerDay, friendRequestCooldown, roomsPerDay, signalsPerDay, uploadBytesPerDay]
+                      invitesPerDay, friendRequestsPerDay, friendRequestCooldown, roomsPerDay, signalsPerDay, uploadBytesPerDay,
+                      refusalDelayMs]
         guard counts.allSatisfy({ $0 >= 0 }) else { throw ValidationError("limits must not be negative") }
         guard hashThreads >= 1, avatarMaxBytes > 0, avatarMaxPixels > 0 else {
             throw ValidationError("--hash-threads, --avatar-max-bytes and --avatar-max-pixels must be positive")
@@ -65,6 +69,7 @@ struct LimitOptions: ParsableArguments {
         l.failedLoginsPerAccount = failedLoginsPerAccount
         l.hashThreads = hashThreads
         l.hashQueue = hashQueue
+        l.refusalDelayMs = refusalDelayMs
         if !trustedProxies.isEmpty { l.trustedProxies = trustedProxies }
         l.groupsPerDay = groupsPerDay
         l.invitesPerDay = invitesPerDay
@@ -87,6 +92,7 @@ struct LimitOptions: ParsableArguments {
             l.signalsPerDay = off.signalsPerDay
             l.uploadBytesPerDay = off.uploadBytesPerDay
             l.hashQueue = off.hashQueue
+            l.refusalDelayMs = off.refusalDelayMs
         }
         return l
     }

@@ -213,16 +213,6 @@ import Testing
         await session.sendQueue.stop()
     }
 
-    /// Checks `condition` after each turn of the main actor until it holds (5 s at most).
-    func until(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func aSignInElsewhereShowsOnTheStatusLineAndTheDesktop() async throws {
         let (fake, session, app) = try await started("nl_screen")
         let notified = Mutex<[DesktopNotification]>([])

@@ -32,16 +32,6 @@ import Testing
         try fake.makeSession(sendPolicy: .retriesQuickly)
     }
 
-    /// Checks `condition` after each turn of the main actor until it holds (5 s at most).
-    func until(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func aChatBothWaysOnScreen() async throws {
         let (fake, ann, app, session) = try await annWrote("screenme")
         let list = app.frame(width: 100, height: 30)

@@ -99,3 +99,14 @@ actor AsyncGate {
 enum MediaKeyName {
     static func of(_ key: String) -> String { key.replacingOccurrences(of: "/", with: "_") }
 }
+
+/// Checks `condition` after each turn of the main actor until it holds (5 s at most).
+@MainActor
+func until(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}

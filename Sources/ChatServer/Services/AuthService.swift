@@ -37,6 +37,8 @@ package final class AuthService: Sendable {
     let hub: PushHub
     /// Where passwords are hashed for requests.
     let hasher: PasswordHasher
+    /// Sign-ins being checked per address (`beginChecking`).
+    private let checking = Mutex<[String: Int]>([:])
     let syncLog: SyncLogService
     let notices: CommitNotifier
 
@@ -71,7 +73,8 @@ package final class AuthService: Sendable {
         let key = "signup|" + address
         let now = config.clock.nowMs()
         if let waitMs = try self.limits.blockedFor(key, limit: limits.signUpsPerHour, windowMs: 3_600_000, now: now) {
-            throw APIFailure(.rateLimited, "too many sign-ups from your address; try again later", retryAfter: (waitMs + 999) / 1000)
+            try await refuse(APIFailure(.rateLimited, "too many sign-ups from your address; try again later",
+                                        retryAfter: (waitMs + 999) / 1000))
         }
         try self.limits.record(key, limit: limits.signUpsPerHour, windowMs: 3_600_000, now: now)
         let checked = try Self.checkRegistration(r)
@@ -139,15 +142,26 @@ package final class AuthService: Sendable {
         let clock = config.clock
         let addressKey = "signin|" + address
         let accountKey = "login|" + address + "|" + account
-        if let waitMs = try self.limits.blockedFor(addressKey, limit: limits.failedSignInsPerMinute, windowMs: Self.loginWindowMs,
+        // Sign-ins still being checked count as failures until they are
+        // known, and one address has at most two per hashing thread checked
+        // at once: a flood from a few addresses cannot fill the hashing
+        // queue for everyone else, and the rest of it waits for its 429.
+        let perAddress = limits.failedSignInsPerMinute
+        let atOnce = perAddress > 0 ? min(perAddress, 2 * max(1, limits.hashThreads)) : Int.max
+        guard let checking = beginChecking(addressKey, atMost: atOnce) else {
+            try await refuse(APIFailure(.rateLimited, "too many sign-ins from your address at once; try again in a moment",
+                                        retryAfter: 1))
+        }
+        defer { endChecking(addressKey) }
+        if let waitMs = try self.limits.blockedFor(addressKey, limit: perAddress - checking, windowMs: Self.loginWindowMs,
                                                    now: clock.nowMs()) {
-            throw APIFailure(.rateLimited, "too many failed sign-ins from your address; try again in a minute",
-                             retryAfter: (waitMs + 999) / 1000)
+            try await refuse(APIFailure(.rateLimited, "too many failed sign-ins from your address; try again in a minute",
+                                        retryAfter: (waitMs + 999) / 1000))
         }
         if let waitMs = try self.limits.blockedFor(accountKey, limit: limits.failedLoginsPerAccount, windowMs: Self.loginWindowMs,
                                                    now: clock.nowMs()) {
-            throw APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
-                             retryAfter: (waitMs + 999) / 1000)
+            try await refuse(APIFailure(.rateLimited, "too many failed logins for this account; try again in a minute",
+                                        retryAfter: (waitMs + 999) / 1000))
         }
         let user = try storage.read { tx in try tx.accounts.account(named: r.account) }
         let password = r.password
@@ -172,6 +186,34 @@ package final class AuthService: Sendable {
                             sessionId: session.sessionId)
     }
 
+    /// Counts a sign-in from `key`'s address as being checked, unless
+    /// `atMost` are already; returns how many were before it (node-local).
+    private func beginChecking(_ key: String, atMost: Int) -> Int? {
+        checking.withLock { table in
+            let before = table[key] ?? 0
+            guard before < atMost else { return nil }
+            table[key] = before + 1
+            return before
+        }
+    }
+
+    private func endChecking(_ key: String) {
+        checking.withLock { table in
+            let left = (table[key] ?? 1) - 1
+            table[key] = left > 0 ? left : nil
+        }
+    }
+
+    /// Answers a refusal of an address that is over its limit after
+    /// `refusalDelayMs`: a client that keeps asking (a flood ignoring
+    /// Retry-After) gets its answers at that pace, costing the server a
+    /// sleeping task per connection instead of a request each time it asks.
+    private func refuse(_ failure: APIFailure) async throws -> Never {
+        let delay = config.limits.refusalDelayMs
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
+        throw failure
+    }
+
     /// `/auth/password`: the caller proves the old password and sets a new
     /// one; every other session of the account is signed out (their sockets
     /// close with 4001), the caller's own stays. A wrong old password counts
@@ -183,8 +225,8 @@ package final class AuthService: Sendable {
         let accountKey = "login|" + address + "|" + user.account
         let perAccount = config.limits.failedLoginsPerAccount
         if let waitMs = try limits.blockedFor(accountKey, limit: perAccount, windowMs: Self.loginWindowMs, now: config.clock.nowMs()) {
-            throw APIFailure(.rateLimited, "too many wrong passwords for this account; try again in a minute",
-                             retryAfter: (waitMs + 999) / 1000)
+            try await refuse(APIFailure(.rateLimited, "too many wrong passwords for this account; try again in a minute",
+                                        retryAfter: (waitMs + 999) / 1000))
         }
         let old = r.old, new = r.new
         let salt = Self.newSalt(), rounds = passwordRounds

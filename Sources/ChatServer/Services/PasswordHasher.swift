@@ -48,6 +48,10 @@ final class PasswordHasher: @unchecked Sendable {
     }
 
     private func work() {
+        // Below the threads that serve requests: under a flood of sign-ins
+        // the signed-in users' requests get the cores first (Linux takes a
+        // thread's nice value per thread).
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)  // 0: the calling thread, on Linux
         while true {
             condition.lock()
             while jobs.isEmpty && !stopped { condition.wait() }

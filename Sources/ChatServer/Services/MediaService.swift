@@ -14,23 +14,15 @@ final class MediaService: Sendable {
     }
 
     func upload(caller: Int, kind: String, declaredType: String, bytes: Data) throws -> UploadResponse {
-        // The quota is read before the bytes touch the disk, and taken in the write.
-        try storage.read { tx in
-            let limit = Quotas(config: config).limit(of: .uploadBytes)
-            guard limit > 0 else { return }
-            let used = try tx.usage.used(uid: caller, kind: Quotas.Kind.uploadBytes.rawValue,
-                                         since: config.clock.nowMs() - Quotas.dayMs).amount
-            if used + bytes.count > limit {
-                throw APIFailure(.quota, "today's upload quota of \(limit / (1 << 20)) MiB is spent")
-            }
-        }
+        let quotas = Quotas(config: config)
+        try storage.read { tx in try quotas.check(.uploadBytes, amount: bytes.count, by: caller, in: tx) }
         let key = try objects.store(kind: kind, declaredType: declaredType, bytes: bytes, maxBytes: config.maxMediaBytes)
         // A file is served as bytes, whatever type its uploader declared.
         let servedType = MediaStore.isFileKey(key) ? MediaStore.fileType : declaredType
         do {
             let now = config.clock.nowMs()
             try storage.write { tx in
-                try Quotas(config: config).take(.uploadBytes, amount: bytes.count, by: caller, in: tx)
+                try quotas.take(.uploadBytes, amount: bytes.count, by: caller, in: tx)
                 try tx.media.insert(objectKey: key, uploader: caller, contentType: servedType, size: bytes.count, createdAt: now)
             }
         } catch {

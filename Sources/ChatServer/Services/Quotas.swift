@@ -26,6 +26,14 @@ struct Quotas: Sendable {
     /// Counts `amount` uses of `kind` by `uid`, or refuses them all: 413
     /// `quota` for upload bytes, 429 with the wait otherwise.
     func take(_ kind: Kind, amount: Int = 1, by uid: Int, in tx: any StorageTransaction) throws {
+        guard limit(of: kind) > 0, amount > 0 else { return }
+        try check(kind, amount: amount, by: uid, in: tx)
+        try tx.usage.record(uid: uid, kind: kind.rawValue, amount: amount, at: config.clock.nowMs())
+    }
+
+    /// Refuses as `take` would, counting nothing (an upload asks before its
+    /// bytes touch the disk, and takes in the write that stores them).
+    func check(_ kind: Kind, amount: Int = 1, by uid: Int, in tx: any StorageTransaction) throws {
         let limit = limit(of: kind)
         guard limit > 0, amount > 0 else { return }
         let now = config.clock.nowMs()
@@ -35,13 +43,10 @@ struct Quotas: Sendable {
             switch kind {
             case .uploadBytes:
                 throw APIFailure(.quota, "today's upload quota of \(limit / (1 << 20)) MiB is spent", retryAfter: wait)
-            case .invites:
-                throw APIFailure(.rateLimited, "at most \(limit) people can be invited a day", retryAfter: wait)
             default:
                 throw APIFailure(.rateLimited, "at most \(limit) \(kind.noun) a day", retryAfter: wait)
             }
         }
-        try tx.usage.record(uid: uid, kind: kind.rawValue, amount: amount, at: now)
     }
 
     /// `receiver` declined `sender`'s friend request now.

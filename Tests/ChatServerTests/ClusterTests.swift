@@ -190,6 +190,31 @@ struct ClusterTests {
         #expect(try await aOnTwo.post("/group/create", CreateGroupRequest(name: "二", uniqueName: "across_g2")).status == 429)
     }
 
+    /// A block on one node: the blocked user's socket on the other node sees
+    /// the blocker go offline at once.
+    @Test func aBlockHidesPresenceOnTheOtherNode() async throws {
+        let (one, two) = try await Self.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (bob, ub) = try await one.user("hide_bob")
+        let (mallory, um) = try await one.user("hide_mal")
+        _ = try await mallory.sendText(conversationId(ub, um), "hi")
+        let bobSocket = try await WSProbe.open(port: one.port, token: ub.token)
+        let malSocket = try await WSProbe.open(port: two.port, token: um.token)
+        defer { Task { await bobSocket.close(); await malSocket.close() } }
+        // Mallory's node knows Bob is online (his node says so over the bus) before he blocks her.
+        let malOnTwo = API(base: two.base, token: um.token)
+        var online = false
+        for _ in 0..<200 where !online {
+            online = try await malOnTwo.post("/chat/conversation/start", StartConversationRequest(userId: ub.uid))
+                .decode(ConversationSummary.self).isOnline == true
+            if !online { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(online, "node two heard that Bob is online")
+        #expect(try await bob.block(um).status == 204)
+        let hidden = await malSocket.wait { if case .presence(let who, let online) = $0 { who == ub.imUid && !online } else { false } }
+        #expect(hidden != nil, "an offline frame reached her socket on the other node")
+    }
+
     @Test func rateLimitsCountRequestsOnEveryNode() async throws {
         let clock = ManualClock(ms: 1_800_000_000_000)
         let (one, two) = try await Self.twoNodes { $0.limits.requestsPerSecond = 4; $0.limits.requestBurst = 4; $0.clock = clock.clock }
@@ -360,6 +385,8 @@ struct ClusterTests {
         #expect(ClusterPayload.parse(ClusterPayload.helloPayload(node: "n1"), ownNode: "n2") == .hello(node: "n1"))
         #expect(ClusterPayload.onlinePayloads(node: "n1", uids: []).map { ClusterPayload.parse($0, ownNode: "n2") }
                 == [.online(node: "n1", uids: [])])
+        #expect(ClusterPayload.parse(ClusterPayload.hiddenPayload(node: "n1", 5, 9), ownNode: "n2") == .hidden(5, 9))
+        #expect(ClusterPayload.parse("hidden n1 5", ownNode: "n2") == nil)
         #expect(ClusterPayload.parse("presence n1 *5", ownNode: "n2") == nil)
         #expect(ClusterPayload.parse("online n1 5 x", ownNode: "n2") == nil)
         #expect(ClusterPayload.parse("n1 3:x", ownNode: "n2") == nil)

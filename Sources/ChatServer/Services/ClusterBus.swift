@@ -45,6 +45,8 @@ package enum ClusterNotice: Equatable, Sendable {
     case online(node: String, uids: [Int])
     /// A room's frame for these users' sockets, by reference.
     case room(ref: RoomFrameRef, uids: [Int])
+    /// One of the two blocked the other: each looks offline to the other's sockets.
+    case hidden(Int, Int)
 }
 
 /// The notices' text: short lines of words, under PostgreSQL's 8000-byte payload limit.
@@ -78,6 +80,7 @@ package enum ClusterPayload {
         "presence \(node) \(online ? "+" : "-")\(uid)"
     }
     package static func helloPayload(node: String) -> String { "hello " + node }
+    package static func hiddenPayload(node: String, _ a: Int, _ b: Int) -> String { "hidden \(node) \(a) \(b)" }
     /// `online NODE uid uid ...`, split to fit; an empty list says so too.
     package static func onlinePayloads(node: String, uids: [Int]) -> [String] {
         uids.isEmpty ? ["online " + node] : split("online " + node, uids.sorted().map(String.init))
@@ -111,10 +114,13 @@ package enum ClusterPayload {
             default: return nil
             }
         }
-        if ["presence", "hello", "online"].contains(first) {
+        if ["presence", "hello", "online", "hidden"].contains(first) {
             guard parts.count >= 2, parts[1] != ownNode else { return nil }
             let node = String(parts[1])
             switch first {
+            case "hidden":
+                guard parts.count == 4, let a = Int(parts[2]), let b = Int(parts[3]) else { return nil }
+                return .hidden(a, b)
             case "presence":
                 guard parts.count == 3, let sign = parts[2].first, "+-".contains(sign),
                       let uid = Int(parts[2].dropFirst()) else { return nil }

@@ -89,6 +89,8 @@ final class ClusterService: Sendable {
             later { [hub] in hub.presence(on: node, uid: uid, online: online) }
         case .online(let node, let uids):
             later { [hub] in hub.online(on: node, uids: uids) }
+        case .hidden(let a, let b):
+            hub.hide(a, b)
         case .room(let ref, let uids):
             // Only users with a socket here; the frame is read back from the database.
             let local = uids.filter { hub.hasSocket($0) }

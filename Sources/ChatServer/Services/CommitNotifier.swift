@@ -40,6 +40,15 @@ final class CommitNotifier: Sendable {
         }
     }
 
+    /// One of `a` and `b` blocked the other: on every node, each looks
+    /// offline to the other's sockets from now on.
+    func hidden(_ a: Int, _ b: Int) {
+        hub.hide(a, b)
+        guard let bus else { return }
+        let payload = ClusterPayload.hiddenPayload(node: bus.node, a, b)
+        bus.publish { [payload] }
+    }
+
     /// Waits until the room frames queued so far went out.
     func drain() { roomQueue.sync {} }
 

@@ -15,11 +15,8 @@ final class PeopleService: Sendable {
     let config: ServerConfig
     let syncLog: SyncLogService
     let notices: CommitNotifier
-    let presence: PresenceService
 
-    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier,
-         presence: PresenceService) {
-        self.presence = presence
+    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier) {
         self.storage = storage
         self.config = config
         self.syncLog = syncLog
@@ -195,7 +192,7 @@ final class PeopleService: Sendable {
                 _ = try c.announce(row)
             }
         }
-        presence.hide(caller, userId)
+        notices.hidden(caller, userId)
     }
 
     func unblock(caller: Int, userId: Int) throws {

@@ -1,5 +1,3 @@
-import ChatCore
-
 /// Who is online, and who may see it: the people a user shares a
 /// conversation with.
 final class PresenceService: Sendable {
@@ -17,13 +15,6 @@ final class PresenceService: Sendable {
     func isOnline(_ uid: Int, seenBy viewer: Int, in tx: any StorageTransaction) throws -> Bool {
         guard hub.isOnline(uid) else { return false }
         return try !tx.people.blocks(uid, viewer) && !tx.people.blocks(viewer, uid)
-    }
-
-    /// A new block: each of the two who is online now looks offline to the other.
-    func hide(_ a: Int, _ b: Int) {
-        for (who, from) in [(a, b), (b, a)] where hub.isOnline(who) {
-            hub.send(.frame(PushHub.encode(.presence(userId: ConversationIDHelper.imUid(who), online: false))), to: [from])
-        }
     }
 
     /// Users who share a conversation with `uid` (they see its presence).

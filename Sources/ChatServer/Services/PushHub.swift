@@ -144,6 +144,13 @@ public final class PushHub: Sendable {
         SocketOutbox.deliver(frame, to: conns.map(\.outbox))
     }
 
+    /// A block between `a` and `b`: each who is online looks offline to the other's sockets here.
+    func hide(_ a: Int, _ b: Int) {
+        for (who, from) in [(a, b), (b, a)] where isOnline(who) && hasSocket(from) {
+            send(.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(who), online: false))), to: [from])
+        }
+    }
+
     func broadcastPresence(uid: Int, online: Bool) {
         let peers = contacts.withLock { $0 }?.of(uid) ?? []
         send(.frame(Self.encode(.presence(userId: ConversationIDHelper.imUid(uid), online: online))), to: peers)

@@ -212,6 +212,13 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         _ = await me.sendQueue.drain()
         #expect(try await me.sendQueue.takeBack(clientMsgID: drop.clientMsgID) == .gone)
         fake.isDown = false
+        // Refused for now (429): the server stored nothing, so it waits, and can be taken back.
+        fake.failNext(.send, with: .server(status: 429, code: .rateLimited, rawCode: "rate_limited", message: "slow down",
+                                          retryAfter: 1))
+        let limited = try #require(try await me.sendQueue.sendText("太快了", to: conv))
+        #expect(await me.sendQueue.drain() == .waiting(reason: MessageStatus.rateLimitedReason, clientMsgID: limited.clientMsgID,
+                                                        mayHaveArrived: false))
+        #expect(try await me.sendQueue.takeBack(clientMsgID: limited.clientMsgID) == .gone)
         #expect(await me.sendQueue.drain() == .empty)
         #expect(fake.messages(in: conv).map(\.content) == ["乱码回复", "也许到了", "没发出去"])
     }

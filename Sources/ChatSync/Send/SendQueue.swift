@@ -349,8 +349,11 @@ public actor SendQueue {
             return .done
         } catch let e as APIError {
             // An answer we could not read may be a success: never a refusal.
-            let why = e.code == .rateLimited ? MessageStatus.rateLimitedReason : SyncEngine.reason(e)
-            return .transient(why, mayHaveArrived: !e.neverReachedServer)
+            // A 429 is the server's own answer that it stored nothing (the
+            // limit is checked before the send): this attempt did not arrive.
+            let limited = e.code == .rateLimited
+            let why = limited ? MessageStatus.rateLimitedReason : SyncEngine.reason(e)
+            return .transient(why, mayHaveArrived: !limited && !e.neverReachedServer)
         } catch {
             // A store error, or anything else: nothing says the server did not apply it.
             return .transient(SyncEngine.reason(error), mayHaveArrived: true)

@@ -1,6 +1,7 @@
 import ChatCore
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import ChatServer
 
@@ -244,6 +245,43 @@ import Testing
         #expect(try await a.createRoom("二", unique: "rq_two").status == 201)
         let third = try await a.createRoom("三", unique: "rq_three")
         #expect(third.status == 429 && third.errorCode == "rate_limited", "\(third.text)")
+    }
+
+    /// The socket closes while the user is being made present: after the
+    /// check, before the commit. The leave its closing starts finds no room
+    /// yet; the presence must still not outlive the socket. The clock read
+    /// where the presence is recorded is the seam that closes it there.
+    @Test func aSocketClosingWhileEnteringLeavesNobodyPresent() async throws {
+        let armed = Mutex<(@Sendable () -> Void)?>(nil)
+        let server = try await TestServer.start {
+            $0.clock = ServerClock {
+                if let hook = armed.withLock({ h in defer { h = nil }; return h }) { hook() }
+                return Int(Date().timeIntervalSince1970 * 1000)
+            }
+        }
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user()
+        let service = server.running.service
+        let socket = try await WSProbe.open(port: server.port, token: ua.token)
+        let room = try await a.createRoom("门口", unique: "race_room").decode(RoomInfo.self)
+        #expect(try await a.leaveRoom(room.roomId).status == 204)
+        // Online from another node from here on; the socket here is gone before the hook is armed.
+        service.hub.presence(on: "elsewhere", uid: ua.uid, online: true)
+        await socket.close()
+        for _ in 0..<400 where service.hub.hasSocket(ua.uid) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!service.hub.hasSocket(ua.uid))
+        armed.withLock { h in
+            h = {
+                // Offline now, and the leave that starts runs to its end before the commit.
+                service.hub.presence(on: "elsewhere", uid: ua.uid, online: false)
+                service.rooms.settle()
+            }
+        }
+        let entered = try service.rooms.enter(caller: ua.uid, uniqueName: "race_room")
+        #expect(entered.present.map(\.uid) == [ua.uid], "the presence was recorded while the user was online")
+        service.rooms.settle()
+        let present = try service.storage.read { tx in try tx.rooms.present(entered.room.roomId) }
+        #expect(present.isEmpty, "nobody without a socket is left present")
     }
 
     // MARK: Sign-up and sign-in

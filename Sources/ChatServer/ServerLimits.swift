@@ -43,18 +43,24 @@ public struct ServerLimits: Sendable {
     /// one address needs: no limit that counts requests or uses.
     public static var unlimited: ServerLimits {
         var l = ServerLimits()
-        l.requestsPerSecond = 0
-        l.signUpsPerHour = 0
-        l.failedSignInsPerMinute = 0
-        l.groupsPerDay = 0
-        l.invitesPerDay = 0
-        l.friendRequestsPerDay = 0
-        l.roomsPerDay = 0
-        l.signalsPerDay = 0
-        l.uploadBytesPerDay = 0
-        l.hashQueue = 1024
-        l.refusalDelayMs = 0
+        l.countNothing()
         return l
+    }
+
+    /// Turns off every limit that counts requests or uses (`--no-limits`);
+    /// the per-account login throttle, the cool-down and the avatar's size stay.
+    public mutating func countNothing() {
+        requestsPerSecond = 0
+        signUpsPerHour = 0
+        failedSignInsPerMinute = 0
+        groupsPerDay = 0
+        invitesPerDay = 0
+        friendRequestsPerDay = 0
+        roomsPerDay = 0
+        signalsPerDay = 0
+        uploadBytesPerDay = 0
+        hashQueue = 1024
+        refusalDelayMs = 0
     }
 }
 

@@ -80,20 +80,7 @@ struct LimitOptions: ParsableArguments {
         l.uploadBytesPerDay = uploadBytesPerDay
         l.avatarMaxBytes = avatarMaxBytes
         l.avatarMaxPixels = avatarMaxPixels
-        if noLimits {
-            let off = ServerLimits.unlimited
-            l.requestsPerSecond = off.requestsPerSecond
-            l.signUpsPerHour = off.signUpsPerHour
-            l.failedSignInsPerMinute = off.failedSignInsPerMinute
-            l.groupsPerDay = off.groupsPerDay
-            l.invitesPerDay = off.invitesPerDay
-            l.friendRequestsPerDay = off.friendRequestsPerDay
-            l.roomsPerDay = off.roomsPerDay
-            l.signalsPerDay = off.signalsPerDay
-            l.uploadBytesPerDay = off.uploadBytesPerDay
-            l.hashQueue = off.hashQueue
-            l.refusalDelayMs = off.refusalDelayMs
-        }
+        if noLimits { l.countNothing() }
         return l
     }
 }

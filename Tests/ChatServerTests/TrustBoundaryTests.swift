@@ -367,6 +367,11 @@ import Testing
         let second = API(base: server.base, token: try secondLogin.decode(AuthResponse.self).token)
         let socket = try await WSProbe.open(port: server.port, token: auth.token)
         defer { Task { await socket.close() } }
+        // Without a token, or with another user's, nobody changes this account's password.
+        let stranger = ChangePasswordRequest(old: "password-pw_owner", new: "taken-over-1")
+        #expect(try await server.anonymous.post("/auth/password", stranger).status == 401)
+        let (other, _) = try await server.user()
+        #expect(try await other.post("/auth/password", stranger).status == 401, "the old password is checked against the caller's own")
         let wrong = try await second.post("/auth/password", ChangePasswordRequest(old: "nope-nope", new: "new-password-1"))
         #expect(wrong.status == 401)
         #expect(try await second.post("/auth/password", ChangePasswordRequest(old: "password-pw_owner", new: "short")).status == 400)

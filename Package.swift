@@ -53,7 +53,13 @@ let package = Package(
         // Only test targets depend on it.
         .target(
             name: "ChatTesting",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatServer", .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            dependencies: [
+                "ChatCore", "ChatStore", "ChatSync", "ChatServer", .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                // LocalServer's requests carry a channel that is not a socket.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The seed's two view models, over the store and the sync layer.
@@ -99,8 +105,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                // LocalServer's requests carry a channel that is not a socket.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 // A room's frame written once for every socket (WebSocketSession).
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],

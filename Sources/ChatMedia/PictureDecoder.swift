@@ -31,11 +31,11 @@ public struct PictureDecoder: Sendable {
             let args = arguments + ["--max-width", String(w), "--max-height", String(h)]
             await slots.acquire()
             let outcome = await Swift.Result(catching: {
-                try await HelperProcess.run(executable: executable, arguments: args, input: data,
-                                            timeout: timeout, outputLimit: HelperFormat.headerSize + w * h * 3)
+                try await runHelper(executable, args, input: data, timeout: timeout,
+                                    outputLimit: HelperFormat.headerSize + w * h * 3)
             })
             await slots.release()
-            let result: HelperProcess.Result
+            let result: ChildProcess.Run
             do {
                 result = try outcome.get()
             } catch let e as ImageCodec.Failure {
@@ -43,6 +43,10 @@ public struct PictureDecoder: Sendable {
             } catch {
                 // The helper could not be started (no processes or files left, say).
                 throw ImageCodec.Failure(description: "the picture decoder did not start: \(error)", kind: .unavailable)
+            }
+            if result.overLimit {
+                throw ImageCodec.Failure(description: "the picture decoder wrote more than \(HelperFormat.headerSize + w * h * 3) bytes",
+                                         kind: .crashed)
             }
             if result.timedOut { throw ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout) }
             guard result.ending.succeeded else {
@@ -113,122 +117,18 @@ public enum HelperFormat {
     }
 }
 
-/// One run of an external program with an argument list (never a shell):
-/// `input` on its stdin, stdout read up to `outputLimit` bytes, killed when
-/// it runs past `timeout`. The blocking pipe work runs on threads of its
-/// own, never on the shared pools that the async code and the network need.
-public enum HelperProcess {
-    public struct Result: Sendable {
-        public var ending: ChildProcess.Ending
-        public var output: Data
-        public var errorOutput: Data
-        public var timedOut: Bool
-    }
-
-    public static func run(executable: String, arguments: [String], input: Data,
-                           timeout: Duration, outputLimit: Int) async throws -> Result {
-        try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Result, Error>) in
-            spawnThread("tongban-helper") {
-                cont.resume(with: Swift.Result {
-                    try runBlocking(executable: executable, arguments: arguments, input: input, timeout: timeout, outputLimit: outputLimit)
-                })
-            }
+/// One run of the decoder (`ChildProcess.collect`) on a thread of its own:
+/// the blocking pipe work never runs on the pools that the async code and
+/// the network need.
+func runHelper(_ executable: String, _ arguments: [String], input: Data,
+               timeout: Duration, outputLimit: Int) async throws -> ChildProcess.Run {
+    try await withCheckedThrowingContinuation { (cont: CheckedContinuation<ChildProcess.Run, Error>) in
+        let t = Thread {
+            cont.resume(with: Swift.Result {
+                try ChildProcess.collect(executable, arguments, input: input, stderr: nil, timeout: timeout, outputLimit: outputLimit)
+            })
         }
-    }
-
-    static func spawnThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        let t = Thread(block: body)
-        t.name = name
+        t.name = "tongban-helper"
         t.start()
     }
-
-    static func runBlocking(executable: String, arguments: [String], input: Data,
-                            timeout: Duration, outputLimit: Int) throws -> Result {
-        // A helper that exits before reading all its input makes the write fail, not end us.
-        ChildProcess.ignoreBrokenPipes()
-        var pipes: [ChildProcess.Pipe] = []
-        let child: ChildProcess
-        do {
-            for _ in 0..<3 { pipes.append(try ChildProcess.Pipe()) }
-            child = try ChildProcess(executable, arguments, stdin: .descriptor(pipes[0].read),
-                                     stdout: .descriptor(pipes[1].write), stderr: .descriptor(pipes[2].write))
-        } catch {
-            for p in pipes { Glibc.close(p.read); Glibc.close(p.write) }
-            throw error
-        }
-        let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
-        // The child has its own copies of its ends now.
-        Glibc.close(stdin.read)
-        Glibc.close(stdout.write)
-        Glibc.close(stderr.write)
-        let feed = FileHandle(fileDescriptor: stdin.write, closeOnDealloc: false)
-        let output = FileHandle(fileDescriptor: stdout.read, closeOnDealloc: false)
-        let errors = FileHandle(fileDescriptor: stderr.read, closeOnDealloc: false)
-        // The killer: SIGKILL once the time is up (a hung decoder does not
-        // get to clean up). Cancelled when the helper is done.
-        let timedOut = LockedFlag()
-        let killer = DispatchWorkItem {
-            timedOut.set()
-            child.send(SIGKILL)
-        }
-        let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms), execute: killer)
-        // Feed stdin while reading stdout and stderr, so no pipe fills up;
-        // each thread closes its own end when it is done with it. A helper
-        // that dies early makes the write fail with EPIPE, which is not an
-        // error here: its exit status says what happened.
-        let group = DispatchGroup()
-        group.enter()
-        spawnThread("tongban-helper-in") {
-            try? feed.write(contentsOf: input)
-            try? feed.close()
-            group.leave()
-        }
-        let errorOutput = LockedData()
-        group.enter()
-        spawnThread("tongban-helper-err") {
-            errorOutput.set(readUpTo(errors, limit: 64 * 1024))
-            // Past the limit, the rest is read and dropped (the killer ends a helper that never stops).
-            while let more = try? errors.read(upToCount: 64 * 1024), !more.isEmpty {}
-            try? errors.close()
-            group.leave()
-        }
-        let out = readUpTo(output, limit: outputLimit)
-        let tooMuch = out.count > outputLimit
-        if tooMuch { child.send(SIGKILL) }
-        try? output.close()
-        let ending = child.waitUntilExit()
-        killer.cancel()
-        // A child the helper left behind could hold the pipes open: its
-        // output is not waited for past a moment (its threads end with it).
-        _ = group.wait(timeout: .now() + .seconds(2))
-        if tooMuch {
-            throw ImageCodec.Failure(description: "the picture decoder wrote more than \(outputLimit) bytes", kind: .crashed)
-        }
-        return Result(ending: ending, output: out, errorOutput: errorOutput.get(), timedOut: timedOut.get())
-    }
-
-    /// Reads to end of file, or until more than `limit` bytes came.
-    static func readUpTo(_ h: FileHandle, limit: Int) -> Data {
-        var out = Data()
-        while out.count <= limit {
-            guard let chunk = try? h.read(upToCount: 64 * 1024), !chunk.isEmpty else { break }
-            out.append(chunk)
-        }
-        return out
-    }
-}
-
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    func get() -> Bool { lock.lock(); defer { lock.unlock() }; return value }
-}
-
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = Data()
-    func set(_ d: Data) { lock.lock(); value = d; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return value }
 }

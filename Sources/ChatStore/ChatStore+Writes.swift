@@ -82,13 +82,6 @@ extension ChatStore {
         try dbPool.write { db in try ConversationTable.clearHistory(id: id, hide: true, db: db) }
     }
 
-    /// Puts back a conversation row exactly as it was (an optimistic delete
-    /// the server refused). Cleared messages are not restored locally; they
-    /// come back from the server's history.
-    func restoreConversation(_ record: ConversationRecord) throws {
-        try dbPool.write { db in try record.save(db) }
-    }
-
     // MARK: - Messages
 
     /// Writes an optimistic outgoing message and its outbox row in one

@@ -219,14 +219,14 @@ extension ChatEffects {
 
     // MARK: - The group's commands
 
-    public enum GroupCommand: Sendable, Equatable {
+    public enum GroupChange: Sendable, Equatable {
         case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool)
     }
 
     /// One call to the server, then what it changed (a refusal comes back
     /// in words). `members` resolves a name to kick among the members first.
     /// An invitation that left people out says who, on the status line.
-    public func group(_ command: GroupCommand, in c: Conversation, members: [GroupMember], emit: Emit) async {
+    public func group(_ command: GroupChange, in c: Conversation, members: [GroupMember], emit: Emit) async {
         guard let gid = c.groupId else { return }
         var notice: String?
         do {

@@ -137,38 +137,111 @@ extension ChildProcess {
     public static func ignoreBrokenPipes() { _ = brokenPipesIgnored }
     private static let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
 
+    /// What a run to the end collected.
+    public struct Run: Sendable {
+        public var ending: Ending
+        public var output: Data
+        /// Its standard error, when asked to keep it (at most 64 KiB).
+        public var errorOutput: Data
+        /// It ran past its time and was killed.
+        public var timedOut: Bool
+        /// It wrote more than the output limit and was killed.
+        public var overLimit: Bool
+    }
+
     /// Runs `executable` to its end and collects its standard output.
     /// `input` (nil: /dev/null) is written from a thread of its own while
     /// the output is read here, so neither pipe can fill up and stall it.
     public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
                            stderr: Descriptor = .inherit) throws -> (output: Data, ending: Ending) {
+        let run = try collect(executable, arguments, input: input, stderr: stderr)
+        return (run.output, run.ending)
+    }
+
+    /// `run`, for a program that may misbehave: killed (SIGKILL, no time
+    /// to clean up) once `timeout` passes or once it wrote more than
+    /// `outputLimit` bytes; its standard error kept when `stderr` is nil.
+    /// A program that dies before reading all its input is not an error
+    /// here: its ending says what happened.
+    public static func collect(_ executable: String, _ arguments: [String], input: Data? = nil,
+                               stderr: Descriptor? = .inherit, timeout: Duration? = nil,
+                               outputLimit: Int = .max) throws -> Run {
         ignoreBrokenPipes()
         var pipes: [Pipe] = []
         let child: ChildProcess
+        let (out, feed, errors): (Int, Int?, Int?)
         do {
             pipes.append(try Pipe())
+            out = 0
+            feed = input == nil ? nil : pipes.count
             if input != nil { pipes.append(try Pipe()) }
-            let stdin: Descriptor = pipes.count > 1 ? .descriptor(pipes[1].read) : .null
-            child = try ChildProcess(executable, arguments, stdin: stdin, stdout: .descriptor(pipes[0].write), stderr: stderr)
+            errors = stderr == nil ? pipes.count : nil
+            if stderr == nil { pipes.append(try Pipe()) }
+            child = try ChildProcess(executable, arguments, stdin: feed.map { .descriptor(pipes[$0].read) } ?? .null,
+                                     stdout: .descriptor(pipes[out].write),
+                                     stderr: stderr ?? .descriptor(pipes[errors!].write))
         } catch {
             for p in pipes { close(p.read); close(p.write) }
             throw error
         }
         // The child has its own copies of its ends now.
-        close(pipes[0].write)
-        if let input, pipes.count > 1 {
-            close(pipes[1].read)
-            let feed = FileHandle(fileDescriptor: pipes[1].write, closeOnDealloc: true)
+        close(pipes[out].write)
+        let done = DispatchGroup()
+        if let feed, let input {
+            close(pipes[feed].read)
+            let handle = FileHandle(fileDescriptor: pipes[feed].write, closeOnDealloc: true)
+            done.enter()
             Thread {
-                try? feed.write(contentsOf: input)
-                try? feed.close()
+                try? handle.write(contentsOf: input)
+                try? handle.close()
+                done.leave()
             }.start()
         }
-        let output = FileHandle(fileDescriptor: pipes[0].read, closeOnDealloc: true)
-        let read = Result { try output.readToEnd() ?? Data() }
+        let errorOutput = Mutex(Data())
+        if let errors {
+            close(pipes[errors].write)
+            let handle = FileHandle(fileDescriptor: pipes[errors].read, closeOnDealloc: true)
+            done.enter()
+            Thread {
+                let kept = (try? readUpTo(handle, limit: 64 * 1024)) ?? Data()
+                errorOutput.withLock { $0 = kept.prefix(64 * 1024) }
+                // Past the limit, the rest is read and dropped.
+                while let more = try? handle.read(upToCount: 64 * 1024), !more.isEmpty {}
+                try? handle.close()
+                done.leave()
+            }.start()
+        }
+        let timedOut = Mutex(false)
+        let killer = DispatchWorkItem {
+            timedOut.withLock { $0 = true }
+            child.send(SIGKILL)
+        }
+        if let timeout {
+            let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms), execute: killer)
+        }
+        let output = FileHandle(fileDescriptor: pipes[out].read, closeOnDealloc: true)
+        let read = Result { try readUpTo(output, limit: outputLimit) }
+        let overLimit = ((try? read.get())?.count ?? 0) > outputLimit
+        if overLimit { child.send(SIGKILL) }
         try? output.close()
         let ending = child.waitUntilExit()
+        killer.cancel()
+        // A grandchild left behind could hold the pipes open: it is not
+        // waited for past a moment (the threads end with it).
+        _ = done.wait(timeout: .now() + .seconds(2))
         // A failed read is an error, not a short answer.
-        return (try read.get(), ending)
+        return Run(ending: ending, output: try read.get(), errorOutput: errorOutput.withLock { $0 },
+                   timedOut: timedOut.withLock { $0 }, overLimit: overLimit)
+    }
+
+    /// Reads to end of file, or until more than `limit` bytes came.
+    static func readUpTo(_ h: FileHandle, limit: Int) throws -> Data {
+        var out = Data()
+        while out.count <= limit {
+            guard let chunk = try h.read(upToCount: 64 * 1024), !chunk.isEmpty else { break }
+            out.append(chunk)
+        }
+        return out
     }
 }

@@ -171,8 +171,7 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(ours > 2)
         // `test` opens nothing, so only the shell's own descriptors show.
         let script = "for n in $(seq 0 \(ours + 16)); do [ -e /proc/$$/fd/$n ] && echo $n; done; true"
-        let listed = try await HelperProcess.run(executable: "/bin/sh", arguments: ["-c", script], input: Data(),
-                                                 timeout: .seconds(30), outputLimit: 4096)
+        let listed = try await runHelper("/bin/sh", ["-c", script], input: Data(), timeout: .seconds(30), outputLimit: 4096)
         #expect(listed.ending == .exit(0))
         #expect(String(decoding: listed.output, as: UTF8.self).split(separator: "\n") == ["0", "1", "2"])
     }

@@ -9,7 +9,7 @@ import Testing
 @MainActor @Suite struct OpeningTests {
     static let zh = Localizer(language: .zhHans)
 
-    func read(_ s: AppState, draft: String?) -> Intent {
+    func read(_ s: AppState, draft: String?) -> Event {
         var c = s.chat!.conversation
         c.draftText = draft
         return .chat(.windowRead(WindowRead(conversationId: c.id, window: s.chat!.window,

@@ -34,11 +34,6 @@ public enum ConversationIDHelper {
 
     public static func isRoom(_ conversationId: String) -> Bool { roomId(conversationId) != nil }
 
-    /// Whether the id is a well-formed single chat or group id.
-    public static func isValid(_ conversationId: String) -> Bool {
-        uids(conversationId) != nil || groupId(conversationId) != nil
-    }
-
     /// `tb_<uid>`.
     public static func imUid(_ uid: Int) -> String { "\(imUidPrefix)\(uid)" }
 

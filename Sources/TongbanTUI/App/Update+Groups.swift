@@ -61,11 +61,11 @@ extension Update {
     /// `/invite A B`, `/kick A`, `/rename NAME`, `/notice TEXT`,
     /// `/joinable on|off`, `/leave` in a group chat. nil: not a group
     /// command; `.some(nil)`: one with a usage error (on the status line).
-    static func groupCommand(_ text: String, _ s: inout AppState) -> Effect.GroupCommand?? {
+    static func groupCommand(_ text: String, _ s: inout AppState) -> Effect.GroupChange?? {
         guard s.chat?.conversation.isGroup == true, text.hasPrefix("/") else { return nil }
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
         let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-        func usage(_ u: String) -> Effect.GroupCommand?? { s.status = u; return .some(nil) }
+        func usage(_ u: String) -> Effect.GroupChange?? { s.status = u; return .some(nil) }
         switch parts[0] {
         case "/invite":
             let names = rest.split(separator: " ").map(String.init)

@@ -8,8 +8,8 @@ import TerminalUI
 /// People (PROTOCOL.md v3): the contacts view, adding a friend, my page and
 /// a peer's page; their keys and what their effects answer.
 extension Update {
-    static func people(_ intent: PeopleIntent, _ s: inout AppState, _ L: Localizer) -> [Effect] {
-        switch intent {
+    static func people(_ event: PeopleEvent, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch event {
         case .loaded(let contacts, let requests, let blocked):
             s.people.contacts = contacts
             s.people.requests = requests

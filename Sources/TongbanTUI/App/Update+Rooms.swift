@@ -9,8 +9,8 @@ import TerminalUI
 /// slash commands. Nothing of a room counts as unread: a room with
 /// something I have not seen is only drawn bold.
 extension Update {
-    static func rooms(_ intent: RoomIntent, _ s: inout AppState, _ L: Localizer) -> [Effect] {
-        switch intent {
+    static func rooms(_ event: RoomEvent, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch event {
         case .directory(let query, let found):
             if case .roomDirectory(var d) = s.mode, d.query == query {
                 d.rooms = found

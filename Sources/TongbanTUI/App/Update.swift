@@ -4,11 +4,11 @@ import ChatViewModels
 import Foundation
 import TerminalUI
 
-/// The app's logic: a synchronous function of the state and one intent,
+/// The app's logic: a synchronous function of the state and one event,
 /// answering the I/O it wants done as effects (Bubble Tea's Update).
 enum Update {
-    static func apply(_ intent: Intent, to s: inout AppState, _ L: Localizer) -> [Effect] {
-        switch intent {
+    static func apply(_ event: Event, to s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch event {
         case .key(let key):
             return handle(key, &s, L)
         case .sync(.connection(let c)):
@@ -73,10 +73,10 @@ enum Update {
             s.input = InputLine(text: text)
             s.focus = .input
             return []
-        case .people(let intent):
-            return people(intent, &s, L)
-        case .rooms(let intent):
-            return rooms(intent, &s, L)
+        case .people(let event):
+            return people(event, &s, L)
+        case .rooms(let event):
+            return rooms(event, &s, L)
         case .favoritesLoaded(let items):
             if let items { s.mode = .favorites(items, 0) }
             return []

@@ -54,8 +54,8 @@ public final class ChatApp {
         state.myImUid = session.credentials.imUid
         state.people.myUid = session.credentials.uid
         state.allMentionLabel = L.string("mention.all")
-        runner.dispatch = { [weak self] intent in await self?.dispatch(intent) }
-        runner.post = { [weak self] intent in self?.post(intent) }
+        runner.dispatch = { [weak self] event in await self?.dispatch(event) }
+        runner.post = { [weak self] event in self?.post(event) }
         runner.ring = { [weak self] in if self?.bellEnabled == true { self?.ring?() } }
         runner.setTitle = { [weak self] title in self?.setTitle?(title) }
         runner.notify = { [weak self] n in self?.notify?(n) }
@@ -143,32 +143,32 @@ public final class ChatApp {
         redraw()
     }
 
-    /// Applies an intent and performs its effects (their answers come back
+    /// Applies an event and performs its effects (their answers come back
     /// through here); returns when all of them are done.
-    func dispatch(_ intent: Intent) async {
-        let effects = apply(intent)
+    func dispatch(_ event: Event) async {
+        let effects = apply(event)
         await runner.run(effects)
         redraw()
     }
 
-    /// Applies an intent from a callback; its effects run beside.
-    func post(_ intent: Intent) {
-        let effects = apply(intent)
+    /// Applies an event from a callback; its effects run beside.
+    func post(_ event: Event) {
+        let effects = apply(event)
         if !effects.isEmpty { Task { await runner.run(effects) } }
         redraw()
     }
 
-    private func apply(_ intent: Intent) -> [Effect] {
+    private func apply(_ event: Event) -> [Effect] {
         state.now = clock()
         if let size = terminalSize?() { state.size = AppState.Size(width: size.width, height: size.height) }
         let counted = state.mode.countsSeconds
         let quitting = state.wantsQuit
-        let effects = Update.apply(intent, to: &state, L)
+        let effects = Update.apply(event, to: &state, L)
         if state.mode.countsSeconds && !counted { onSecondTicksNeeded?() }
         // A key's quit ends the key loop itself; any other (the login
         // ended) must end it from outside.
         if state.wantsQuit, !quitting {
-            if case .key = intent {} else { onQuit?() }
+            if case .key = event {} else { onQuit?() }
         }
         return effects
     }

@@ -5,10 +5,10 @@ import ChatViewModels
 import Foundation
 
 /// People's I/O (PROTOCOL.md v3): each asks the session, answers with
-/// `PeopleIntent`s, and says a failure on the status line in the user's
+/// `PeopleEvent`s, and says a failure on the status line in the user's
 /// words ("添加好友失败：…", `ServerWords`).
 extension EffectRunner {
-    func people(_ command: PeopleCommand) async {
+    func people(_ command: PeopleEffect) async {
         switch command {
         case .load:
             await loadStoredPeople(blocked: nil)

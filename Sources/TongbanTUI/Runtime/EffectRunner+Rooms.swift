@@ -4,11 +4,11 @@ import Foundation
 import TerminalUI
 
 /// Rooms' I/O (PROTOCOL.md v3 "Rooms"): each asks the session and answers
-/// with `RoomIntent`s; a failure is said on the status line in the user's
+/// with `RoomEvent`s; a failure is said on the status line in the user's
 /// words ("进入房间失败：…"). A room's messages go into the store, where its
 /// chat pages them from like any chat's.
 extension EffectRunner {
-    func room(_ command: RoomCommand) async {
+    func room(_ command: RoomEffect) async {
         switch command {
         case .directory(let query):
             let rooms = await attempt("ui.room.listFailed") { try await self.session.rooms(query: query) } ?? []

@@ -9,7 +9,7 @@ import TerminalUI
 
 /// Performs effects: all the client's I/O goes through here (the chat's
 /// through `ChatEffects`, the list's through its view model), and every
-/// outcome comes back to the app as an intent. The open chat's state is the
+/// outcome comes back to the app as an event. The open chat's state is the
 /// app's (`AppState.chat`); the runner keeps only the handles of what runs
 /// beside the keys, so it can stop them.
 @MainActor
@@ -18,10 +18,10 @@ final class EffectRunner {
     let L: Localizer
     let listEffects: ListEffects
     let chatEffects: ChatEffects
-    /// Answers intents (the app's `dispatch`).
-    var dispatch: (Intent) async -> Void = { _ in }
-    /// Answers an intent from a callback that cannot wait.
-    var post: (Intent) -> Void = { _ in }
+    /// Answers events (the app's `dispatch`).
+    var dispatch: (Event) async -> Void = { _ in }
+    /// Answers an event from a callback that cannot wait.
+    var post: (Event) -> Void = { _ in }
     /// The open chat as the app holds it (read, never kept).
     var openChat: () -> ChatState? = { nil }
     var pictureDecoder: PictureDecoder = .inProcess
@@ -55,7 +55,7 @@ final class EffectRunner {
 
     /// Performs what one update asked for, in order. Each effect is I/O on
     /// the session, the list's view model or the terminal; what it learns
-    /// comes back through `dispatch` as an intent for `Update.apply`, never
+    /// comes back through `dispatch` as an event for `Update.apply`, never
     /// by writing the state here.
     func run(_ effects: [Effect]) async {
         for effect in effects { await run(effect) }
@@ -201,10 +201,10 @@ final class EffectRunner {
 
     // MARK: - Chats
 
-    /// Answers of the list's effects, as intents.
+    /// Answers of the list's effects, as events.
     var listEmit: ListEffects.Emit { { [weak self] event in await self?.dispatch(.list(event)) } }
 
-    /// Answers of one chat opening's effects, as intents; none from work
+    /// Answers of one chat opening's effects, as events; none from work
     /// that was stopped.
     func emit(_ ref: ChatState.Ref) -> ChatEffects.Emit {
         { [weak self] event in
@@ -229,10 +229,10 @@ final class EffectRunner {
         await dispatch(.open(c))
     }
 
-    func group(_ command: Effect.GroupCommand) async {
+    func group(_ command: Effect.GroupChange) async {
         guard let chat = openChat() else { return }
         let c = chat.conversation
-        let mapped: ChatEffects.GroupCommand
+        let mapped: ChatEffects.GroupChange
         switch command {
         case .invite(let names): mapped = .invite(names)
         case .kick(let name): mapped = .kick(name)

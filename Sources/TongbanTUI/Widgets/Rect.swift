@@ -28,9 +28,4 @@ struct Rect: Equatable, Sendable {
         return (Rect(x: x, y: y, width: c, height: height),
                 Rect(x: x + c + gap, y: y, width: max(0, width - c - gap), height: height))
     }
-
-    /// A `w`×`h` rectangle centred in this one.
-    func centered(width w: Int, height h: Int) -> Rect {
-        Rect(x: x + (width - w) / 2, y: y + max(0, (height - h) / 2), width: w, height: h)
-    }
 }

@@ -1,4 +1,5 @@
 import ChatCore
+@testable import ChatServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import Synchronization
 /// without sockets: a request goes through the same middleware, controllers
 /// and services as one over HTTP (Hummingbird's router, called directly, as
 /// its own `RouterTestFramework` does). The client's tests run on it, so
-/// every rule of PROTOCOL.md exists once, in this module.
+/// every rule of PROTOCOL.md exists once, in `ChatServer`.
 ///
 /// Its clock is a hand-moved one read from the wall once at the start, and
 /// every reading is later than the one before, so no two events tie.

@@ -99,8 +99,8 @@ import TerminalUI
         // Any other failure to enter again takes the room off the list too, saying why.
         _ = Update.apply(.sync(.connection(.connecting)), to: &s, Self.zh)
         #expect(Update.apply(.sync(.connection(.online)), to: &s, Self.zh) == [.room(.enter(unique: "hike", again: true))])
-        #expect(Update.apply(.rooms(.reenterFailed(unique: "hike", reason: "服务器出错")), to: &s, Self.zh).last == .resumeSending)
-        #expect(s.rooms.isEmpty && s.chat == nil && s.status == "重新连接后没能再进入房间「周末徒步」：服务器出错。可以用 n 再进入")
+        #expect(Update.apply(.rooms(.reenterFailed(unique: "hike", reason: Failure(APIError.cannotConnect("refused")))), to: &s, Self.zh).last == .resumeSending)
+        #expect(s.rooms.isEmpty && s.chat == nil && s.status == "重新连接后没能再进入房间「周末徒步」：无法连接服务器。可以用 n 再进入")
         // No rooms: back online, the queue goes on at once.
         _ = Update.apply(.sync(.connection(.connecting)), to: &s, Self.zh)
         #expect(Update.apply(.sync(.connection(.online)), to: &s, Self.zh) == [.resumeSending])
@@ -192,7 +192,7 @@ import TerminalUI
         #expect(Update.handle(.char("y"), &s, Self.zh) == [.room(.leave(roomId: 5))])
         s.listIndex = 3
         let selected = s.visibleConversations[3].id
-        _ = Update.apply(.rooms(.left(roomId: 5, why: "已离开房间")), to: &s, Self.zh)
+        _ = Update.apply(.rooms(.left(roomId: 5, why: .left)), to: &s, Self.zh)
         #expect(s.rooms.map(\.id) == ["sr_6"] && s.chat == nil && s.status == "已离开房间")
         #expect(s.visibleConversations[s.listIndex].id == selected, "the selection stays on its conversation")
         let made = EnterRoomResponse(room: RoomInfo(roomId: 8, name: "读书会", uniqueName: "books", ownerId: "tb_1", presentCount: 1),

@@ -18,7 +18,9 @@ enum Event {
     /// effects, the store changing under it); dropped when that opening is
     /// no longer on screen.
     case chat(ChatEvent, ChatState.Ref)
-    /// An effect's outcome in plain words, for the status line.
+    /// What an effect found that the status line tells (worded by the update).
+    case outcome(Outcome)
+    /// Words already made (the run loop's own failure).
     case status(String)
     case messageHits(query: String, [AppState.SearchHit])
     case usersFound(query: String, [UserBasicInfo])
@@ -77,11 +79,11 @@ enum RoomEvent {
     /// Who is in a room now, as the server says.
     case present(roomId: Int, [UserBasicInfo])
     /// Out of a room: left, or it could not be entered again (`why` says).
-    case left(roomId: Int, why: String?)
+    case left(roomId: Int, why: LeftRoom?)
     /// A room entered again after a reconnect is no more.
     case vanished(unique: String)
     /// Entering a room again after a reconnect failed for another reason.
-    case reenterFailed(unique: String, reason: String)
+    case reenterFailed(unique: String, reason: Failure)
     case bans(roomId: Int, [UserBasicInfo])
     /// The owner's change, as the server answered it.
     case changed(RoomInfo)

@@ -34,7 +34,7 @@ extension Update {
             refreshRoomChat(&s)
             return []
         case .left(let rid, let why):
-            if let why { s.status = why }
+            if let why { s.status = words(why, L) }
             let unique = s.rooms.first { $0.info.roomId == rid }?.info.uniqueName
             return removeRoom(rid, &s) + (unique.map { doneReentering($0, &s) } ?? [])
         case .vanished(let unique):
@@ -43,7 +43,7 @@ extension Update {
             return removeRoom(room.info.roomId, &s) + doneReentering(unique, &s)
         case .reenterFailed(let unique, let reason):
             guard let room = s.rooms.first(where: { $0.info.uniqueName == unique }) else { return doneReentering(unique, &s) }
-            s.status = L.string("ui.room.reenterFailed", ["name": TerminalSanitizer.oneLine(room.info.name), "reason": reason])
+            s.status = L.string("ui.room.reenterFailed", ["name": TerminalSanitizer.oneLine(room.info.name), "reason": ServerWords.describe(reason.error, L)])
             return removeRoom(room.info.roomId, &s) + doneReentering(unique, &s)
         case .bans(let rid, let users):
             if case .roomPage(var page) = s.mode, s.chat.flatMap({ s.room($0.id) })?.info.roomId == rid {

@@ -51,6 +51,9 @@ enum Update {
         case .selectMessage(let id):
             s.selectedId = id
             return []
+        case .outcome(let outcome):
+            s.status = words(outcome, L)
+            return []
         case .status(let text):
             s.status = text
             return []

@@ -16,12 +16,12 @@ extension EffectRunner {
                 recorder = try Programs.record(into: file)
             } catch Programs.Failure.notFound {
                 try? FileManager.default.removeItem(at: file)
-                await dispatch(.status(L.string("ui.noRecorder")))
+                await dispatch(.outcome(.noRecorder))
                 return
             }
             await dispatch(.recordingStarted(file))
         } catch {
-            await dispatch(.status("\(error)"))
+            await dispatch(.outcome(.error(Failure(error))))
         }
     }
 
@@ -34,13 +34,13 @@ extension EffectRunner {
             do { voice = try OutgoingMedia.voice(at: file.path) } catch MediaProbe.Failure.unsupported(_) { voice = nil }
             guard let voice, voice.durationSec >= 1 else {
                 try? FileManager.default.removeItem(at: file)
-                await dispatch(.status(L.string("ui.recordTooShort")))
+                await dispatch(.outcome(.recordingTooShort))
                 return
             }
             guard let open = openChat() else { return }
             await chatEffects.send(.voice, paths: [voice.path], in: open.conversation, emit: emit(open.ref))
         } catch {
-            await dispatch(.status("\(error)"))
+            await dispatch(.outcome(.error(Failure(error))))
         }
     }
 
@@ -50,7 +50,7 @@ extension EffectRunner {
     /// on the status line.
     func cachedFile(key: String, url: String, expireAt: Int) async -> URL? {
         do { return try await chatEffects.localFile(key: key, url: url, expireAt: expireAt) } catch {
-            await dispatch(.status("\(error)"))
+            await dispatch(.outcome(.error(Failure(error))))
             return nil
         }
     }
@@ -76,7 +76,7 @@ extension EffectRunner {
                 await chatEffects.flashViewed(messageId: m.id, in: chat.conversation, emit: emit(chat.ref))
             }
         } catch {
-            await dispatch(.status(describePicture(error)))
+            await dispatch(.outcome(describePicture(error)))
         }
     }
 
@@ -91,19 +91,14 @@ extension EffectRunner {
             let image = try await pictureDecoder.decode(data, max(8, width), max(8, (height - 3) * 2))
             await dispatch(.pictureShown(m, index: index, image))
         } catch {
-            await dispatch(.status(describePicture(error)))
+            await dispatch(.outcome(describePicture(error)))
         }
     }
 
-    /// A picture that could not be shown, in the user's language.
-    func describePicture(_ error: any Error) -> String {
-        guard let f = error as? ImageCodec.Failure else { return "\(error)" }
-        switch f.kind {
-        case .unreadable: return L.string("ui.picture.unreadable")
-        case .timeout: return L.string("ui.picture.timeout")
-        case .unavailable: return L.string("ui.picture.unavailable", ["reason": f.description])
-        case .crashed: return L.string("ui.picture.crashed")
-        }
+    /// A picture that could not be shown.
+    func describePicture(_ error: any Error) -> Outcome {
+        guard let f = error as? ImageCodec.Failure else { return .error(Failure(error)) }
+        return .pictureFailed(f)
     }
 
     /// Decodes a cached picture into a thumbnail beside the keys.
@@ -148,9 +143,9 @@ extension EffectRunner {
             }
             await dispatch(.playing(messageId: m.id))
         } catch Programs.Failure.notFound {
-            await dispatch(.status(L.string("ui.noPlayer")))
+            await dispatch(.outcome(.noPlayer))
         } catch {
-            await dispatch(.status("\(error)"))
+            await dispatch(.outcome(.error(Failure(error))))
         }
     }
 
@@ -173,9 +168,9 @@ extension EffectRunner {
 
     func view(_ file: URL) async {
         do { try Programs.view(file) } catch Programs.Failure.notFound(let name) {
-            await dispatch(.status(L.string("ui.noViewer", ["name": name ?? "xdg-open"])))
+            await dispatch(.outcome(.noViewer(name: name)))
         } catch {
-            await dispatch(.status("\(error)"))
+            await dispatch(.outcome(.error(Failure(error))))
         }
     }
 
@@ -185,10 +180,10 @@ extension EffectRunner {
               let cached = await cachedFile(key: file.object.key, url: file.object.url, expireAt: file.object.expireAt) else { return nil }
         do {
             let saved = try Downloads.save(try Data(contentsOf: cached), name: file.name, in: downloadsDirectory)
-            await dispatch(.status(L.string("ui.fileSaved", ["path": saved.path])))
+            await dispatch(.outcome(.fileSaved(path: saved.path)))
             return saved
         } catch {
-            await dispatch(.status(L.string("ui.fileSaveFailed", ["reason": "\(error)"])))
+            await dispatch(.outcome(.fileSaveFailed(Failure(error))))
             return nil
         }
     }

@@ -5,79 +5,77 @@ import ChatViewModels
 import Foundation
 
 /// People's I/O (PROTOCOL.md v3): each asks the session, answers with
-/// `PeopleEvent`s, and says a failure on the status line in the user's
-/// words ("添加好友失败：…", `ServerWords`).
+/// `PeopleEvent`s, and tells a failure as an `Outcome` (what was tried,
+/// and why), which the update words.
 extension EffectRunner {
     func people(_ command: PeopleEffect) async {
         switch command {
         case .load:
             await loadStoredPeople(blocked: nil)
             // The server's view (the store may be behind, or never filled).
-            guard await attempt("people.loadFailed", { try await self.session.refreshPeople() }) != nil else { return }
-            let blocked = await attempt("people.loadFailed") { try await self.session.blocked() }
+            guard await attempt(.loadPeople, { try await self.session.refreshPeople() }) != nil else { return }
+            let blocked = await attempt(.loadPeople) { try await self.session.blocked() }
             await loadStoredPeople(blocked: blocked)
         case .loadStored:
             // Quietly: offline at start is no failure of anything asked for.
             await loadStoredPeople(blocked: try? await session.blocked())
         case .search(let query):
-            let users = await attempt("people.lookupFailed") { try await self.session.searchUsers(query) } ?? []
-            if users.isEmpty { await dispatch(.status(L.string("people.noSuchUser"))) }
+            let users = await attempt(.lookUp) { try await self.session.searchUsers(query) } ?? []
+            if users.isEmpty { await dispatch(.outcome(.noSuchUser)) }
             await dispatch(.people(.found(query: query, users)))
         case .request(let user, let message):
             let trimmed = message.trimmingCharacters(in: .whitespaces)
-            guard let r = await attempt("people.requestFailed", {
+            guard let r = await attempt(.request, {
                 try await self.session.requestFriend(user, message: trimmed.isEmpty ? nil : trimmed)
             }) else { return }
-            let name = TerminalSanitizer.oneLine(user.username)
-            await dispatch(.status(L.string(r.status == .accepted ? "people.nowFriends" : "people.requested", ["name": name])))
+            await dispatch(.outcome(.friendRequested(name: user.username, accepted: r.status == .accepted)))
             await loadStoredPeople(blocked: nil)
         case .respond(let id, let accept):
-            guard let r = await attempt("people.answerFailed", { try await self.session.respondFriend(id, accept: accept) })
+            guard let r = await attempt(.answer, { try await self.session.respondFriend(id, accept: accept) })
             else { return }
-            let name = TerminalSanitizer.oneLine(r.from.username)
-            await dispatch(.status(L.string(accept ? "people.nowFriends" : "people.declined", ["name": name])))
+            await dispatch(.outcome(.friendAnswered(name: r.from.username, accepted: accept)))
             await loadStoredPeople(blocked: nil)
         case .remove(let contact):
-            guard await attempt("people.removeFailed", { try await self.session.removeFriend(contact) }) != nil else { return }
-            await dispatch(.status(L.string("people.removed", ["name": TerminalSanitizer.oneLine(contact.username)])))
+            guard await attempt(.removeFriend, { try await self.session.removeFriend(contact) }) != nil else { return }
+            await dispatch(.outcome(.friendRemoved(name: contact.username)))
             await reopenPeer(contact.uid)
         case .remark(let uid, let text):
-            guard await attempt("people.remarkFailed", { try await self.session.setRemark(text, for: uid) }) != nil else { return }
+            guard await attempt(.remark, { try await self.session.setRemark(text, for: uid) }) != nil else { return }
             await reopenPeer(uid)
         case .block(let uid):
-            guard await attempt("people.blockFailed", { try await self.session.block(uid) }) != nil else { return }
+            guard await attempt(.block, { try await self.session.block(uid) }) != nil else { return }
             await refreshBlocked()
             await reopenPeer(uid)
         case .unblock(let uid):
-            guard await attempt("people.unblockFailed", { try await self.session.unblock(uid) }) != nil else { return }
+            guard await attempt(.unblock, { try await self.session.unblock(uid) }) != nil else { return }
             await refreshBlocked()
             await reopenPeer(uid)
         case .loadMine:
-            async let profile = attempt("people.loadFailed") { try await self.session.myProfile() }
-            async let settings = attempt("people.loadFailed") { try await self.session.settings() }
-            async let devices = attempt("people.loadFailed") { try await self.session.devices() }
+            async let profile = attempt(.loadPeople) { try await self.session.myProfile() }
+            async let settings = attempt(.loadPeople) { try await self.session.settings() }
+            async let devices = attempt(.loadPeople) { try await self.session.devices() }
             await dispatch(.people(.mine(await profile, await settings, await devices)))
         case .updateProfile(let name, let signature):
             let request = UpdateProfileRequest(username: name, signature: signature)
-            guard let info = await attempt("people.profileFailed", { try await self.session.updateProfile(request) }) else { return }
+            guard let info = await attempt(.profile, { try await self.session.updateProfile(request) }) else { return }
             await dispatch(.people(.mine(info, nil, nil)))
         case .setAvatar(let path):
             guard let jpeg = await avatarFile(path),
-                  let info = await attempt("people.profileFailed", { try await self.session.setAvatar(jpeg: jpeg) }) else { return }
+                  let info = await attempt(.profile, { try await self.session.setAvatar(jpeg: jpeg) }) else { return }
             await dispatch(.people(.mine(info, nil, nil)))
         case .acceptStrangers(let accept):
-            let settings = await attempt("people.settingsFailed") { try await self.session.setAcceptStrangers(accept) }
+            let settings = await attempt(.settings) { try await self.session.setAcceptStrangers(accept) }
             await dispatch(.people(.mine(nil, settings ?? UserSettings(acceptStrangers: !accept), nil)))
         case .signOutDevice(let id):
-            guard await attempt("people.signOutFailed", { try await self.session.signOut(device: id) }) != nil else { return }
-            await dispatch(.status(L.string("people.signedOutDevice", ["id": id])))
-            await dispatch(.people(.mine(nil, nil, await attempt("people.loadFailed") { try await self.session.devices() })))
+            guard await attempt(.signOut, { try await self.session.signOut(device: id) }) != nil else { return }
+            await dispatch(.outcome(.deviceSignedOut(id: id)))
+            await dispatch(.people(.mine(nil, nil, await attempt(.loadPeople) { try await self.session.devices() })))
         case .changePassword(let current, let new):
-            guard await attempt("password.failed", { try await self.session.changePassword(current: current, new: new) }) != nil
+            guard await attempt(.password, { try await self.session.changePassword(current: current, new: new) }) != nil
             else { return }
             // The server signed my other devices out: the page's list shows it.
-            await dispatch(.status(L.string("password.changed")))
-            await dispatch(.people(.mine(nil, nil, await attempt("people.loadFailed") { try await self.session.devices() })))
+            await dispatch(.outcome(.passwordChanged))
+            await dispatch(.people(.mine(nil, nil, await attempt(.loadPeople) { try await self.session.devices() })))
         case .logout:
             _ = try? await Session.logout(paths: session.paths)
             await dispatch(.people(.loggedOut))
@@ -94,7 +92,7 @@ extension EffectRunner {
     }
 
     func refreshBlocked() async {
-        await loadStoredPeople(blocked: await attempt("people.loadFailed") { try await self.session.blocked() })
+        await loadStoredPeople(blocked: await attempt(.loadPeople) { try await self.session.blocked() })
     }
 
     /// A peer's page: their profile (the server's, else the store's), our
@@ -115,12 +113,12 @@ extension EffectRunner {
     func setGroupAvatar(_ path: String, of chat: ChatState) async {
         guard let gid = chat.conversation.groupId else { return }
         guard let jpeg = await avatarFile(path) else { return }
-        guard let info = await attempt("group.avatarFailed", {
+        guard let info = await attempt(.groupAvatar, {
             let key = try await self.session.uploadAvatar(jpeg: jpeg)
             return try await self.session.updateGroup(UpdateGroupRequest(groupId: gid, avatar: key))
         }) else { return }
         await dispatch(.chat(.groupChanged, chat.ref))
-        await dispatch(.status(L.string("group.avatarSet")))
+        await dispatch(.outcome(.groupAvatarSet))
         decodeAvatar(info.avatar)
     }
 
@@ -130,7 +128,7 @@ extension EffectRunner {
         do {
             return try await Task.detached { try AvatarImage.prepare(path: path) }.value
         } catch {
-            await dispatch(.status(L.string("people.avatarUnreadable", ["path": TerminalSanitizer.oneLine(path)])))
+            await dispatch(.outcome(.avatarUnreadable(path: path)))
             return nil
         }
     }
@@ -155,12 +153,12 @@ extension EffectRunner {
         }
     }
 
-    /// Runs a call; its failure goes to the status line under `failure`.
-    func attempt<T>(_ failure: String, _ body: @escaping () async throws -> T) async -> T? {
+    /// Runs a call; its failure goes to the status line as what was tried.
+    func attempt<T>(_ tried: Outcome.Attempt, _ body: @escaping () async throws -> T) async -> T? {
         do {
             return try await body()
         } catch {
-            await dispatch(.status(ServerWords.failed(failure, error, L)))
+            await dispatch(.outcome(.failed(tried, Failure(error))))
             return nil
         }
     }

@@ -4,17 +4,17 @@ import Foundation
 import TerminalUI
 
 /// Rooms' I/O (PROTOCOL.md v3 "Rooms"): each asks the session and answers
-/// with `RoomEvent`s; a failure is said on the status line in the user's
-/// words ("进入房间失败：…"). A room's messages go into the store, where its
+/// with `RoomEvent`s; a failure is an `Outcome` the update words
+/// ("进入房间失败：…"). A room's messages go into the store, where its
 /// chat pages them from like any chat's.
 extension EffectRunner {
     func room(_ command: RoomEffect) async {
         switch command {
         case .directory(let query):
-            let rooms = await attempt("ui.room.listFailed") { try await self.session.rooms(query: query) } ?? []
+            let rooms = await attempt(.roomList) { try await self.session.rooms(query: query) } ?? []
             await dispatch(.rooms(.directory(query: query, rooms)))
         case .create(let name, let unique, let topic):
-            guard await attempt("ui.room.createFailed", {
+            guard await attempt(.roomCreate, {
                 try await self.session.createRoom(CreateRoomRequest(name: name, uniqueName: unique, topic: topic.isEmpty ? nil : topic))
             }) != nil else { return }
             // The maker is in the room already; entering answers who is here and what was said.
@@ -22,12 +22,12 @@ extension EffectRunner {
         case .enter(let unique, let again):
             await enterRoom(unique, again: again)
         case .keep(let message, let room):
-            do { try session.keepRoomMessage(message, of: room) } catch { await dispatch(.status(describe(error))) }
+            do { try session.keepRoomMessage(message, of: room) } catch { await dispatch(.outcome(.failed(.roomKeep, Failure(error)))) }
         case .keepUpdate(let message):
-            do { try session.keepRoomUpdate(message) } catch { await dispatch(.status(describe(error))) }
+            do { try session.keepRoomUpdate(message) } catch { await dispatch(.outcome(.failed(.roomKeep, Failure(error)))) }
         case .fill(let room, let after, let before):
             // Nothing said while connected is lost: what was missed comes from history.
-            guard let missed = await attempt("ui.room.fillFailed", { try await self.session.fillRoom(room, after: after, before: before) })
+            guard let missed = await attempt(.roomFill, { try await self.session.fillRoom(room, after: after, before: before) })
             else { return }
             await dispatch(.rooms(.filled(conversationId: room.conversationId, missed)))
         case .refreshPresent(let rid):
@@ -35,25 +35,25 @@ extension EffectRunner {
             await dispatch(.rooms(.present(roomId: rid, users)))
         case .leave(let rid):
             // Gone from the list even when the server cannot be told: the socket closing leaves too.
-            let told = await attempt("ui.room.leaveFailed") { try await self.session.leaveRoom(rid) } != nil
-            await dispatch(.rooms(.left(roomId: rid, why: told ? L.string("ui.room.left") : nil)))
+            let told = await attempt(.roomLeave) { try await self.session.leaveRoom(rid) } != nil
+            await dispatch(.rooms(.left(roomId: rid, why: told ? .left : nil)))
         case .update(let rid, let name, let topic):
-            guard let info = await attempt("ui.room.updateFailed", {
+            guard let info = await attempt(.roomUpdate, {
                 try await self.session.updateRoom(UpdateRoomRequest(roomId: rid, name: name, topic: topic))
             }) else { return }
             await dispatch(.rooms(.changed(info)))
         case .kick(let rid, let uid, let ban):
-            guard await attempt("ui.room.kickFailed", { try await self.session.kick(uid, fromRoom: rid, ban: ban) }) != nil else { return }
-            await dispatch(.status(L.string(ban ? "ui.room.banned" : "ui.room.kicked")))
+            guard await attempt(.roomKick, { try await self.session.kick(uid, fromRoom: rid, ban: ban) }) != nil else { return }
+            await dispatch(.outcome(.roomRemoved(banned: ban)))
         case .unban(let rid, let uid):
-            guard await attempt("ui.room.unbanFailed", { try await self.session.unban(uid, inRoom: rid) }) != nil else { return }
-            await dispatch(.status(L.string("ui.room.unbanned")))
+            guard await attempt(.roomUnban, { try await self.session.unban(uid, inRoom: rid) }) != nil else { return }
+            await dispatch(.outcome(.roomUnbanned))
         case .loadBans(let rid):
-            guard let users = await attempt("ui.room.bansFailed", { try await self.session.roomBans(rid) }) else { return }
+            guard let users = await attempt(.roomBans, { try await self.session.roomBans(rid) }) else { return }
             await dispatch(.rooms(.bans(roomId: rid, users)))
         case .drop(let rid):
-            guard await attempt("ui.room.dropFailed", { try await self.session.dropRoom(rid) }) != nil else { return }
-            await dispatch(.rooms(.left(roomId: rid, why: L.string("ui.room.droppedByMe"))))
+            guard await attempt(.roomDrop, { try await self.session.dropRoom(rid) }) != nil else { return }
+            await dispatch(.rooms(.left(roomId: rid, why: .dropped)))
         }
     }
 
@@ -68,11 +68,11 @@ extension EffectRunner {
             guard let room = try? await session.lookupRoom(uniqueName: unique) else {
                 return await dispatch(.rooms(.vanished(unique: unique)))
             }
-            await dispatch(.rooms(.left(roomId: room.roomId, why: L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.name)]))))
+            await dispatch(.rooms(.left(roomId: room.roomId, why: .cannotReenter(name: room.name))))
         } catch where again {
-            await dispatch(.rooms(.reenterFailed(unique: unique, reason: ServerWords.describe(error, L))))
+            await dispatch(.rooms(.reenterFailed(unique: unique, reason: Failure(error))))
         } catch {
-            await dispatch(.status(ServerWords.failed("ui.room.enterFailed", error, L)))
+            await dispatch(.outcome(.failed(.roomEnter, Failure(error))))
         }
     }
 
@@ -92,6 +92,4 @@ extension EffectRunner {
             group.cancelAll()
         }
     }
-
-    private func describe(_ error: any Error) -> String { ServerWords.failed("ui.room.keepFailed", error, L) }
 }

@@ -154,7 +154,7 @@ final class EffectRunner {
         case .openMessage(let id, let name, let seq, let messageId):
             // Its chat, if I am still in it, scrolled to it; else a word on the status line.
             guard let c = listEffects.read()?.first(where: { $0.id == id }) else {
-                await listEmit(.notice(L.string("ui.favorite.chatGone", ["name": name])))
+                await dispatch(.outcome(.chatGone(name: name)))
                 return
             }
             await dispatch(.open(c))
@@ -185,17 +185,17 @@ final class EffectRunner {
         case .setTitle(let title): setTitle(title)
         case .notify(let title, let body): notify(DesktopNotification(title: title, body: body))
         case .compose(let text):
-            guard let compose = compose() else { return await dispatch(.status(L.string("ui.compose.none"))) }
+            guard let compose = compose() else { return await dispatch(.outcome(.noEditor)) }
             if let edited = await compose(text) {
                 await dispatch(.composed(edited))
             } else {
-                await dispatch(.status(L.string("ui.compose.failed")))
+                await dispatch(.outcome(.editorFailed))
             }
         case .copy(let text):
-            guard let copy = copy() else { return await dispatch(.status(L.string("ui.copy.none"))) }
+            guard let copy = copy() else { return await dispatch(.outcome(.noClipboard)) }
             // A clipboard program is waited for off the main actor.
             let how = await Task.detached { copy(text) }.value
-            await dispatch(.status(how.map { L.string("ui.copied", ["how": $0]) } ?? L.string("ui.copy.failed")))
+            await dispatch(.outcome(.copied(how: how)))
         }
     }
 

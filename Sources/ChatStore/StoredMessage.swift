@@ -73,3 +73,8 @@ public struct StoredMessage: Sendable, Hashable {
         return m
     }
 }
+
+extension StoredMessage {
+    /// Its kind, whose capabilities say what may be done with it.
+    public var kind: MessageKind { MessageKinds.kind(contentType: contentType, content: content) }
+}

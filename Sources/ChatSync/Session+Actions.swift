@@ -88,13 +88,9 @@ extension Session {
     /// keeps whom it named, a reply what it quotes. The store takes the message as the server now has it.
     public func edit(_ clientMsgID: String, in id: String, to text: String) async throws {
         guard let m = try store.message(clientMsgID: clientMsgID) else { throw StoreError.unknownMessage(clientMsgID) }
-        var content = text
-        if m.contentType == ContentType.mention, let p = MentionPayload(jsonText: m.content) {
-            content = MentionPayload(text: text, atUserIDs: p.atUserIDs, atAll: p.atAll).jsonText
-        } else if m.contentType == ContentType.quote, var p = QuotePayload(jsonText: m.content) {
-            p.text = text
-            content = p.jsonText
-        }
+        let (_, decoded) = IMMessageMapper.decode(contentType: m.contentType, content: m.content)
+        // A kind that cannot be edited goes as the text: the server says no.
+        let content = m.kind.reword.flatMap { IMMessageMapper.wireContent(for: $0(decoded, text))?.content } ?? text
         let updated = try await api.edit(conversationId: id, clientMsgID: clientMsgID, content: content)
         try store.saveUpdated(updated)
     }

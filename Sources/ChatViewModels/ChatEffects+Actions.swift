@@ -97,16 +97,9 @@ extension ChatEffects {
 
     /// What a reply shows of `m` before the server's copy comes back.
     static func quoted(_ m: ChatMessage) -> QuotePayload.Quoted {
-        let kind = MessageKinds.kind(for: m.type)
         var q = QuotePayload.Quoted(clientMsgID: m.id, seq: m.seq, sendID: m.senderId)
-        switch m.type {
-        case .text: q.contentType = ContentType.text
-        case .mention: q.contentType = ContentType.mention
-        case .quote: q.contentType = ContentType.quote
-        default:
-            q.contentType = ContentType.custom
-            q.type = kind.customType
-        }
+        q.contentType = IMMessageMapper.wireContent(for: m.content)?.contentType ?? ContentType.custom
+        q.type = MessageKinds.kind(for: m.type).customType
         if let text = m.text { q.text = String(text.prefix(QuotePayload.quotedTextLimit)) }
         return q
     }

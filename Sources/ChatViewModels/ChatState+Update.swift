@@ -219,7 +219,7 @@ extension ChatState {
     /// Whether the flash image `messageId` may be shown now (once, not mine).
     public func mayView(flash messageId: String) -> Bool {
         guard let m = messages.first(where: { $0.id == messageId }) else { return false }
-        return m.type == .flashImage && !m.isMe && !m.isDestroyed
+        return m.isFlash && !m.isMe && !m.isDestroyed
     }
 
     /// Seed §六: walks oldest to newest and puts a `MM-dd HH:mm` marker

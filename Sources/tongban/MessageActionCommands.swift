@@ -62,9 +62,9 @@ struct Edit: AsyncParsableCommand {
         let conv = try await conversationId(session, with: with)
         let me = session.credentials.imUid
         let m = try await target(session, conv, message: message) {
-            $0.sendID == me && !$0.revoked && $0.seq != nil && [ContentType.text, ContentType.mention, ContentType.quote].contains($0.contentType)
+            $0.sendID == me && !$0.revoked && $0.seq != nil && $0.kind.editable
         }
-        guard m.sendID == me else { throw CLIError(L.string("ui.notEditable")) }
+        guard m.sendID == me, m.kind.editable else { throw CLIError(L.string("ui.notEditable")) }
         do { try await session.edit(m.clientMsgID, in: conv, to: text) } catch let e as APIError {
             throw CLIError(e.code == .editWindowPassed ? L.string("error.editWindow") : ServerWords.describe(e, L))
         }
@@ -88,7 +88,10 @@ struct Fav: AsyncParsableCommand {
         func run() async throws {
             let session = try await common.session()
             let conv = try await conversationId(session, with: with)
-            let m = try await target(session, conv, message: message) { !$0.revoked && !$0.isControl && $0.seq != nil }
+            let m = try await target(session, conv, message: message) {
+                !$0.revoked && $0.seq != nil && $0.kind.capabilities.contains(.keepable)
+            }
+            guard m.kind.capabilities.contains(.keepable) else { throw CLIError(L.string("ui.notKeepable")) }
             let kept = try await server(session) { try await session.addFavorite(m.clientMsgID, in: conv) }
             out(L.string("cli.fav.added", ["id": String(kept.favoriteId)]))
         }
@@ -156,6 +159,7 @@ struct Forward: AsyncParsableCommand {
             found.append(m)
         }
         let ordered = found.sorted(by: { ($0.seq ?? 0) < ($1.seq ?? 0) })
+        guard ordered.allSatisfy({ $0.kind.capabilities.contains(.forwardable) }) else { throw CLIError(L.string("ui.notForwardable")) }
         if merged {
             let name = try session.reader.conversation(id: from, localizer: L)?.nickname ?? with
             let heading = title ?? MergedPayload.defaultTitle(isGroup: ConversationIDHelper.isGroup(from), chatName: name,

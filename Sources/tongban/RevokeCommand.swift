@@ -14,7 +14,8 @@ struct Revoke: AsyncParsableCommand {
         let conv = try await conversationId(session, with: with)
         _ = try await syncNow(session)
         let target = try message ?? session.reader.newestPage(conversationId: conv, limit: 200).messages
-            .last { $0.sendID == session.credentials.imUid && !$0.revoked && $0.seq != nil }?.clientMsgID
+            .last { $0.sendID == session.credentials.imUid && !$0.revoked && $0.seq != nil && $0.kind.capabilities.contains(.revocable) }?
+            .clientMsgID
         guard let target else { throw CLIError(L.string("cli.noOwnMessage")) }
         do { try await session.sendQueue.revoke(clientMsgID: target) } catch let e as APIError { throw CLIError(ServerWords.describe(e, L)) }
         out(L.string("cli.revoked"))

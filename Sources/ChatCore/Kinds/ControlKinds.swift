@@ -67,20 +67,23 @@ extension MessageKind {
         },
         encode: { content in content.flashViewedTarget.map { ["msgId": .string($0)] } },
         summary: { msg, l in l.string(msg.isMe ? "summary.flashViewed.mine" : "summary.flashViewed") },
-        singleChatOnly: true
+        singleChatOnly: true,
+        capabilities: []
     )
 
     /// contentType 2101: `{"clientMsgID": ...}`. Summary `你撤回了一条消息`
     /// for my own revoke, else `消息已撤回`.
     public static let revokeNotice = MessageKind(
         customType: nil, messageType: .revoked,
-        summary: { msg, l in l.string(msg.isMe ? "summary.revoked.mine" : "summary.revoked") }
+        summary: { msg, l in l.string(msg.isMe ? "summary.revoked.mine" : "summary.revoked") },
+        capabilities: []
     )
 
     /// UI time separator: its own text.
     public static let timeMarker = MessageKind(
         customType: nil, messageType: .time,
-        summary: { msg, _ in msg.content.timeMarker ?? "" }
+        summary: { msg, _ in msg.content.timeMarker ?? "" },
+        capabilities: []
     )
 
     /// Anything else: its `msgDesc` if it has one, else `[未知消息类型]`.

@@ -9,7 +9,6 @@ public struct FlashImagePayload: KindPayload, Codable {
     public var storedObject: StoredObject? { StoredObject(key: objectKey, url: url, expireAt: expireAt) }
     public func mirror(into m: inout ChatMessage) {
         storedObject?.mirror(into: &m)
-        m.isFlash = true
     }
 }
 
@@ -35,6 +34,7 @@ extension MessageKind {
         objectKeys: { content in content.flashImage.map { [$0.objectKey] } ?? [] },
         // Only the receiver views it, once; nobody saves or opens it.
         primaryAction: { m in !m.isMe && !m.isDestroyed ? .confirmFlash : .none },
-        singleChatOnly: true
+        singleChatOnly: true,
+        capabilities: [.quotable, .reactable, .revocable, .ephemeral]
     )
 }

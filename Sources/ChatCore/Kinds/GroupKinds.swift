@@ -116,13 +116,20 @@ extension MessageKind {
     public static let mention = MessageKind(
         customType: nil, messageType: .mention,
         summary: { msg, _ in MessageKind.flattenLines(msg.content.mention?.text ?? "") },
-        searchText: { content in content.mention?.text ?? "" }
+        searchText: { content in content.mention?.text ?? "" },
+        reword: { content, text in
+            guard let p = content.mention else { return .text(text) }
+            return .mention(MentionPayload(text: text, atUserIDs: p.atUserIDs, atAll: p.atAll))
+        },
+        // The names belong to the chat it came from.
+        forwardedForm: { m in .text(m.content.mention?.text ?? "") }
     )
 
     /// contentType 1501-1510. Summary: the notice's sentence, as the sender
     /// of it reads it (the list has no reader's uid at hand).
     public static let groupNotice = MessageKind(
         customType: nil, messageType: .groupNotice,
-        summary: { msg, l in msg.content.groupNotice?.sentence(me: msg.isMe ? msg.senderId : nil, l) ?? "" }
+        summary: { msg, l in msg.content.groupNotice?.sentence(me: msg.isMe ? msg.senderId : nil, l) ?? "" },
+        capabilities: []
     )
 }

@@ -96,6 +96,11 @@ extension MessageKind {
             } ?? []
         },
         primaryAction: { _ in .showRecord },
-        searchText: { content in content.merged?.title ?? "" }
+        searchText: { content in content.merged?.title ?? "" },
+        // Its messages are of chats the receiver may not be in: a record of
+        // itself, which the server fills in whole.
+        forwardedForm: { m in
+            .merged(MergedPayload(title: m.content.merged?.title ?? "", items: [.init(conversationId: m.conversationId, clientMsgID: m.id)]))
+        }
     )
 }

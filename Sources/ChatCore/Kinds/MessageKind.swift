@@ -27,6 +27,39 @@ public struct MessageKind: Sendable {
     /// Whether it may only be sent between two people (the server refuses
     /// it in a group).
     public let singleChatOnly: Bool
+    /// What may be done with a sent message of this kind. The rules about
+    /// the message itself (mine, sent, not revoked, within a time window)
+    /// are the caller's; these are the kind's, read by the client, the CLI
+    /// and the server alike.
+    public let capabilities: Capabilities
+    /// A message of mine of this kind saying `text` instead (an edit): nil
+    /// for kinds that cannot be edited. A mention keeps whom it named, a
+    /// reply what it quotes.
+    public let reword: (@Sendable (MessageContent, String) -> MessageContent)?
+    /// What forwarding a message of this kind sends (when `forwardable`):
+    /// by default the content as it is.
+    public let forwardedForm: @Sendable (ChatMessage) -> MessageContent
+
+    /// Whether a message of mine of this kind can be edited.
+    public var editable: Bool { reword != nil }
+
+    public struct Capabilities: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Sent on, one by one or inside a merged forward (聊天记录).
+        public static let forwardable = Capabilities(rawValue: 1 << 0)
+        /// Kept as a favourite (收藏).
+        public static let keepable = Capabilities(rawValue: 1 << 1)
+        /// Quoted by a reply.
+        public static let quotable = Capabilities(rawValue: 1 << 2)
+        public static let reactable = Capabilities(rawValue: 1 << 3)
+        public static let revocable = Capabilities(rawValue: 1 << 4)
+        /// Seen once and never kept: no cached copy, never forwarded or kept
+        /// (a flash image).
+        public static let ephemeral = Capabilities(rawValue: 1 << 5)
+        /// What a message someone wrote allows.
+        public static let written: Capabilities = [.forwardable, .keepable, .quotable, .reactable, .revocable]
+    }
 
     public init(
         customType: String?, messageType: ChatMessageType,
@@ -38,7 +71,10 @@ public struct MessageKind: Sendable {
         primaryAction: @escaping @Sendable (ChatMessage) -> MessageAction = { _ in .none },
         canOpenExternally: Bool = false,
         searchText: @escaping @Sendable (MessageContent) -> String = { _ in "" },
-        singleChatOnly: Bool = false
+        singleChatOnly: Bool = false,
+        capabilities: Capabilities = .written,
+        reword: (@Sendable (MessageContent, String) -> MessageContent)? = nil,
+        forwardedForm: @escaping @Sendable (ChatMessage) -> MessageContent = { $0.content }
     ) {
         self.customType = customType
         self.messageType = messageType
@@ -51,6 +87,9 @@ public struct MessageKind: Sendable {
         self.canOpenExternally = canOpenExternally
         self.searchText = searchText
         self.singleChatOnly = singleChatOnly
+        self.capabilities = capabilities
+        self.reword = reword
+        self.forwardedForm = forwardedForm
     }
 }
 
@@ -108,6 +147,11 @@ public enum MessageKinds {
 
     /// The kind `content` is of.
     public static func kind(of content: MessageContent) -> MessageKind { kind(for: content.messageType) }
+
+    /// The kind of a message as it is on the wire (the server's stored rows).
+    public static func kind(contentType: Int, content: String) -> MessageKind {
+        kind(for: IMMessageMapper.decode(contentType: contentType, content: content).0)
+    }
 
     /// The custom payload JSON (contentType 110) for `content`, with `type`
     /// first-class; nil for contents that are not custom payloads.

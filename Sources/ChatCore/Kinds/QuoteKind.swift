@@ -100,7 +100,14 @@ extension MessageKind {
         customType: nil, messageType: .quote,
         summary: { msg, _ in MessageKind.flattenLines(msg.content.quote?.text ?? "") },
         primaryAction: { m in m.content.quote?.quote.seq != nil ? .showQuoted : .none },
-        searchText: { content in content.quote?.text ?? "" }
+        searchText: { content in content.quote?.text ?? "" },
+        reword: { content, text in
+            guard var p = content.quote else { return .text(text) }
+            p.text = text
+            return .quote(p)
+        },
+        // The quote belongs to the chat it came from.
+        forwardedForm: { m in .text(m.content.quote?.text ?? "") }
     )
 }
 

@@ -17,7 +17,8 @@ extension MessageKind {
     public static let text = MessageKind(
         customType: nil, messageType: .text,
         summary: { msg, _ in MessageKind.flattenLines(msg.text ?? "") },
-        searchText: { content in content.text ?? "" }
+        searchText: { content in content.text ?? "" },
+        reword: { _, text in .text(text) }
     )
 
     /// Newlines (and other line separators) become single spaces.

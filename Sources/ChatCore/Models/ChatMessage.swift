@@ -30,7 +30,8 @@ public struct ChatMessage: Identifiable, Sendable, Hashable {
     public var durationSec: Int?
     public var width: Double?
     public var height: Double?
-    public var isFlash: Bool = false
+    /// Seen once and never kept (its kind is ephemeral: a flash image).
+    public var isFlash: Bool { MessageKinds.kind(for: type).capabilities.contains(.ephemeral) }
 
     // Lifecycle.
     public var isRecalled: Bool = false

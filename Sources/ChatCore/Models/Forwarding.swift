@@ -7,12 +7,25 @@ extension ChatMessage {
     /// be in; the server fills it in whole), anything else as it is. nil for
     /// a flash image, which is seen once and never forwarded.
     public var forwarded: MessageContent? {
-        if content.flashImage != nil { return nil }
-        if content.mention != nil || content.quote != nil { return .text(text ?? "") }
-        if let record = content.merged {
-            return .merged(MergedPayload(title: record.title, items: [.init(conversationId: conversationId, clientMsgID: id)]))
-        }
-        return content
+        let kind = MessageKinds.kind(for: type)
+        return kind.capabilities.contains(.forwardable) ? kind.forwardedForm(self) : nil
+    }
+
+    /// What its kind allows (see ``MessageKind/Capabilities``).
+    public func can(_ capability: MessageKind.Capabilities) -> Bool {
+        MessageKinds.kind(for: type).capabilities.contains(capability)
+    }
+
+    /// Whether `capability` may be used on it as it stands: the server has
+    /// it (sent, with a seq), it is not revoked, and its kind allows it.
+    public func allows(_ capability: MessageKind.Capabilities) -> Bool {
+        status == .success && seq > 0 && !isRecalled && can(capability)
+    }
+
+    /// Whether I may edit it now: mine, on the server, not revoked, and of a
+    /// kind that can be edited (the server's edit window is the server's).
+    public var isEditable: Bool {
+        isMe && status == .success && seq > 0 && !isRecalled && MessageKinds.kind(for: type).editable
     }
 }
 

@@ -18,8 +18,8 @@ extension MessageService {
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             try self.checkNotRefused(caller: caller, target: target, in: tx)
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message takes no reactions") }
-            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
-                throw APIFailure.invalid("notices take no reactions")
+            guard Self.kind(of: msg).capabilities.contains(.reactable) else {
+                throw APIFailure.invalid("a message of this kind takes no reactions")
             }
             var reactions = msg.reactions
             guard reactions.set(emoji, by: ConversationIDHelper.imUid(caller), on: on) else {
@@ -43,7 +43,7 @@ extension MessageService {
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             guard msg.senderUid == caller else { throw APIFailure.forbidden("only the sender can edit a message") }
             try self.checkNotRefused(caller: caller, target: target, in: tx)
-            guard [ContentType.text, ContentType.mention, ContentType.quote].contains(msg.contentType) else {
+            guard Self.kind(of: msg).editable else {
                 throw APIFailure.forbidden("only texts, mentions and replies can be edited")
             }
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message cannot be edited") }

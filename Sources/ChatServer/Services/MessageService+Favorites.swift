@@ -12,11 +12,10 @@ extension MessageService {
         return try storage.write { tx -> Favorite in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
             guard !msg.revoked else { throw APIFailure.invalid("a revoked message cannot be kept") }
-            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
-                throw APIFailure.invalid("notices cannot be kept")
+            guard Self.kind(of: msg).capabilities.contains(.keepable) else {
+                throw APIFailure.invalid("a message of this kind (a notice, a flash image) cannot be kept")
             }
             let (_, content) = IMMessageMapper.decode(contentType: msg.contentType, content: msg.content)
-            guard content.flashImage == nil else { throw APIFailure.invalid("flash images cannot be kept") }
             if let kept = try tx.favorites.favorite(uid: caller, messageId: msg.id) { return try Self.favorite(kept) }
             let name: String
             switch target {

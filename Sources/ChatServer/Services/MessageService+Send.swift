@@ -121,7 +121,7 @@ extension MessageService {
         var destroyedKey: String?
         if let targetId = payload.flashViewedTarget {
             guard let target = try tx.messages.message(in: conversationId, clientMsgID: targetId),
-                  IMMessageMapper.decode(contentType: target.contentType, content: target.content).1.flashImage != nil
+                  Self.kind(of: target).capabilities.contains(.ephemeral)
             else { throw APIFailure.notFound("no flash image \(targetId.prefix(64)) in this conversation") }
             guard target.senderUid != caller else {
                 throw APIFailure.forbidden("only the receiver of a flash image can mark it viewed")
@@ -144,7 +144,7 @@ extension MessageService {
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
             throw APIFailure.forbidden("object \(key.prefix(120)) is not yours to send")
         }
-        try checkFlashKeys(keys, sendingFlash: stored.flashImage != nil, in: tx)
+        try checkFlashKeys(keys, sendingFlash: MessageKinds.kind(of: stored).capabilities.contains(.ephemeral), in: tx)
         let row = try append(conversationId: conversationId, sender: caller, to: audience, clientMsgID: r.clientMsgId,
                              contentType: r.contentType, content: content, isControl: isControl,
                              in: tx, cursors: &cursors, serverMsgID: job.serverMsgID)
@@ -174,8 +174,7 @@ extension MessageService {
         for key in keys {
             guard let first = try tx.media.firstMessage(naming: key) else { continue }
             if sendingFlash { throw APIFailure.invalid("a flash image must be a picture not sent before") }
-            if let row = try tx.messages.message(id: first),
-               IMMessageMapper.decode(contentType: row.contentType, content: row.content).1.flashImage != nil {
+            if let row = try tx.messages.message(id: first), Self.kind(of: row).capabilities.contains(.ephemeral) {
                 throw APIFailure.invalid("a flash image's picture can be sent only in its own message")
             }
         }
@@ -187,7 +186,7 @@ extension MessageService {
     func filledQuote(_ reply: QuotePayload, in conversationId: String, caller: Int,
                      tx: any StorageTransaction) throws -> QuotePayload {
         guard let (target, _) = try inHistory(reply.quote.clientMsgID, of: conversationId, caller: caller, in: tx),
-              !ContentType.isGroupNotice(target.contentType), !ContentType.isRoomNotice(target.contentType) else {
+              Self.kind(of: target).capabilities.contains(.quotable) else {
             throw APIFailure.invalid("the quoted message is not one of this conversation you can see")
         }
         guard !target.revoked else { throw APIFailure.invalid("a revoked message cannot be quoted") }
@@ -222,13 +221,12 @@ extension MessageService {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is in the record twice")
             }
             _ = try ConversationService.target(of: item.conversationId, caller: caller)
-            guard let (m, _) = try inHistory(item.clientMsgID, of: item.conversationId, caller: caller, in: tx),
-                  !ContentType.isGroupNotice(m.contentType), !ContentType.isRoomNotice(m.contentType) else {
+            guard let (m, _) = try inHistory(item.clientMsgID, of: item.conversationId, caller: caller, in: tx) else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")
             }
             guard !m.revoked else { throw APIFailure.invalid("a revoked message cannot be forwarded") }
-            guard IMMessageMapper.decode(contentType: m.contentType, content: m.content).1.flashImage == nil else {
-                throw APIFailure.invalid("flash images cannot be forwarded")
+            guard Self.kind(of: m).capabilities.contains(.forwardable) else {
+                throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is of a kind that cannot be forwarded (a notice, a flash image)")
             }
             guard !(try tx.messages.hiders(of: m.id).contains(caller)) else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")

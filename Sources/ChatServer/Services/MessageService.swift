@@ -167,7 +167,7 @@ final class MessageService: Sendable {
             if case .group = target, !me.isActive {
                 throw APIFailure.forbidden("you are no longer a member of this group")
             }
-            guard !ContentType.isGroupNotice(msg.contentType), !ContentType.isRoomNotice(msg.contentType) else {
+            guard Self.kind(of: msg).capabilities.contains(.revocable) else {
                 throw APIFailure.invalid("notices cannot be revoked")
             }
             if msg.revoked { return (msg.noticeSeq ?? msg.seq, [:]) }
@@ -253,4 +253,9 @@ extension MessageRow {
                     sendTime: sendTime, revoked: revoked, flashViewed: flashViewed,
                     reactions: reactions.isEmpty ? nil : reactions, editedAt: editedAt)
     }
+}
+
+extension MessageService {
+    /// A stored message's kind: what it allows (MessageKind.Capabilities).
+    static func kind(of row: MessageRow) -> MessageKind { MessageKinds.kind(contentType: row.contentType, content: row.content) }
 }

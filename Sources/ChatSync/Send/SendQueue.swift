@@ -305,6 +305,9 @@ public actor SendQueue {
         do {
             if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {
                 let id = row.clientMsgID, count = Double(uploads.count)
+                // Our own upload goes into the conversation's cache folder
+                // (seed §三), unless its kind is never kept (a flash image).
+                let kept = !MessageKinds.kind(contentType: row.contentType, content: row.content).capabilities.contains(.ephemeral)
                 let attempt = (uploadAttempt[id] ?? 0) + 1
                 uploadAttempt[id] = attempt
                 report(id, 0)
@@ -319,9 +322,7 @@ public actor SendQueue {
                         Task { await self?.reportChunk(id, attempt: attempt, (Double(i) + fraction * 0.99) / count) }
                     }.objectKey
                     content = content.replacingOccurrences(of: u.placeholder, with: key)
-                    // Our own upload goes into the conversation's cache folder (seed §三),
-                    // except flash images, which are never kept.
-                    if !content.contains("\"flash_image\"") {
+                    if kept {
                         _ = try? media?.save(data, for: key, conversationId: row.conversationId)
                     }
                     report(row.clientMsgID, Double(i + 1) / Double(uploads.count))

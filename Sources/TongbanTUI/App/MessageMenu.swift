@@ -9,7 +9,7 @@ enum MessageMenu {
     static func forwardable(_ s: AppState) -> [String] {
         let bubbles = s.bubbles
         let ids = s.marked.map { Set($0) } ?? Set(s.selectedMessage.map { [$0.id] } ?? [])
-        return bubbles.reversed().filter { ids.contains($0.id) && $0.status == .success && $0.seq > 0 && !$0.isRecalled && !$0.isFlash }
+        return bubbles.reversed().filter { ids.contains($0.id) && $0.allows(.forwardable) }
             .map(\.id)
     }
 
@@ -32,17 +32,19 @@ enum MessageMenu {
         if let title = primary[kind.primaryAction(m)] { items.append(item(.messagesEnter, title)) }
         if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
         guard m.status == .success, m.seq > 0 else { return items }
-        items.append(item(.messagesReply, "ui.menu.reply"))
-        if !m.isFlash { items.append(item(.messagesForward, "ui.menu.forward")) }
-        if !m.isFlash { items.append(item(.messagesFavorite, "ui.menu.favorite")) }
+        if m.can(.quotable) { items.append(item(.messagesReply, "ui.menu.reply")) }
+        if m.can(.forwardable) { items.append(item(.messagesForward, "ui.menu.forward")) }
+        if m.can(.keepable) { items.append(item(.messagesFavorite, "ui.menu.favorite")) }
         if m.text != nil { items.append(item(.messagesCopy, "ui.menu.copy")) }
-        if m.isMe, [.text, .mention, .quote].contains(m.type) { items.append(item(.messagesEdit, "ui.menu.edit")) }
+        if m.isEditable { items.append(item(.messagesEdit, "ui.menu.edit")) }
         items.append(item(.messagesDiscard, "ui.menu.delete"))
-        if m.isMe { items.append(item(.messagesRevoke, "ui.menu.revoke")) }
-        var react = item(.messagesReact1, "ui.menu.react")
-        react.key = "1-6"
-        react.title += " " + QuickReactions.all.joined(separator: " ")
-        items.append(react)
+        if m.isMe, m.can(.revocable) { items.append(item(.messagesRevoke, "ui.menu.revoke")) }
+        if m.can(.reactable) {
+            var react = item(.messagesReact1, "ui.menu.react")
+            react.key = "1-6"
+            react.title += " " + QuickReactions.all.joined(separator: " ")
+            items.append(react)
+        }
         return items
     }
 }

@@ -328,7 +328,7 @@ enum Update {
             return Self.chat(.scrolled(toBottom: true), &s)
         case .messagesRevoke:
             guard let m = s.selectedMessage else { return [] }
-            guard m.isMe else { s.status = L.string("ui.notMine"); return [] }
+            guard m.isMe, m.can(.revocable) else { s.status = L.string("ui.notMine"); return [] }
             s.mode = .confirm(.revoke(messageId: m.id))
         case .messagesDiscard:
             // A failed message is discarded (the server never had it); one
@@ -356,7 +356,7 @@ enum Update {
             }
         case .messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6:
             guard let m = s.selectedMessage else { return [] }
-            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReactable"); return [] }
+            guard m.allows(.reactable) else { s.status = L.string("ui.notReactable"); return [] }
             let emoji = QuickReactions.emoji(for: action)
             return [.react(messageId: m.id, emoji: emoji, on: !m.reactions.users(of: emoji).contains(s.myImUid))]
         case .messagesMenu:
@@ -370,7 +370,7 @@ enum Update {
             s.status = s.marked == nil ? nil : L.string("ui.selecting", ["n": "0"])
         case .messagesMark:
             guard var marked = s.marked, let m = s.selectedMessage else { return [] }
-            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notForwardable"); return [] }
+            guard m.allows(.forwardable) else { s.status = L.string("ui.notForwardable"); return [] }
             if let i = marked.firstIndex(of: m.id) { marked.remove(at: i) } else { marked.append(m.id) }
             s.marked = marked
             s.status = L.string("ui.selecting", ["n": String(marked.count)])
@@ -391,14 +391,16 @@ enum Update {
         case .messagesFavorite:
             if let marked = s.marked, !marked.isEmpty {
                 s.marked = nil
-                return marked.map { .addFavorite(messageId: $0) }
+                let keepable = s.bubbles.filter { marked.contains($0.id) && $0.allows(.keepable) }.map(\.id)
+                guard !keepable.isEmpty else { s.status = L.string("ui.notKeepable"); return [] }
+                return marked.filter(keepable.contains).map { .addFavorite(messageId: $0) }
             }
             guard let m = s.selectedMessage else { return [] }
-            guard m.status == .success, m.seq > 0, !m.isRecalled, !m.isFlash else { s.status = L.string("ui.notKeepable"); return [] }
+            guard m.allows(.keepable) else { s.status = L.string("ui.notKeepable"); return [] }
             return [.addFavorite(messageId: m.id)]
         case .messagesReply:
             guard let m = s.selectedMessage else { return [] }
-            guard m.status == .success, m.seq > 0, !m.isRecalled else { s.status = L.string("ui.notReplyable"); return [] }
+            guard m.allows(.quotable) else { s.status = L.string("ui.notReplyable"); return [] }
             if let e = s.editing { s.input = e.stashed; s.editing = nil }
             let name = m.isMe ? L.string("group.you")
                 : chat.conversation.isGroup ? chat.senderNames[m.senderId] ?? m.senderId : chat.conversation.nickname
@@ -407,8 +409,7 @@ enum Update {
             s.focus = .input
         case .messagesEdit:
             guard let m = s.selectedMessage else { return [] }
-            guard m.isMe, m.status == .success, m.seq > 0, !m.isRecalled, [.text, .mention, .quote].contains(m.type),
-                  let text = m.text else { s.status = L.string("ui.notEditable"); return [] }
+            guard m.isEditable, let text = m.text else { s.status = L.string("ui.notEditable"); return [] }
             s.replying = nil
             // A second `e` while editing: what was typed before the first is what stays aside.
             let stashed = s.editing?.stashed ?? s.input

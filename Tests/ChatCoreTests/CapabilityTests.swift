@@ -58,4 +58,25 @@ import Testing
         let revoked = IMMessageMapper.map(wire(101, "gone", from: me, revoked: true), currentUID: me)
         #expect(!revoked.allows(.forwardable) && !revoked.allows(.keepable) && !revoked.isEditable)
     }
+
+    @Test func whatTheServerTakesIsEachKindsOwnCheck() {
+        let limits = ContentLimits(maxTextCharacters: 10, maxMentions: 2)
+        func check(_ type: Int, _ content: String) -> ContentProblem? {
+            if case .failure(let p) = MessageKinds.validate(contentType: type, content: content, limits: limits) { return p }
+            return nil
+        }
+        #expect(check(101, "好") == nil)
+        #expect(check(101, " \n") == .invalid("content must not be empty"))
+        #expect(check(101, String(repeating: "长", count: 11)) == .tooLarge("text is longer than 10 characters"))
+        #expect(check(106, #"{"text":"hi","atUserIDs":["a","b","c"]}"#) == .invalid("too many mentions"))
+        #expect(check(106, "{}") == .invalid(#"a mention's content must be {"text", "atUserIDs": [String], "atAll"}"#))
+        #expect(check(1509, #"{"opUser":{"uid":1,"username":"a"},"users":[]}"#) == .invalid("notices are made by the server"))
+        #expect(check(2101, #"{"clientMsgID":"x"}"#) == .invalid("revoke notices are made by the server; use /chat/message/revoke"))
+        #expect(check(110, #"{"type":"image"}"#) == .invalid("custom image payload is missing fields or has wrong types"))
+        #expect(check(110, #"{"type":"sticker_v9","id":1}"#) == nil, "a newer client's kind is kept as it is")
+        #expect(check(110, #"{"type":"signal_quote","signalId":1,"replyContent":"十一个字十一个字十一个"}"#)
+                == .tooLarge("reply is longer than 10 characters"))
+        #expect(check(107, #"{"title":"t","items":[]}"#) == .invalid("a merged forward holds 1-100 messages"))
+        #expect(check(9999, "x") == .invalid("unknown contentType 9999"))
+    }
 }

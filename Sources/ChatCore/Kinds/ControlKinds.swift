@@ -74,16 +74,21 @@ extension MessageKind {
     /// contentType 2101: `{"clientMsgID": ...}`. Summary `你撤回了一条消息`
     /// for my own revoke, else `消息已撤回`.
     public static let revokeNotice = MessageKind(
-        customType: nil, messageType: .revoked,
+        customType: nil, messageType: .revoked, contentType: ContentType.revokeNotice,
         summary: { msg, l in l.string(msg.isMe ? "summary.revoked.mine" : "summary.revoked") },
-        capabilities: []
+        capabilities: [],
+        validate: { _, _ in .invalid(revokeIsTheServers) },
+        wireShape: revokeIsTheServers
     )
+
+    static let revokeIsTheServers = "revoke notices are made by the server; use /chat/message/revoke"
 
     /// UI time separator: its own text.
     public static let timeMarker = MessageKind(
         customType: nil, messageType: .time,
         summary: { msg, _ in msg.content.timeMarker ?? "" },
-        capabilities: []
+        capabilities: [],
+        validate: { _, _ in .invalid("time markers are the screen's own") }
     )
 
     /// Anything else: its `msgDesc` if it has one, else `[未知消息类型]`.

@@ -114,7 +114,7 @@ extension MessageContent {
 extension MessageKind {
     /// contentType 106. Summary: its text on one line.
     public static let mention = MessageKind(
-        customType: nil, messageType: .mention,
+        customType: nil, messageType: .mention, contentType: ContentType.mention,
         summary: { msg, _ in MessageKind.flattenLines(msg.content.mention?.text ?? "") },
         searchText: { content in content.mention?.text ?? "" },
         reword: { content, text in
@@ -122,7 +122,12 @@ extension MessageKind {
             return .mention(MentionPayload(text: text, atUserIDs: p.atUserIDs, atAll: p.atAll))
         },
         // The names belong to the chat it came from.
-        forwardedForm: { m in .text(m.content.mention?.text ?? "") }
+        forwardedForm: { m in .text(m.content.mention?.text ?? "") },
+        validate: { content, limits in
+            guard let p = content.mention else { return .invalid("not a mention") }
+            return ContentProblem.check(text: p.text, limits) ?? ContentProblem.check(mentions: p.atUserIDs, limits)
+        },
+        wireShape: #"a mention's content must be {"text", "atUserIDs": [String], "atAll"}"#
     )
 
     /// contentType 1501-1510. Summary: the notice's sentence, as the sender
@@ -130,6 +135,7 @@ extension MessageKind {
     public static let groupNotice = MessageKind(
         customType: nil, messageType: .groupNotice,
         summary: { msg, l in msg.content.groupNotice?.sentence(me: msg.isMe ? msg.senderId : nil, l) ?? "" },
-        capabilities: []
+        capabilities: [],
+        validate: ContentProblem.serverMade("notices")
     )
 }

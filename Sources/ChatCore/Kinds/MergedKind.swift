@@ -85,7 +85,7 @@ extension MessageKind {
     /// Enter opens the whole record. The objects of its items (pictures,
     /// files) are its own: the chat it goes to may read them.
     public static let merged = MessageKind(
-        customType: nil, messageType: .merged,
+        customType: nil, messageType: .merged, contentType: ContentType.merged,
         summary: { msg, l in
             l.string("summary.merged", ["title": MessageKind.flattenLines(msg.content.merged?.title ?? "")])
         },
@@ -101,6 +101,14 @@ extension MessageKind {
         // itself, which the server fills in whole.
         forwardedForm: { m in
             .merged(MergedPayload(title: m.content.merged?.title ?? "", items: [.init(conversationId: m.conversationId, clientMsgID: m.id)]))
-        }
+        },
+        validate: { content, _ in
+            guard let p = content.merged else { return .invalid("not a merged forward") }
+            guard (1...MergedPayload.maxItems).contains(p.items.count) else {
+                return .invalid("a merged forward holds 1-\(MergedPayload.maxItems) messages")
+            }
+            return p.title.count <= 200 ? nil : .invalid("the title is longer than 200 characters")
+        },
+        wireShape: #"a merged forward's content must be {"title", "items": [{"conversationId", "clientMsgID"}]}"#
     )
 }

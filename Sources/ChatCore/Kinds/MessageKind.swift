@@ -4,6 +4,9 @@
 public struct MessageKind: Sendable {
     /// The custom payload's `type` (contentType 110), nil for built-in kinds.
     public let customType: String?
+    /// A built-in kind's own contentType (101 text, 106 mention, …); nil
+    /// for custom payloads and for notices, which span a range.
+    public let contentType: Int?
     public let messageType: ChatMessageType
     /// Reads a custom payload; nil when a field it needs is missing or ill-typed.
     public let decode: @Sendable (JSONObject) -> MessageContent?
@@ -40,6 +43,13 @@ public struct MessageKind: Sendable {
     /// by default the content as it is.
     public let forwardedForm: @Sendable (ChatMessage) -> MessageContent
 
+    /// The server's check of a message of this kind that someone sends,
+    /// once its content decoded: nil when it may be sent, else why not.
+    public let validate: @Sendable (MessageContent, ContentLimits) -> ContentProblem?
+    /// What its content must look like, for the refusal of one that does
+    /// not decode (nil: the generic words).
+    public let wireShape: String?
+
     /// Whether a message of mine of this kind can be edited.
     public var editable: Bool { reword != nil }
 
@@ -62,7 +72,7 @@ public struct MessageKind: Sendable {
     }
 
     public init(
-        customType: String?, messageType: ChatMessageType,
+        customType: String?, messageType: ChatMessageType, contentType: Int? = nil,
         decode: @escaping @Sendable (JSONObject) -> MessageContent? = { _ in nil },
         encode: @escaping @Sendable (MessageContent) -> [String: JSONValue]? = { _ in nil },
         summary: @escaping @Sendable (ChatMessage, Localizer) -> String,
@@ -74,9 +84,12 @@ public struct MessageKind: Sendable {
         singleChatOnly: Bool = false,
         capabilities: Capabilities = .written,
         reword: (@Sendable (MessageContent, String) -> MessageContent)? = nil,
-        forwardedForm: @escaping @Sendable (ChatMessage) -> MessageContent = { $0.content }
+        forwardedForm: @escaping @Sendable (ChatMessage) -> MessageContent = { $0.content },
+        validate: @escaping @Sendable (MessageContent, ContentLimits) -> ContentProblem? = { _, _ in nil },
+        wireShape: String? = nil
     ) {
         self.customType = customType
+        self.contentType = contentType
         self.messageType = messageType
         self.decode = decode
         self.encode = encode
@@ -90,6 +103,8 @@ public struct MessageKind: Sendable {
         self.capabilities = capabilities
         self.reword = reword
         self.forwardedForm = forwardedForm
+        self.validate = validate
+        self.wireShape = wireShape
     }
 }
 

@@ -97,7 +97,7 @@ extension MessageContent {
 extension MessageKind {
     /// contentType 114. Summary: the reply's text on one line (not the quote).
     public static let quote = MessageKind(
-        customType: nil, messageType: .quote,
+        customType: nil, messageType: .quote, contentType: ContentType.quote,
         summary: { msg, _ in MessageKind.flattenLines(msg.content.quote?.text ?? "") },
         primaryAction: { m in m.content.quote?.quote.seq != nil ? .showQuoted : .none },
         searchText: { content in content.quote?.text ?? "" },
@@ -107,7 +107,12 @@ extension MessageKind {
             return .quote(p)
         },
         // The quote belongs to the chat it came from.
-        forwardedForm: { m in .text(m.content.quote?.text ?? "") }
+        forwardedForm: { m in .text(m.content.quote?.text ?? "") },
+        validate: { content, limits in
+            guard let p = content.quote else { return .invalid("not a reply") }
+            return ContentProblem.check(text: p.text, limits) ?? ContentProblem.check(mentions: p.atUserIDs, limits)
+        },
+        wireShape: #"a reply's content must be {"text", "quote": {"clientMsgID"}}"#
     )
 }
 

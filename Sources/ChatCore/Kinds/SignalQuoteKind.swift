@@ -35,6 +35,10 @@ extension MessageKind {
         },
         summary: { _, l in l.string("summary.signalQuote") },
         searchText: { content in content.signalQuote?.replyContent ?? "" },
-        singleChatOnly: true
+        singleChatOnly: true,
+        validate: { content, limits in
+            guard let p = content.signalQuote, p.replyContent.count > limits.maxTextCharacters else { return nil }
+            return .tooLarge("reply is longer than \(limits.maxTextCharacters) characters")
+        }
     )
 }

@@ -15,10 +15,15 @@ extension MessageContent {
 extension MessageKind {
     /// contentType 101. Summary: the text on one line.
     public static let text = MessageKind(
-        customType: nil, messageType: .text,
+        customType: nil, messageType: .text, contentType: ContentType.text,
         summary: { msg, _ in MessageKind.flattenLines(msg.text ?? "") },
         searchText: { content in content.text ?? "" },
-        reword: { _, text in .text(text) }
+        reword: { _, text in .text(text) },
+        validate: { content, limits in
+            // Unlike a mention's or a reply's, a text's emptiness reads as its content's.
+            if (content.text ?? "").unicodeScalars.allSatisfy(\.properties.isWhitespace) { return .invalid("content must not be empty") }
+            return ContentProblem.check(text: content.text ?? "", limits)
+        }
     )
 
     /// Newlines (and other line separators) become single spaces.

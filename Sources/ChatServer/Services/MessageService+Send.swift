@@ -267,70 +267,13 @@ extension MessageService {
         return Array(Set(named)).filter { $0 != caller }.sorted()
     }
 
-    /// Checks content against its type; returns the decoded payload.
+    /// Checks content against its kind (`MessageKinds.validate`); returns the decoded payload.
     func validateContent(type: Int, content: String) throws -> MessageContent {
-        switch type {
-        case ContentType.text:
-            if content.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
-                throw APIFailure.invalid("content must not be empty")
-            }
-            // A character has at least one byte: short texts skip the count.
-            if content.utf8.count > config.maxTextCharacters && content.count > config.maxTextCharacters {
-                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
-            }
-            return .text(content)
-        case ContentType.mention:
-            guard let p = MentionPayload(jsonText: content) else {
-                throw APIFailure.invalid("a mention's content must be {\"text\", \"atUserIDs\": [String], \"atAll\"}")
-            }
-            guard !p.text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
-                throw APIFailure.invalid("text must not be empty")
-            }
-            if p.text.count > config.maxTextCharacters {
-                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
-            }
-            guard p.atUserIDs.count <= config.maxGroupMembers else { throw APIFailure.invalid("too many mentions") }
-            return .mention(p)
-        case ContentType.custom:
-            guard let obj = JSONObject(jsonText: content), let t = obj.string("type"), !t.isEmpty else {
-                throw APIFailure.invalid("content must be a JSON object with a string type")
-            }
-            let (_, decoded) = IMMessageMapper.decode(contentType: type, content: content)
-            if MessageKinds.kind(customType: t) != nil, decoded.unknown != nil {
-                throw APIFailure.invalid("custom \(t) payload is missing fields or has wrong types")
-            }
-            for key in ["w", "h"] where obj.double(key) != nil && obj.dimension(key) == nil {
-                throw APIFailure.invalid("\(key) must be a picture size between 0 and 65535")
-            }
-            if let p = decoded.signalQuote, p.replyContent.count > config.maxTextCharacters {
-                throw APIFailure(.tooLarge, "reply is longer than \(config.maxTextCharacters) characters")
-            }
-            return decoded
-        case ContentType.merged:
-            guard let p = MergedPayload(jsonText: content) else {
-                throw APIFailure.invalid("a merged forward's content must be {\"title\", \"items\": [{\"conversationId\", \"clientMsgID\"}]}")
-            }
-            guard (1...MergedPayload.maxItems).contains(p.items.count) else {
-                throw APIFailure.invalid("a merged forward holds 1-\(MergedPayload.maxItems) messages")
-            }
-            guard p.title.count <= 200 else { throw APIFailure.invalid("the title is longer than 200 characters") }
-            return .merged(p)
-        case ContentType.quote:
-            guard let p = QuotePayload(jsonText: content) else {
-                throw APIFailure.invalid("a reply's content must be {\"text\", \"quote\": {\"clientMsgID\"}}")
-            }
-            guard !p.text.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
-                throw APIFailure.invalid("text must not be empty")
-            }
-            if p.text.count > config.maxTextCharacters {
-                throw APIFailure(.tooLarge, "text is longer than \(config.maxTextCharacters) characters")
-            }
-            guard p.atUserIDs.count <= config.maxGroupMembers else { throw APIFailure.invalid("too many mentions") }
-            return .quote(p)
-        case ContentType.revokeNotice:
-            throw APIFailure.invalid("revoke notices are made by the server; use /chat/message/revoke")
-        default:
-            throw APIFailure.invalid("unknown contentType \(type)")
+        let limits = ContentLimits(maxTextCharacters: config.maxTextCharacters, maxMentions: config.maxGroupMembers)
+        switch MessageKinds.validate(contentType: type, content: content, limits: limits) {
+        case .success(let decoded): return decoded
+        case .failure(.invalid(let why)): throw APIFailure.invalid(why)
+        case .failure(.tooLarge(let why)): throw APIFailure(.tooLarge, why)
         }
     }
 }

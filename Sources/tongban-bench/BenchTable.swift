@@ -24,6 +24,21 @@ extension BenchRow {
     }
 }
 
+extension BenchRow {
+    /// OpenIM's stress reports: about 220 acknowledged sends/s per core,
+    /// about 4,500 µs of CPU per send.
+    static let openIMMicrosPerSend = 4_500.0
+
+    /// The server process's own CPU per acknowledged send: a figure that
+    /// does not swing with what else the machine runs, as sends/s per core do.
+    static func cpuPerSend(_ r: LoadResult, _ deployment: String, goalMicros: Double) -> BenchRow {
+        let micros = r.serverCPU / Double(r.messages) * 1e6
+        return BenchRow(figure: "server's own CPU per acknowledged send, \(deployment) (µs)", ours: micros,
+                        reference: openIMMicrosPerSend, referenceName: "OpenIM, published", goal: "≤ \(fmt(goalMicros)) µs",
+                        met: micros <= goalMicros)
+    }
+}
+
 func fmt(_ v: Double) -> String {
     if v.isNaN { return "n/a" }
     return v >= 100 ? String(format: "%.0f", v) : String(format: "%.2f", v)

@@ -91,7 +91,7 @@ struct StoreBench {
 
         return [
             BenchRow(figure: "ingest with search index (msgs/s)", ours: ours, reference: reference,
-                     referenceName: "sqlite3 CLI, 1 txn", goal: "≥ 50% of reference", met: ours >= 0.5 * reference),
+                     referenceName: "sqlite3 CLI, 1 txn", goal: "≥ 1× reference", met: ours >= reference),
             BenchRow(figure: "ingest, stored and shown, index not yet built (msgs/s)", ours: oursStored, goal: "", met: nil),
             BenchRow(figure: "conversation list, from the database (µs)", ours: listUs, goal: "< 2000 µs", met: listUs < 2000),
             BenchRow(figure: "conversation list, unchanged since last read (µs)", ours: cachedUs, goal: "< 2000 µs", met: cachedUs < 2000),

@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "ChatSyncTests",
             dependencies: ["ChatSync", "ChatViewModels", "ChatServer", "ChatStore", "ChatCore", "ChatTesting",
-                           .product(name: "NIOCore", package: "swift-nio")],
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -21,9 +21,7 @@ extension ChatState {
         case .windowRead(let r):
             guard r.conversationId == id, r.window == window else { return [] }
             show(r)
-            guard mediaAfterRead else { return [] }
-            mediaAfterRead = false
-            return [refreshMedia()]
+            return mediaWanted()
         case .storeChanged:
             return [read()]
         case .sync(let update):
@@ -84,10 +82,9 @@ extension ChatState {
             groupStale = true
             return [read()]
         case .sent:
-            // The message shows at once, at the newest.
-            var effects = scrolled(toBottom: true)
-            if !effects.contains(where: { if case .readWindow = $0 { true } else { false } }) { effects.insert(read(), at: 0) }
-            return effects
+            // The message shows at the newest: the store's change signal
+            // reads it; only a window that moves is read here.
+            return scrolled(toBottom: true)
         case .revoking(let messageId):
             guard let i = messages.firstIndex(where: { $0.id == messageId }), messages[i].isMe, !messages[i].isRecalled else { return [] }
             messages[i].isRecalled = true
@@ -106,6 +103,16 @@ extension ChatState {
 
     func refreshMedia() -> ChatEffect {
         .refreshMedia(messages.filter { $0.objectKey != nil || $0.multiObjectKeys != nil })
+    }
+
+    /// After a read: every picture signed and fetched again when asked
+    /// (`mediaAfterRead`), else only those of messages new to the window.
+    mutating func mediaWanted() -> [ChatEffect] {
+        let media = messages.filter { $0.objectKey != nil || $0.multiObjectKeys != nil }
+        let wanted = mediaAfterRead ? media : media.filter { !mediaAsked.contains($0.id) }
+        mediaAfterRead = false
+        mediaAsked.formUnion(wanted.map(\.id))
+        return wanted.isEmpty ? [] : [.refreshMedia(wanted)]
     }
 
     mutating func show(_ r: WindowRead) {
@@ -186,21 +193,15 @@ extension ChatState {
         return effects
     }
 
+    /// The messages and the header (presence too) follow the store's
+    /// change signal; a sync is read for what the signal does not cover:
+    /// the group's names and members, a friend's remark.
     mutating func synced(_ update: SyncUpdate) -> [ChatEffect] {
-        if case .presence(let user, let online) = update {
-            // The header's "online" follows the peer's sockets while the chat is open.
-            guard !conversation.isGroup, ConversationIDHelper.uid(fromImUid: user) == conversation.targetUid,
-                  conversation.isOnline != online else { return [] }
-            return [read()]
-        }
-        guard isVisible, case .applied(let changes) = update,
-              changes.conversationIds.contains(id) || !changes.updatedClientMsgIDs.isEmpty else { return [] }
-        // The messages follow by themselves (the store is followed); the
-        // header and the group's names and members are read here.
+        guard isVisible, case .applied(let changes) = update else { return [] }
+        var effects: [ChatEffect] = []
         if let gid = conversation.groupId, changes.groupIds.contains(gid) { groupStale = true }
-        var effects = [read()]
+        if groupStale && conversation.isGroup || changes.peopleChanged && !conversation.isGroup { effects.append(read()) }
         if (changes.incoming[id] ?? 0) > 0 && isAtBottom { effects.append(.markRead) }
-        mediaAfterRead = true
         return effects
     }
 

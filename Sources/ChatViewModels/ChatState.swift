@@ -70,9 +70,12 @@ public struct ChatState: Sendable {
     var readInFlight = false
     /// The newest read position the server acknowledged.
     var readAcked = 0
-    /// The pictures of the next read are to be signed and fetched (after
-    /// opening, paging back, a jump, a sync): the read says which they are.
+    /// The pictures of the next read are to be signed and fetched again
+    /// (after opening, paging back, a jump): the read says which they are.
     var mediaAfterRead = false
+    /// Messages whose media were handed to be signed and fetched: a read
+    /// that brings one not among them (a picture just arrived) asks for it.
+    var mediaAsked: Set<String> = []
 
     /// A chat about to appear (`.appear` reads it), or, with the rest
     /// given, one drawn as it is (screen tests: no window behind it).

@@ -156,9 +156,10 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         #expect(texts().last == "历史 1")
         #expect(!vm.hasMoreHistory)
 
-        // Sending: shown at once, trimmed; the queue gives it its seq.
+        // Sending: shown as soon as the store has it, trimmed; the queue gives it its seq.
         await vm.sendText("   ")
         await vm.sendText("  我来了  ")
+        #expect(await settle(vm) { vm.messages.first?.isMe == true })
         let mine = try #require(vm.messages.first)
         #expect(mine.text == "我来了")
         #expect(mine.isMe && mine.status == .sending)
@@ -212,6 +213,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
 
         fake.isDown = true
         await vm.sendText("发不出去")
+        #expect(await settle(vm) { vm.messages.first?.text == "发不出去" })
         let id = try #require(vm.messages.first?.id)
         // However many attempts fail to connect, it stays queued and says why.
         for _ in 0..<20 {
@@ -268,6 +270,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         let vm = try await open(conv, me)
         let gate = fake.hold(.send)
         await vm.sendText("慢慢来")
+        #expect(await settle(vm) { vm.messages.first?.text == "慢慢来" })
         let id = try #require(vm.messages.first?.id)
         let drained = Task { await me.sendQueue.drain() }
         await gate.waitForArrivals(1)

@@ -156,10 +156,10 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         await vm.scrolled(toBottom: true)
         #expect(vm.newMessageBannerCount == 0)
 
-        // Send: trimmed, empty ignored, shown at once.
+        // Send: trimmed, empty ignored, shown as soon as the store has it.
         await vm.sendText("   ")
         await vm.sendText("  我来了  ")
-        #expect(texts().first == "我来了")
+        #expect(await settle(vm) { texts().first == "我来了" })
         #expect(vm.messages.first?.isMe == true)
         _ = await me.sendQueue.drain()
         vm.reload()
@@ -188,14 +188,17 @@ func msg(_ t: Int, _ id: String) -> ChatMessage {
         let conv = ConversationIDHelper.make(myUid: me.credentials.uid, targetUid: peer.credentials.uid)
         try me.store.ensureConversation(id: conv, nickname: "prespeer")
         let vm = ConversationViewModel(conversation: try #require(try me.store.conversation(id: conv)), session: me)
+        await vm.onAppear()
         #expect(!vm.conversation.isOnline)
         for online in [true, false] {
-            // What the sync engine does with a presence frame.
+            // What the sync engine does with a presence frame: the store's change is the chat's.
             try me.store.setOnline(imUid: peer.credentials.imUid, online: online)
             await vm.handle(.presence(userId: peer.credentials.imUid, online: online))
-            #expect(vm.conversation.isOnline == online)
+            #expect(await settle(vm) { vm.conversation.isOnline == online })
         }
+        try me.store.setOnline(imUid: "tb_999999", online: true)
         await vm.handle(.presence(userId: "tb_999999", online: true))
+        await vm.settle()
         #expect(!vm.conversation.isOnline, "someone else's presence")
     }
 

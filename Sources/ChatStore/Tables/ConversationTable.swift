@@ -84,6 +84,7 @@ enum ConversationTable {
     static func applySummary(_ s: ConversationSummary, me: StoreOwner, db: Database) throws {
         guard me.isMine(s.conversationId) else { return }
         var conv = try ensure(id: s.conversationId, nickname: s.showName, avatar: s.faceURL, me: me, db: db)
+        let before = conv
         if s.deleted == true {
             try clearHistory(id: s.conversationId, hide: true, db: db)
             return
@@ -119,7 +120,9 @@ enum ConversationTable {
             conv.clearLast()
         }
         conv.lastMessageTime = max(conv.lastMessageTime, s.lastMessageTime)
-        try conv.update(db)
+        // Only what changed is written: an unchanged row (the echo of my own
+        // send) must not wake an open chat to read its window again.
+        try conv.updateChanges(db, from: before)
     }
 
     /// A group's or a room's notices are not unread (PROTOCOL.md "Groups", "Rooms").
@@ -150,6 +153,7 @@ enum ConversationTable {
     /// Recomputes the conversation's preview from its newest visible message.
     static func refreshLast(conversationId: String, db: Database) throws {
         guard var conv = try ConversationRecord.fetchOne(db, id: conversationId) else { return }
+        let before = conv
         // A message still being sent is the newest; otherwise the highest
         // seq, unless a failed send was written after it (see placePending).
         // Each query walks message_conversation_seq from its end: one query
@@ -177,7 +181,7 @@ enum ConversationTable {
             // The preview was an unsent message that is gone (discarded).
             conv.clearLast()
         }
-        try conv.update(db)
+        try conv.updateChanges(db, from: before)
     }
 
     /// Updates a conversation for messages now stored: shows it again if
@@ -186,6 +190,7 @@ enum ConversationTable {
     static func noteNewMessages(_ messages: [MessageRecord], conversationId: String, me: StoreOwner, db: Database,
                                 changes: inout AppliedChanges) throws {
         var conv = try ensure(id: conversationId, me: me, db: db)
+        let before = conv
         for m in messages {
             let seq = m.seq ?? 0
             if seq > 0, seq <= conv.clearedSeq { continue }
@@ -198,7 +203,7 @@ enum ConversationTable {
             }
         }
         conv.unreadCount = try countUnread(conversationId: conversationId, readSeq: conv.readSeq, me: me, db: db)
-        try conv.update(db)
+        try conv.updateChanges(db, from: before)
         try refreshLast(conversationId: conversationId, db: db)
         changes.conversationIds.insert(conversationId)
     }

@@ -123,6 +123,7 @@ enum MessageTable {
     static func markSent(clientMsgID: String, response: SendMessageResponse, me: StoreOwner, db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM outbox WHERE clientMsgID = ?").execute(arguments: [clientMsgID])
         guard var m = try record(clientMsgID: clientMsgID, db: db) else { return }
+        let before = m
         if m.seq == nil {
             m.seq = response.seq
             m.serverMsgID = response.serverMsgID
@@ -130,7 +131,8 @@ enum MessageTable {
         }
         m.status = MessageStatus.success.rawValue
         m.errorReason = nil
-        try m.update(db)
+        // The sync's echo may have stored it already: then nothing is written.
+        try m.updateChanges(db, from: before)
         var ignored = AppliedChanges()
         try ConversationTable.noteNewMessages([m], conversationId: m.conversationId, me: me, db: db, changes: &ignored)
     }

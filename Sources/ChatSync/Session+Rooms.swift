@@ -2,8 +2,10 @@ import ChatCore
 import Foundation
 
 /// Rooms (PROTOCOL.md v3): live rooms a user is in while they are there.
-/// Nothing of a room goes into the store: its messages come whole over the
-/// socket (`SyncUpdate.room`) and from history while one is present.
+/// A room's messages come whole over the socket (`SyncUpdate.room`) and
+/// from history while one is present; they are kept in the store (which
+/// the room's chat pages from) but never synced: what is said while no one
+/// of mine is there is not mine. Being there is `RoomPresence`.
 extension Session {
     /// Starts the sync engine if it is not running and waits until its
     /// socket is up: creating and entering a room want the user online.

@@ -66,23 +66,44 @@ struct RoomCommand: AsyncParsableCommand {
                 default: break
                 }
             }
-            let entered = try await server(session, failure: "cli.room.enterFailed") { try await session.enterRoom(uniqueName: unique) }
+            let entered = try await server(session, failure: "cli.room.enterFailed") {
+                try await session.enterRoomKeeping(uniqueName: unique)
+            }
             let room = entered.room
             let printer = RoomPrinter(me: session.credentials.imUid, present: entered.present)
             out(L.string("cli.room.entered", ["name": TerminalSanitizer.oneLine(room.name), "count": String(room.presentCount),
                                               "names": entered.present.map { TerminalSanitizer.oneLine($0.username) }.joined(separator: "、")]))
             for m in entered.messages { printer.print(m) }
+            let me = session.credentials.imUid
             let follower = Task {
+                // Being here is ChatSync's `RoomPresence`, as in the full-screen client.
+                var presence = RoomPresence(entered)
+                await fetch(presence.afterEntering, &presence, session, printer)
                 for await event in pushed {
                     switch event {
                     case .push(.message(let m)) where m.conversationId == room.conversationId:
-                        if m.seq > printer.lastSeq + 1 { await fill(session, room, printer, before: m.seq) }
+                        let (needs, ended) = presence.pushed(m, me: me)
+                        await fetch(needs, &presence, session, printer)
+                        try? session.keepRoomMessage(m, of: presence.info)
                         printer.print(m)
+                        if let ended {
+                            out(L.string(ended == .dropped ? "ui.room.dropped" : "ui.room.removed",
+                                         ["name": TerminalSanitizer.oneLine(room.name)]))
+                        }
+                    case .push(.update(let m)) where m.conversationId == room.conversationId:
+                        try? session.keepRoomUpdate(m)
+                    case .push(.info(let info)) where info.roomId == room.roomId:
+                        presence.info = info
                     case .reconnected:
-                        if let again = try? await session.enterRoom(uniqueName: unique) {
+                        do {
+                            let again = try await session.enterRoomKeeping(uniqueName: unique)
                             printer.learn(again.present)
-                            for m in again.messages where m.seq > printer.lastSeq { printer.print(m) }
-                            await fill(session, room, printer, before: Int.max)
+                            // What was said while away first, then the answer's page.
+                            await fetch(presence.enteredAgain(again), &presence, session, printer)
+                            for m in again.messages { printer.print(m) }
+                        } catch {
+                            out(L.string("ui.room.reenterFailed", ["name": TerminalSanitizer.oneLine(room.name),
+                                                                   "reason": ServerWords.describe(error, L)]))
                         }
                     default: break
                     }
@@ -97,12 +118,6 @@ struct RoomCommand: AsyncParsableCommand {
             await follower.value
             session.sync.stop()
             out(L.string("cli.room.left", ["name": TerminalSanitizer.oneLine(room.name)]))
-        }
-
-        /// Prints what history has between the last printed seq and `before`.
-        private func fill(_ session: Session, _ room: RoomInfo, _ printer: RoomPrinter, before: Int) async {
-            guard let missing = try? await session.roomGap(room.conversationId, after: printer.lastSeq, before: before) else { return }
-            for m in missing { printer.print(m) }
         }
     }
 
@@ -182,6 +197,24 @@ private func standardInputLines() -> AsyncStream<String> {
     }
     reader.start()
     return lines
+}
+
+/// What a room's presence needs, fetched into the store and printed: a
+/// gap's messages, who is here.
+private func fetch(_ needs: [RoomPresence.Need], _ presence: inout RoomPresence, _ session: Session,
+                   _ printer: RoomPrinter) async {
+    for need in needs {
+        switch need {
+        case .fill(let after, let before):
+            guard let missed = try? await session.fillRoom(presence.info, after: after, before: before) else { continue }
+            for m in missed { printer.print(m) }
+            await fetch(presence.filled(missed), &presence, session, printer)
+        case .present:
+            guard let users = try? await session.roomPresent(presence.info.roomId) else { continue }
+            presence.present(users)
+            printer.learn(users)
+        }
+    }
 }
 
 /// What `room enter` follows: the room's pushes, and the socket coming back.

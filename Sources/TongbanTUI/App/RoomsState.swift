@@ -1,18 +1,14 @@
 import ChatCore
+import ChatSync
 import Foundation
 
 /// A room I am in (PROTOCOL.md v3 "Rooms"): while I am there, it sits at
 /// the top of the list; quitting or losing the connection leaves it, and
-/// the client enters again when the connection comes back.
+/// the client enters again when the connection comes back. Being there
+/// (who is here, the seqs held, the gaps to fill) is ChatSync's
+/// `RoomPresence`, the same as `tongban room enter`'s; the row is this.
 struct RoomEntry: Equatable {
-    var info: RoomInfo
-    /// Who is here now, as entering answered and the notices since said.
-    var present: [UserBasicInfo]
-    /// Display names by imUid of everyone seen here, present or gone: the
-    /// room's messages name their senders by these.
-    var names: [String: String] = [:]
-    /// The newest seq kept: a push after a gap fills the gap from history.
-    var lastSeq = 0
+    var presence: RoomPresence
     /// Something was said here that I have not seen: the row is bold.
     var unseen = false
     var preview = ""
@@ -20,13 +16,17 @@ struct RoomEntry: Equatable {
     var lastTime = 0
 
     init(_ entered: EnterRoomResponse, me: String, _ L: Localizer) {
-        info = entered.room
-        present = entered.present
-        for u in entered.present { names[ConversationIDHelper.imUid(u.uid)] = u.username }
-        // Who is here is the answer's; the backlog's notices only name people.
-        learn(entered.messages, me: me, L, presence: false)
+        presence = RoomPresence(entered)
+        heard(entered.messages, after: 0, me: me, L)
     }
 
+    var info: RoomInfo {
+        get { presence.info }
+        set { presence.info = newValue }
+    }
+    var present: [UserBasicInfo] { presence.present }
+    var names: [String: String] { presence.names }
+    var lastSeq: Int { presence.lastSeq }
     var id: String { info.conversationId }
 
     /// The list's row and the chat's conversation: no unread count, ever.
@@ -45,48 +45,26 @@ struct RoomEntry: Equatable {
 
     func isOwner(_ me: String) -> Bool { info.ownerId == me }
 
-    /// Messages that came (oldest first): names, presence (unless they are
-    /// an old stretch filling a gap), the preview (from the newest message
-    /// said), the newest seq. Returns whether I was removed or the room
-    /// dropped, and whether someone else said something (not a notice, not
-    /// a revoke's control message): news that makes the row bold.
+    /// What the row shows of messages that came (oldest first) after the
+    /// seq `held`: the preview of the newest said, and whether someone else
+    /// said something (not a notice, not a revoke's control message): news
+    /// that makes the row bold.
     @discardableResult
-    mutating func learn(_ messages: [WireMessage], me: String, _ L: Localizer,
-                        presence: Bool = true) -> (ended: Bool, news: Bool) {
-        var ended = false, news = false
+    mutating func heard(_ messages: [WireMessage], after held: Int, me: String, _ L: Localizer) -> Bool {
+        var news = false, newest = held
         for m in messages {
-            let newest = m.seq > lastSeq
-            lastSeq = max(lastSeq, m.seq)
-            guard ContentType.isRoomNotice(m.contentType) else {
-                let said = IMMessageMapper.map(m, currentUID: me)
-                guard !said.isControl else { continue }
-                if m.sendID != me { news = true }
-                if newest {
-                    lastTime = m.sendTime
-                    preview = MessageKinds.summary(of: said, localizer: L)
-                }
-                continue
-            }
-            guard let p = GroupNoticePayload(contentType: m.contentType, jsonText: m.content) else { continue }
-            names.merge(p.userNames) { _, new in new }
-            guard presence else { continue }
-            switch m.contentType {
-            case ContentType.roomEntered:
-                if let uid = ConversationIDHelper.uid(fromImUid: p.opUser), !present.contains(where: { $0.uid == uid }) {
-                    present.append(UserBasicInfo(uid: uid, username: p.userNames[p.opUser] ?? p.opUser))
-                }
-            case ContentType.roomLeft:
-                present.removeAll { ConversationIDHelper.imUid($0.uid) == p.opUser }
-            case ContentType.roomKicked:
-                present.removeAll { p.users.contains(ConversationIDHelper.imUid($0.uid)) }
-                if p.users.contains(me) { ended = true }
-            case ContentType.roomDropped:
-                ended = true
-            default:
-                break
+            let isNewest = m.seq > newest
+            newest = max(newest, m.seq)
+            guard !ContentType.isRoomNotice(m.contentType) else { continue }
+            let said = IMMessageMapper.map(m, currentUID: me)
+            guard !said.isControl else { continue }
+            if m.sendID != me { news = true }
+            if isNewest {
+                lastTime = m.sendTime
+                preview = MessageKinds.summary(of: said, localizer: L)
             }
         }
-        return (ended, news)
+        return news
     }
 }
 

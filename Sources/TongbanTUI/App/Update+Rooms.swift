@@ -22,15 +22,13 @@ extension Update {
             return roomEntered(response, again: again, &s, L)
         case .filled(let id, let messages):
             guard let i = s.rooms.firstIndex(where: { $0.id == id }) else { return [] }
-            // Names from the gap's notices; who is here is asked again if people came or went in it.
-            s.rooms[i].learn(messages, me: s.myImUid, L, presence: false)
+            s.rooms[i].heard(messages, after: s.rooms[i].lastSeq, me: s.myImUid, L)
+            let needs = s.rooms[i].presence.filled(messages)
             refreshRoomChat(&s)
-            let movements = [ContentType.roomEntered, ContentType.roomLeft, ContentType.roomKicked]
-            return messages.contains { movements.contains($0.contentType) } ? [.room(.refreshPresent(roomId: s.rooms[i].info.roomId))] : []
+            return roomNeeds(needs, s.rooms[i].info)
         case .present(let rid, let users):
             guard let i = s.rooms.firstIndex(where: { $0.info.roomId == rid }) else { return [] }
-            s.rooms[i].present = users
-            for u in users { s.rooms[i].names[ConversationIDHelper.imUid(u.uid)] = u.username }
+            s.rooms[i].presence.present(users)
             refreshRoomChat(&s)
             return []
         case .left(let rid, let why):
@@ -70,20 +68,22 @@ extension Update {
             if s.listIndex >= s.rooms.count, !isFiltering(s) { s.listIndex += 1 }
             s.rooms.append(fresh)
             s.status = L.string("ui.room.entered", ["name": TerminalSanitizer.oneLine(fresh.info.name)])
-            // A push between the server's enter and this answer was for a room not yet here: asked for again.
-            let missed: [Effect] = [.room(.fill(fresh.info, after: fresh.lastSeq, before: .max))]
-            return done + missed + (again ? [] : open(fresh.conversation, &s))
+            return done + roomNeeds(fresh.presence.afterEntering, fresh.info) + (again ? [] : open(fresh.conversation, &s))
         }
-        var room = s.rooms[i]
-        let before = room.lastSeq
-        room.info = fresh.info
-        room.present = fresh.present
-        room.names.merge(fresh.names) { _, new in new }
-        room.learn(entered.messages, me: s.myImUid, L, presence: false)
-        s.rooms[i] = room
+        s.rooms[i].heard(entered.messages, after: s.rooms[i].lastSeq, me: s.myImUid, L)
+        let needs = s.rooms[i].presence.enteredAgain(entered)
         refreshRoomChat(&s)
-        guard let oldest = entered.messages.first?.seq, before > 0, oldest > before + 1 else { return done }
-        return done + [.room(.fill(room.info, after: before, before: oldest))]
+        return done + roomNeeds(needs, s.rooms[i].info)
+    }
+
+    /// What a room's presence needs, as the runner's effects.
+    static func roomNeeds(_ needs: [RoomPresence.Need], _ room: RoomInfo) -> [Effect] {
+        needs.map { need in
+            switch need {
+            case .fill(let after, let before): .room(.fill(room, after: after, before: before))
+            case .present: .room(.refreshPresent(roomId: room.roomId))
+            }
+        }
     }
 
     /// A room entered again (or given up): once none is left, the send
@@ -111,18 +111,16 @@ extension Update {
         case .message(let m):
             guard let i = s.rooms.firstIndex(where: { $0.id == m.conversationId }) else { return [] }
             var room = s.rooms[i]
-            var effects: [Effect] = []
-            if room.lastSeq > 0, m.seq > room.lastSeq + 1 {
-                effects.append(.room(.fill(room.info, after: room.lastSeq, before: m.seq)))
-            }
-            let (ended, news) = room.learn([m], me: s.myImUid, L)
+            let news = room.heard([m], after: room.lastSeq, me: s.myImUid, L)
+            let (needs, ended) = room.presence.pushed(m, me: s.myImUid)
             let seen = s.chat?.id == room.id && s.chat?.isAtBottom == true
             if news, !seen { room.unseen = true }
             s.rooms[i] = room
-            effects.append(.room(.keep(m, room.info)))
-            if ended {
+            // The gap is asked for first: the store keeps what came in order.
+            let effects = roomNeeds(needs, room.info) + [.room(.keep(m, room.info))]
+            if let ended {
                 let name = TerminalSanitizer.oneLine(room.info.name)
-                s.status = L.string(m.contentType == ContentType.roomDropped ? "ui.room.dropped" : "ui.room.removed", ["name": name])
+                s.status = L.string(ended == .dropped ? "ui.room.dropped" : "ui.room.removed", ["name": name])
                 return effects + removeRoom(room.info.roomId, &s)
             }
             refreshRoomChat(&s)

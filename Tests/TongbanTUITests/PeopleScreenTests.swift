@@ -46,18 +46,18 @@ import Testing
     @Test func contactsWithEverySection() throws {
         var s = Self.peopleState()
         var view = ContactsView()
-        view.index = ContactsView.settle(0, in: Update.contactRows(s, view, Self.zh))
+        view.index = ContactsView.settle(0, in: ContactsView.rows(s.people, groups: s.list.conversations, query: view.query, Self.zh))
         s.mode = .contacts(view)
         try Golden.check("people-contacts", s, Self.zh)
         // Friends by pinyin: 阿宝 (a), Alice, 李娜 (li), 张伟 (zhang); a digit last.
-        let rows = Update.contactRows(s, view, Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
+        let rows = ContactsView.rows(s.people, groups: s.list.conversations, query: view.query, Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
         #expect(rows == ["阿宝", "Alice 爱丽丝", "李娜", "张伟", "8号球"])
     }
 
     @Test func aFilterNarrowsEverySectionByNameAccountOrPinyin() {
         let s = Self.peopleState()
         func friends(_ q: String) -> [String] {
-            Update.contactRows(s, ContactsView(query: q), Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
+            ContactsView.rows(s.people, groups: s.list.conversations, query: q, Self.zh).compactMap { if case .friend(let c) = $0 { c.shownName } else { nil } }
         }
         #expect(friends("zhang") == ["张伟"], "by pinyin")
         #expect(friends("zhangwei") == ["张伟"], "without the spaces between syllables")
@@ -114,9 +114,12 @@ import Testing
         var s = Self.peopleState()
         _ = Update.openContacts(&s, Self.zh)
         guard case .contacts(let view) = s.mode else { Issue.record("no contacts view"); return }
-        #expect(Update.contactsKey(.enter, view, &s, Self.zh) == [.people(.respond(requestId: 11, accept: true))])
-        #expect(Update.contactsKey(.char("x"), view, &s, Self.zh) == [.people(.respond(requestId: 11, accept: false))])
-        _ = Update.contactsKey(.char("l"), view, &s, Self.zh)
+        // The view's own update, on its own value.
+        var page = view
+        #expect(page.update(.enter, s.people, groups: s.list.conversations, Self.zh) == .effects([.people(.respond(requestId: 11, accept: true))]))
+        #expect(page.update(.char("x"), s.people, groups: s.list.conversations, Self.zh) == .effects([.people(.respond(requestId: 11, accept: false))]))
+        #expect(page == view, "acting on a row leaves the view as it was")
+        _ = Update.apply(.key(.char("l")), to: &s, Self.zh)
         _ = Update.apply(.key(.char("i")), to: &s, Self.zh)
         _ = Update.apply(.key(.char("n")), to: &s, Self.zh)
         guard case .contacts(let typed) = s.mode else { Issue.record("closed"); return }

@@ -151,14 +151,8 @@ extension Update {
             }
         case .settings(let member):
             return settingsKey(key, member, &s, L)
-        case .contacts(let view):
-            return contactsKey(key, view, &s, L)
-        case .addFriend(let form):
-            return addFriendKey(key, form, &s, L)
-        case .me(let page):
-            return myPageKey(key, page, &s, L)
-        case .peer(let page):
-            return peerKey(key, page, &s, L)
+        case .contacts, .addFriend, .me, .peer:
+            return peopleKey(key, &s, L)
         }
         return []
     }

@@ -114,7 +114,7 @@ enum PeopleWidget {
     }
 
     static func contactLines(_ s: AppState, _ view: ContactsView, _ L: Localizer, rows: Int) -> [(String, Style)] {
-        let all = Update.contactRows(s, view, L)
+        let all = ContactsView.rows(s.people, groups: s.list.conversations, query: view.query, L)
         var lines: [(String, Style)] = [(L.string("people.filter") + view.query + "▏", Theme.prompt)]
         // A window that keeps the selected row in sight.
         let room = max(1, rows - 2)

@@ -1,0 +1,46 @@
+import ChatCore
+
+/// What a feature's update asks of the app besides its own new value: the
+/// effects to run, whether its page stays on screen, the status line's
+/// words and the pictures it wants decoded (Bubble Tea's `Cmd`, with the
+/// few ways a page hands the screen back). `Update.run` applies it.
+struct Step: Equatable {
+    var effects: [Effect] = []
+    var next = Next.stay
+    var status: String?
+    /// Profile or group pictures to decode for the page (object keys).
+    var pictures: [String] = []
+
+    enum Next: Equatable {
+        /// The page stays, as its update left it.
+        case stay
+        case close
+        /// The page closes and this chat opens.
+        case open(Conversation)
+        /// The page gives way to a question on the status line.
+        case confirm(AppState.Confirm)
+    }
+
+    static func effects(_ effects: [Effect]) -> Step { Step(effects: effects) }
+    static func close(_ effects: [Effect] = []) -> Step { Step(effects: effects, next: .close) }
+    static let stay = Step()
+}
+
+extension Update {
+    /// Applies what a page's update asked; `page` is the mode showing it as
+    /// the update left it.
+    static func run(_ step: Step, page: AppState.Mode, _ s: inout AppState) -> [Effect] {
+        if let words = step.status { s.status = words }
+        var effects = step.effects
+        switch step.next {
+        case .stay: s.mode = page
+        case .close: s.mode = .normal
+        case .open(let c):
+            s.mode = .normal
+            effects += open(c, &s)
+        case .confirm(let question): s.mode = .confirm(question)
+        }
+        for key in step.pictures where !key.isEmpty { effects += avatarWanted(key, &s) }
+        return effects
+    }
+}

@@ -152,4 +152,11 @@ public enum GroupRules {
     public static func isValidName(_ s: String) -> Bool {
         nameLength.contains(s.count) && !s.unicodeScalars.allSatisfy(\.properties.isWhitespace)
     }
+
+    /// A key typed into a unique name (a group's, a room's): `[a-z0-9_]`
+    /// kept, capitals lowered, at most 32.
+    public static func type(_ c: Character, into unique: inout String) {
+        let lower = Character(c.lowercased())
+        if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && unique.count < 32 { unique.append(lower) }
+    }
 }

@@ -74,6 +74,53 @@ struct AppState {
         var found: [UserBasicInfo]?
         var index = 0
         var members: [UserBasicInfo] = []
+
+        /// First the unique name (`[a-z0-9_]`, 3-32; Enter or Tab goes on),
+        /// then members: a name and Enter searches, ↑/↓ and Enter add or
+        /// drop the one found, Backspace on an empty search drops the last
+        /// added, and Enter on an empty search creates the group. Tab goes back.
+        mutating func update(_ key: Key) -> Step {
+            var step = Step.stay
+            switch (field, key) {
+            case (_, .escape): return .close()
+            case (.unique, .tab), (.unique, .enter):
+                if GroupRules.isValidUniqueName(unique) { field = .members }
+            case (.members, .tab), (.members, .backTab):
+                field = .unique
+            case (.unique, .backspace):
+                unique = String(unique.dropLast())
+            case (.unique, .char(let c)):
+                GroupRules.type(c, into: &unique)
+            case (.members, .enter):
+                if let found, index < found.count {
+                    let user = found[index]
+                    if let at = members.firstIndex(where: { $0.uid == user.uid }) { members.remove(at: at) } else { members.append(user) }
+                    query = ""
+                    self.found = nil
+                } else if !query.trimmingCharacters(in: .whitespaces).isEmpty {
+                    step = .effects([.searchUsers(query)])
+                } else {
+                    return .close([.createGroup(name: name, unique: unique, members: members.map(\.uid))])
+                }
+            case (.members, .down):
+                index = min(index + 1, max(0, (found?.count ?? 0) - 1))
+            case (.members, .up):
+                index = max(0, index - 1)
+            case (.members, .backspace):
+                if query.isEmpty { _ = members.popLast() } else { query.removeLast() }
+                found = nil
+            case (.members, .char(let c)):
+                query.append(c)
+                found = nil
+            case (.members, .paste(let text)):
+                query += TerminalSanitizer.oneLine(text)
+                found = nil
+            default:
+                break
+            }
+            if found == nil { index = 0 }
+            return step
+        }
     }
 
     /// What `y` answers in a confirmation on the status line.

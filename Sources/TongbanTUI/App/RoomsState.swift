@@ -1,5 +1,6 @@
 import ChatCore
 import ChatSync
+import TerminalUI
 import Foundation
 
 /// A room I am in (PROTOCOL.md v3 "Rooms"): while I am there, it sits at
@@ -91,4 +92,85 @@ struct RoomPage: Equatable {
     var selected = 0
     /// The banned, once read (nil: the page shows who is here).
     var bans: [UserBasicInfo]?
+}
+
+extension RoomDirectory {
+    /// Typing searches the rooms (name or unique name), ↑/↓ move, Enter
+    /// enters the one highlighted (or opens it, if I am in it), Esc closes.
+    mutating func update(_ key: Key, mine: [RoomEntry]) -> Step {
+        let count = rooms?.count ?? 0
+        switch key {
+        case .escape: return .close()
+        case .down: index = min(index + 1, max(0, count - 1))
+        case .up: index = max(0, index - 1)
+        case .enter:
+            guard let rooms, index < rooms.count else { return .stay }
+            let unique = rooms[index].uniqueName
+            if let entry = mine.first(where: { $0.info.uniqueName == unique }) { return Step(next: .open(entry.conversation)) }
+            return .close([.room(.enter(unique: unique, again: false))])
+        case .backspace: self = RoomDirectory(query: String(query.dropLast()))
+        case .char(let c): self = RoomDirectory(query: query + String(c))
+        case .paste(let text): self = RoomDirectory(query: query + TerminalSanitizer.oneLine(text))
+        default: return .stay
+        }
+        return rooms == nil ? .effects([.room(.directory(query))]) : .stay
+    }
+}
+
+extension NewRoomForm {
+    /// The unique name (`[a-z0-9_]`, 3-32), then a topic (may stay empty);
+    /// Enter goes on, then creates; Tab switches.
+    mutating func update(_ key: Key) -> Step {
+        switch (field, key) {
+        case (_, .escape): return .close()
+        case (.unique, .tab), (.unique, .enter):
+            if GroupRules.isValidUniqueName(unique) { field = .topic }
+        case (.topic, .tab), (.topic, .backTab):
+            field = .unique
+        case (.topic, .enter):
+            return .close([.room(.create(name: name, unique: unique, topic: topic.trimmingCharacters(in: .whitespaces)))])
+        case (.unique, .backspace): unique = String(unique.dropLast())
+        case (.unique, .char(let c)): GroupRules.type(c, into: &unique)
+        case (.topic, .backspace): topic = String(topic.dropLast())
+        case (.topic, .char(let c)): if topic.count < RoomRules.topicMaxLength { topic.append(c) }
+        case (.topic, .paste(let text)): topic = String((topic + TerminalSanitizer.oneLine(text)).prefix(RoomRules.topicMaxLength))
+        default: break
+        }
+        return .stay
+    }
+}
+
+extension RoomPage {
+    /// `,` in a room: ↑/↓ pick someone here; the owner has `r` rename and
+    /// `t` topic (in the input bar), `x` remove, `b` remove and ban, `u`
+    /// the banned (then Enter lets the one picked back in), `D` drop; `l`
+    /// leaves. What destroys asks y/N. Esc (or any other key) closes.
+    mutating func update(_ key: Key, _ room: RoomEntry, me: String) -> Step {
+        let rid = room.info.roomId, name = TerminalSanitizer.oneLine(room.info.name)
+        let owner = room.isOwner(me)
+        let people = bans ?? room.members.map { UserBasicInfo(uid: $0.uid, username: $0.username, account: $0.account) }
+        switch key {
+        case .down, .char("j"): selected = min(selected + 1, max(0, people.count - 1))
+        case .up, .char("k"): selected = max(0, selected - 1)
+        case .char("l"): return Step(next: .confirm(.leaveRoom(roomId: rid, name: name)))
+        case .char("r") where owner: return Step(next: .type("/rename " + name))
+        case .char("t") where owner: return Step(next: .type("/topic " + TerminalSanitizer.oneLine(room.info.topic)))
+        case .char("x") where owner && bans == nil, .char("b") where owner && bans == nil:
+            guard selected < people.count, ConversationIDHelper.imUid(people[selected].uid) != me else { return .stay }
+            let who = people[selected]
+            return Step(next: .confirm(.roomKick(roomId: rid, uid: who.uid, name: TerminalSanitizer.oneLine(who.username),
+                                                 ban: key == .char("b"))))
+        case .char("u") where owner && bans == nil:
+            return .effects([.room(.loadBans(roomId: rid))])
+        case .enter where owner && bans != nil, .char("u") where owner && bans != nil:
+            guard selected < people.count else { return .stay }
+            let who = people[selected]
+            bans?.remove(at: selected)
+            selected = max(0, min(selected, (bans?.count ?? 1) - 1))
+            return .effects([.room(.unban(roomId: rid, uid: who.uid))])
+        case .char("D") where owner: return Step(next: .confirm(.dropRoom(roomId: rid, name: name)))
+        default: return .close()
+        }
+        return .stay
+    }
 }

@@ -19,6 +19,9 @@ struct Step: Equatable {
         case open(Conversation)
         /// The page gives way to a question on the status line.
         case confirm(AppState.Confirm)
+        /// The page closes and a command starts in the input bar (unless a
+        /// draft is there: it is not thrown away).
+        case type(String)
     }
 
     static func effects(_ effects: [Effect]) -> Step { Step(effects: effects) }
@@ -29,7 +32,7 @@ struct Step: Equatable {
 extension Update {
     /// Applies what a page's update asked; `page` is the mode showing it as
     /// the update left it.
-    static func run(_ step: Step, page: AppState.Mode, _ s: inout AppState) -> [Effect] {
+    static func run(_ step: Step, page: AppState.Mode, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         if let words = step.status { s.status = words }
         var effects = step.effects
         switch step.next {
@@ -39,6 +42,14 @@ extension Update {
             s.mode = .normal
             effects += open(c, &s)
         case .confirm(let question): s.mode = .confirm(question)
+        case .type(let command):
+            s.mode = .normal
+            if s.input.text.isEmpty {
+                s.input = InputLine(text: command)
+                s.focus = .input
+            } else {
+                s.status = L.string("ui.group.inputBusy")
+            }
         }
         for key in step.pictures where !key.isEmpty { effects += avatarWanted(key, &s) }
         return effects

@@ -86,65 +86,6 @@ extension Update {
 
 /// The new-group form and a chat's settings: the group's menus.
 extension Update {
-    /// First the unique name (`[a-z0-9_]`, 3-32; Enter or Tab goes on),
-    /// then members: a name and Enter searches, ↑/↓ and Enter add or drop
-    /// the one found, Backspace on an empty search drops the last added,
-    /// and Enter on an empty search creates the group. Tab goes back.
-    static func newGroupKey(_ key: Key, _ form: AppState.NewGroupForm, _ s: inout AppState) -> [Effect] {
-        var f = form
-        var effects: [Effect] = []
-        switch (f.field, key) {
-        case (_, .escape):
-            s.mode = .normal
-            return []
-        case (.unique, .tab), (.unique, .enter):
-            if GroupRules.isValidUniqueName(f.unique) { f.field = .members }
-        case (.members, .tab), (.members, .backTab):
-            f.field = .unique
-        case (.unique, .backspace):
-            f.unique = String(f.unique.dropLast())
-        case (.unique, .char(let c)):
-            typeUnique(c, into: &f.unique)
-        case (.members, .enter):
-            if let found = f.found, f.index < found.count {
-                let user = found[f.index]
-                if let at = f.members.firstIndex(where: { $0.uid == user.uid }) { f.members.remove(at: at) } else { f.members.append(user) }
-                f.query = ""
-                f.found = nil
-            } else if !f.query.trimmingCharacters(in: .whitespaces).isEmpty {
-                effects = [.searchUsers(f.query)]
-            } else {
-                s.mode = .normal
-                return [.createGroup(name: f.name, unique: f.unique, members: f.members.map(\.uid))]
-            }
-        case (.members, .down):
-            f.index = min(f.index + 1, max(0, (f.found?.count ?? 0) - 1))
-        case (.members, .up):
-            f.index = max(0, f.index - 1)
-        case (.members, .backspace):
-            if f.query.isEmpty { _ = f.members.popLast() } else { f.query.removeLast() }
-            f.found = nil
-        case (.members, .char(let c)):
-            f.query.append(c)
-            f.found = nil
-        case (.members, .paste(let text)):
-            f.query += TerminalSanitizer.oneLine(text)
-            f.found = nil
-        default:
-            break
-        }
-        if f.found == nil { f.index = 0 }
-        s.mode = .newGroup(f)
-        return effects
-    }
-
-    /// A key typed into a unique name (a group's, a room's): `[a-z0-9_]`,
-    /// capitals lowered, at most 32.
-    static func typeUnique(_ c: Character, into unique: inout String) {
-        let lower = Character(c.lowercased())
-        if lower.isASCII && (lower.isLetter || lower.isNumber || lower == "_") && unique.count < 32 { unique.append(lower) }
-    }
-
     /// `,`: `c` (or Enter) clears the history; in a group I am in, `l`
     /// leaves and `i` starts an invitation in the input bar; the owner also
     /// has `r` rename, `n` notice (both start in the input bar with the

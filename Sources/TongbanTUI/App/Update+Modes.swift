@@ -127,16 +127,13 @@ extension Update {
             return messageSearchKey(key, q, hits, i, &s)
         case .newChat(let q, let users, let i):
             return newChatKey(key, q, users, i, &s, L)
-        case .newGroup(let form):
-            return newGroupKey(key, form, &s)
+        case .newGroup(var form):
+            let step = form.update(key)
+            return run(step, page: .newGroup(form), &s, L)
         case .signals(let items, let i):
             return signalsKey(key, items, i, &s)
-        case .roomDirectory(let d):
-            return roomDirectoryKey(key, d, &s)
-        case .newRoom(let form):
-            return newRoomKey(key, form, &s)
-        case .roomPage(let page):
-            return roomPageKey(key, page, &s, L)
+        case .roomDirectory, .newRoom, .roomPage:
+            return roomPageKey(key, &s, L)
         case .favorites(let items, let i):
             return favoritesKey(key, items, i, &s)
         case .actions(let items, let i):

@@ -21,12 +21,12 @@ extension Update {
         case .mine(let profile, let settings, let devices):
             guard case .me(var page) = s.mode else { return [] }
             let step = page.loaded(profile, settings, devices)
-            return run(step, page: .me(page), &s)
+            return run(step, page: .me(page), &s, L)
         case .peer(let page, let opening):
             if !opening {
                 guard case .peer(let shown) = s.mode, shown.user.uid == page.user.uid else { return [] }
             }
-            return run(Step(pictures: [page.user.avatar]), page: .peer(page), &s)
+            return run(Step(pictures: [page.user.avatar]), page: .peer(page), &s, L)
         case .loggedOut:
             s.signedOut = true
             s.wantsQuit = true
@@ -87,16 +87,16 @@ extension Update {
         switch s.mode {
         case .contacts(var view):
             let step = view.update(key, s.people, groups: s.list.conversations, L)
-            return run(step, page: .contacts(view), &s)
+            return run(step, page: .contacts(view), &s, L)
         case .addFriend(var form):
             let step = form.update(key)
-            return run(step, page: .addFriend(form), &s)
+            return run(step, page: .addFriend(form), &s, L)
         case .me(var page):
             let step = page.update(key, L)
-            return run(step, page: .me(page), &s)
+            return run(step, page: .me(page), &s, L)
         case .peer(var page):
             let step = page.update(key, s.people)
-            return run(step, page: .peer(page), &s)
+            return run(step, page: .peer(page), &s, L)
         default:
             return []
         }

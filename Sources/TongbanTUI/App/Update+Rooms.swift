@@ -206,108 +206,22 @@ extension Update {
         return [.room(.directory(query))]
     }
 
-    /// The directory: typing searches the rooms (name or unique name),
-    /// ↑/↓ move, Enter enters the one highlighted, Esc closes.
-    static func roomDirectoryKey(_ key: Key, _ d: RoomDirectory, _ s: inout AppState) -> [Effect] {
-        var d = d
-        let count = d.rooms?.count ?? 0
-        switch key {
-        case .escape:
-            s.mode = .normal
-            return []
-        case .down: d.index = min(d.index + 1, max(0, count - 1))
-        case .up: d.index = max(0, d.index - 1)
-        case .enter:
-            guard let rooms = d.rooms, d.index < rooms.count else { return [] }
-            s.mode = .normal
-            let unique = rooms[d.index].uniqueName
-            if let mine = s.rooms.first(where: { $0.info.uniqueName == unique }) { return open(mine.conversation, &s) }
-            return [.room(.enter(unique: unique, again: false))]
-        case .backspace: d = RoomDirectory(query: String(d.query.dropLast()))
-        case .char(let c): d = RoomDirectory(query: d.query + String(c))
-        case .paste(let text): d = RoomDirectory(query: d.query + TerminalSanitizer.oneLine(text))
-        default: return []
-        }
-        s.mode = .roomDirectory(d)
-        return d.rooms == nil ? [.room(.directory(d.query))] : []
-    }
-
-    /// The new-room form: the unique name (`[a-z0-9_]`, 3-32), then a
-    /// topic (may stay empty); Enter goes on, then creates; Tab switches.
-    static func newRoomKey(_ key: Key, _ form: NewRoomForm, _ s: inout AppState) -> [Effect] {
-        var f = form
-        switch (f.field, key) {
-        case (_, .escape):
-            s.mode = .normal
-            return []
-        case (.unique, .tab), (.unique, .enter):
-            if GroupRules.isValidUniqueName(f.unique) { f.field = .topic }
-        case (.topic, .tab), (.topic, .backTab):
-            f.field = .unique
-        case (.topic, .enter):
-            s.mode = .normal
-            return [.room(.create(name: f.name, unique: f.unique, topic: f.topic.trimmingCharacters(in: .whitespaces)))]
-        case (.unique, .backspace): f.unique = String(f.unique.dropLast())
-        case (.unique, .char(let c)): typeUnique(c, into: &f.unique)
-        case (.topic, .backspace): f.topic = String(f.topic.dropLast())
-        case (.topic, .char(let c)): if f.topic.count < RoomRules.topicMaxLength { f.topic.append(c) }
-        case (.topic, .paste(let text)): f.topic = String((f.topic + TerminalSanitizer.oneLine(text)).prefix(RoomRules.topicMaxLength))
-        default: break
-        }
-        s.mode = .newRoom(f)
-        return []
-    }
-
-    /// `,` in a room: ↑/↓ pick someone here; the owner has `r` rename and
-    /// `t` topic (in the input bar), `x` remove, `b` remove and ban, `u`
-    /// the banned (then Enter lets the one picked back in), `D` drop; `l`
-    /// leaves. What destroys asks y/N. Esc (or any other key) closes.
-    static func roomPageKey(_ key: Key, _ page: RoomPage, _ s: inout AppState, _ L: Localizer) -> [Effect] {
-        s.mode = .normal
-        guard let id = s.chat?.id, let room = s.room(id) else { return [] }
-        let rid = room.info.roomId, name = TerminalSanitizer.oneLine(room.info.name)
-        let owner = room.isOwner(s.myImUid)
-        let people = page.bans ?? room.members.map { UserBasicInfo(uid: $0.uid, username: $0.username, account: $0.account) }
-        var page = page
-        func startCommand(_ text: String) {
-            guard s.input.text.isEmpty else { s.status = L.string("ui.group.inputBusy"); return }
-            s.input = InputLine(text: text)
-            s.focus = .input
-        }
-        switch key {
-        case .down, .char("j"):
-            page.selected = min(page.selected + 1, max(0, people.count - 1))
-            s.mode = .roomPage(page)
-        case .up, .char("k"):
-            page.selected = max(0, page.selected - 1)
-            s.mode = .roomPage(page)
-        case .char("l"):
-            s.mode = .confirm(.leaveRoom(roomId: rid, name: name))
-        case .char("r") where owner: startCommand("/rename " + name)
-        case .char("t") where owner: startCommand("/topic " + TerminalSanitizer.oneLine(room.info.topic))
-        case .char("x") where owner && page.bans == nil, .char("b") where owner && page.bans == nil:
-            guard page.selected < people.count, ConversationIDHelper.imUid(people[page.selected].uid) != s.myImUid else {
-                s.mode = .roomPage(page)
-                return []
-            }
-            let who = people[page.selected]
-            s.mode = .confirm(.roomKick(roomId: rid, uid: who.uid, name: TerminalSanitizer.oneLine(who.username), ban: key == .char("b")))
-        case .char("u") where owner && page.bans == nil:
-            s.mode = .roomPage(page)
-            return [.room(.loadBans(roomId: rid))]
-        case .enter where owner && page.bans != nil, .char("u") where owner && page.bans != nil:
-            guard page.selected < people.count else { s.mode = .roomPage(page); return [] }
-            let who = people[page.selected]
-            page.bans?.remove(at: page.selected)
-            page.selected = max(0, min(page.selected, (page.bans?.count ?? 1) - 1))
-            s.mode = .roomPage(page)
-            return [.room(.unban(roomId: rid, uid: who.uid))]
-        case .char("D") where owner:
-            s.mode = .confirm(.dropRoom(roomId: rid, name: name))
+    /// A key on a room page, to the page's own update.
+    static func roomPageKey(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        switch s.mode {
+        case .roomDirectory(var d):
+            let step = d.update(key, mine: s.rooms)
+            return run(step, page: .roomDirectory(d), &s, L)
+        case .newRoom(var form):
+            let step = form.update(key)
+            return run(step, page: .newRoom(form), &s, L)
+        case .roomPage(var page):
+            guard let id = s.chat?.id, let room = s.room(id) else { s.mode = .normal; return [] }
+            let step = page.update(key, room, me: s.myImUid)
+            return run(step, page: .roomPage(page), &s, L)
         default:
-            break
+            return []
         }
-        return []
     }
 
     /// y on a room's confirmation.

@@ -40,17 +40,32 @@ final class FakeWorld: Sendable {
     }
 }
 
-/// Carries an `APIClient`'s requests to the world's server, in memory.
+/// Carries an `APIClient`'s requests to the world's server, in memory,
+/// through one view's controls: a call is counted, may wait at a gate, and
+/// may fail before the server sees it or after it applied it.
 struct FakeTransport: HTTPTransport {
     let world: FakeWorld
+    let controls: FakeControls
+
+    /// No socket reaches a server in the same process: the sync engine polls.
+    var reachesSockets: Bool { false }
 
     func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
                   sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse {
         guard request.url.hasPrefix(world.baseURL + "/") else { throw FakeChatAPI.unreachable }
         let pathAndQuery = String(request.url.dropFirst(world.baseURL.count))
+        let route = FakeChatAPI.Route(method: request.method, pathAndQuery: pathAndQuery)
+        let gate = controls.arrive(route)
+        // A request never answers within the caller's own step.
+        await Task.yield()
+        if let gate { await gate.pass() }
+        if world.down.withLock({ $0 }) { throw FakeChatAPI.unreachable }
+        let failure = controls.failure(for: route)
+        if let failure, !failure.afterApplying { throw failure.error }
         if let body = request.body, let sent { sent(body.count) }
         let reply = await world.server.respond(method: request.method, authority: world.authority, pathAndQuery: pathAndQuery,
                                                headers: request.headers, body: request.body)
+        if let failure, failure.afterApplying { throw failure.error }
         guard reply.body.count <= limit else { throw APIError.badResponse("the answer is larger than \(limit) bytes") }
         return HTTPTransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
     }

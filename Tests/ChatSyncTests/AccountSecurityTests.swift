@@ -67,17 +67,17 @@ import Testing
     @Test func anotherDevicesSignInReachesThisOneAndItsOwnDoesNot() async throws {
         let fake = try FakeChatAPI(account: "nl_owner")
         let password = "password-nl_owner"
-        _ = try await fake.login(account: "nl_owner", password: password)
+        _ = try await fake.api.login(account: "nl_owner", password: password)
         fake.advanceClock(by: .seconds(1))
-        let mine = try await fake.login(account: "nl_owner", password: password)
-        let signedInAt = try await fake.sessions().first { $0.sessionId == mine.sessionId }?.createdAt
+        let mine = try await fake.api.login(account: "nl_owner", password: password)
+        let signedInAt = try await fake.api.sessions().first { $0.sessionId == mine.sessionId }?.createdAt
         #expect(signedInAt != nil, "the server lists this sign-in by the id it answered")
         var creds = fake.credentials
         (creds.sessionId, creds.signedInAt) = (mine.sessionId, signedInAt)
         let root = tempURL("nl")
         let paths = StorePaths(dataDirectory: root.appendingPathComponent("d"), cacheDirectory: root.appendingPathComponent("c"),
                                configDirectory: root.appendingPathComponent("k"))
-        let session = try Session(credentials: creds, paths: paths, api: fake)
+        let session = try Session(credentials: creds, paths: paths, api: fake.api)
         let heard = Mutex<[NewLoginSession]>([])
         session.sync.observe { update in
             if case .applied(let changes) = update { heard.withLock { $0 += changes.newLogins } }
@@ -85,7 +85,7 @@ import Testing
 
         #expect(try await session.sync.pull().newLogins.isEmpty, "the earlier sign-in and this device's own are no news")
         fake.advanceClock(by: .seconds(1))
-        let other = try await fake.login(account: "nl_owner", password: password)
+        let other = try await fake.api.login(account: "nl_owner", password: password)
         let pulled = try await session.sync.pull().newLogins
         #expect(pulled.map(\.sessionId) == [other.sessionId])
         #expect(pulled.first?.userAgent.hasPrefix("tongban-terminal") == true, "the device as it named itself")
@@ -141,8 +141,8 @@ import Testing
         let bob = try fake.addPeer("na_bob2", username: "Bob")
         let carol = try fake.addPeer("na_carol2", username: "Carol")
         let dave = try fake.addPeer("na_dave2", username: "Dave")
-        try await fake.peer(bob.uid).block(userId: fake.uid)
-        _ = try await fake.peer(dave.uid).setSettings(UserSettings(acceptStrangers: false))
+        try await fake.peer(bob.uid).api.block(userId: fake.uid)
+        _ = try await fake.peer(dave.uid).api.setSettings(UserSettings(acceptStrangers: false))
         let session = try fake.makeSession()
 
         let made = try await session.createGroup(CreateGroupRequest(name: "登山队", uniqueName: "na_hikers2",

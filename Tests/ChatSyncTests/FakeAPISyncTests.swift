@@ -232,9 +232,9 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
 
         // The peer sends a picture: upload, then a message naming its key.
         let them = fake.peer(peer.uid)
-        let key = try await them.upload(png, contentType: "image/png", kind: "chat_image").objectKey
+        let key = try await them.api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
         let (type, body) = try #require(IMMessageMapper.wireContent(for: .image(ImagePayload(objectKey: key, w: 2, h: 2))))
-        _ = try await them.send(SendMessageRequest(recvID: conv, content: body, contentType: type, clientMsgId: "pic1"))
+        _ = try await them.api.send(SendMessageRequest(recvID: conv, content: body, contentType: type, clientMsgId: "pic1"))
         try await me.sync.pull()
 
         let message = try #require(try me.store.message(clientMsgID: "pic1")).chatMessage(myImUid: me.credentials.imUid)
@@ -249,7 +249,7 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         await #expect(throws: APIError.self) { try await me.api.upload(Data("nope".utf8), contentType: "image/png", kind: "chat_image") }
         // A stranger's key cannot be signed.
         let stranger = try fake.addPeer("stranger")
-        let theirs = try await fake.peer(stranger.uid).upload(png, contentType: "image/png", kind: "chat_image").objectKey
+        let theirs = try await fake.peer(stranger.uid).api.upload(png, contentType: "image/png", kind: "chat_image").objectKey
         #expect(try await me.api.sign([theirs]).urls.isEmpty)
     }
 }

@@ -75,7 +75,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         for i in 1...3 { try fake.peerSends(from: cat.uid, text: "c\(i)") }
         let annId = fake.conversationId(with: ann.uid), bobId = fake.conversationId(with: bob.uid)
         // Pinned on another device, before this one opens.
-        _ = try await fake.pin(conversationId: annId, isPinned: true)
+        _ = try await fake.api.pin(conversationId: annId, isPinned: true)
         fake.resetCallCounts()
 
         let me = try fakeSession(fake)
@@ -126,7 +126,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         fake.isDown = false
         await vm.deleteConversation(id: annId)
         #expect(vm.conversations.map(\.id) == [bobId])
-        #expect(try await fake.conversations().map(\.conversationId) == [bobId], "hidden on the server too")
+        #expect(try await fake.api.conversations().map(\.conversationId) == [bobId], "hidden on the server too")
         // A later message shows it again.
         try fake.peerSends(from: ann.uid, text: "还在吗")
         try await me.sync.pull()
@@ -286,9 +286,9 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
     @Test func signalQuoteIsSentOnceThenOpenIM() async throws {
         let fake = try FakeChatAPI(account: "sigowner")
         let replier = try fake.addPeer("sigreply")
-        let signal = try await fake.createSignal("周末去爬山？")
-        let receiveId = try await fake.peer(replier.uid).replySignal(signalId: signal, content: "我去")
-        let item = try #require(try await fake.signalInbox().first)
+        let signal = try await fake.api.createSignal("周末去爬山？")
+        let receiveId = try await fake.peer(replier.uid).api.replySignal(signalId: signal, content: "我去")
+        let item = try #require(try await fake.api.signalInbox().first)
         #expect(!item.isImOpened)
         let conv = fake.conversationId(with: replier.uid)
         let me = try fakeSession(fake)
@@ -298,7 +298,7 @@ func fakeSession(_ fake: FakeChatAPI) throws -> Session {
         let vm = try await open(conv, me)
         _ = await me.sendQueue.drain()
         #expect(vm.messages.contains { $0.type == .signalQuote && $0.signalQuoteReply == "我去" })
-        #expect(try await fake.signalInbox().first?.isImOpened == true)
+        #expect(try await fake.api.signalInbox().first?.isImOpened == true)
         let again = try await open(conv, me)
         _ = await me.sendQueue.drain()
         #expect(again.messages.filter { $0.type == .signalQuote }.count == 1)

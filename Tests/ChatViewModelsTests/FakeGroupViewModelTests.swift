@@ -30,7 +30,7 @@ import Testing
 
         // Ann mentions me, Bob just talks: two unread, one of them a mention.
         let mention = MentionPayload(text: "@我 周六见", atUserIDs: [fake.imUid])
-        _ = try await fake.peer(ann.uid).send(SendMessageRequest(recvID: id, content: mention.jsonText,
+        _ = try await fake.peer(ann.uid).api.send(SendMessageRequest(recvID: id, content: mention.jsonText,
                                                                   contentType: ContentType.mention, clientMsgId: "m1"))
         try fake.peerSends(from: bob.uid, text: "带水", inGroup: id)
         try await me.sync.pull()
@@ -76,18 +76,18 @@ import Testing
         let bobView = fake.peer(bob.uid)
         #expect(bobView.summary(of: id)?.isMember == false)
         await #expect(throws: APIError.self) {
-            _ = try await bobView.send(SendMessageRequest(recvID: id, content: "还在吗", contentType: ContentType.text,
+            _ = try await bobView.api.send(SendMessageRequest(recvID: id, content: "还在吗", contentType: ContentType.text,
                                                           clientMsgId: "late"))
         }
-        #expect(try await bobView.history(conversationId: id).messages.last?.contentType == ContentType.memberKicked)
+        #expect(try await bobView.api.history(conversationId: id).messages.last?.contentType == ContentType.memberKicked)
         await chat.onDisappear(draft: nil)
 
         // I leave: Ann, who joined first after me, owns it; my row stays, marked.
         await list.leaveGroup(id: id, delete: false)
         #expect(list.conversations.first { $0.id == id }?.isMember == false)
-        let info = try await fake.peer(ann.uid).groupInfo(groupId: try #require(ConversationIDHelper.groupId(id)))
+        let info = try await fake.peer(ann.uid).api.groupInfo(groupId: try #require(ConversationIDHelper.groupId(id)))
         #expect(info.ownerId == ConversationIDHelper.imUid(ann.uid))
         #expect(info.memberCount == 1)
-        await #expect(throws: APIError.self) { _ = try await fake.groupInfo(groupId: info.groupId) }
+        await #expect(throws: APIError.self) { _ = try await fake.api.groupInfo(groupId: info.groupId) }
     }
 }

@@ -217,7 +217,7 @@ import Testing
         let (fake, session, app) = try await started("nl_screen")
         let notified = Mutex<[DesktopNotification]>([])
         app.notify = { n in notified.withLock { $0.append(n) } }
-        _ = try await fake.login(account: "nl_screen", password: "password-nl_screen")
+        _ = try await fake.api.login(account: "nl_screen", password: "password-nl_screen")
         #expect(await waitFor(app, width: 160, height: 30, "你的账号在新设备上登录（不是你？按 u 打开我的信息，选中它按 x 让它退出）：tongban-terminal"))
         #expect(await until { notified.withLock { $0 }.contains { $0.body.hasPrefix("你的账号在新设备上登录") } }, "on the desktop too")
         // The next key clears the line; the list still works.
@@ -249,7 +249,7 @@ import Testing
     @Test func changingThePasswordFromMyPage() async throws {
         let (fake, session, app) = try await started("pw_screen")
         // Another device of mine, which the change signs out.
-        _ = try await fake.login(account: "pw_screen", password: "password-pw_screen")
+        _ = try await fake.api.login(account: "pw_screen", password: "password-pw_screen")
         await app.handle(.char("u"))
         #expect(await waitFor(app, width: 120, height: 40, "修改密码"))
         await app.handle(.char("p"))
@@ -261,7 +261,7 @@ import Testing
         #expect(app.frame(width: 120, height: 40).find("brand-new-pw") == nil, "never on screen")
         await app.handle(.enter)
         #expect(await waitFor(app, width: 120, height: 40, "密码已修改，其他设备已退出登录"))
-        #expect(try await fake.sessions().count == 1, "only this device is left")
+        #expect(try await fake.api.sessions().count == 1, "only this device is left")
 
         // A wrong current password says so, and this login goes on.
         await app.handle(.char("p"))
@@ -296,8 +296,8 @@ import Testing
         let bob = try fake.addPeer("na_sbob", username: "Bob")
         let carol = try fake.addPeer("na_scarol", username: "Carol")
         let dave = try fake.addPeer("na_sdave", username: "Dave")
-        try await fake.peer(bob.uid).block(userId: fake.uid)
-        _ = try await fake.peer(dave.uid).setSettings(UserSettings(acceptStrangers: false))
+        try await fake.peer(bob.uid).api.block(userId: fake.uid)
+        _ = try await fake.peer(dave.uid).api.setSettings(UserSettings(acceptStrangers: false))
 
         // What the new-group form asks for on its last Enter.
         await app.runner.run(.createGroup(name: "登山队", unique: "na_shikers", members: [bob.uid, carol.uid]))

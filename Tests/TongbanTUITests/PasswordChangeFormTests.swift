@@ -20,14 +20,14 @@ import Testing
     @Test func onATerminalItAsksThreeTimesWithoutEcho() async throws {
         let fake = try FakeChatAPI(account: "pwf_tty")
         // Another device, which the change signs out.
-        _ = try await fake.login(account: "pwf_tty", password: "password-pwf_tty")
+        _ = try await fake.api.login(account: "pwf_tty", password: "password-pwf_tty")
         let term = ScriptedTerminal(lines: [], secrets: ["password-pwf_tty", "a-new-password", "a-new-password"])
         #expect(try await form(fake, term, interactive: true).run() == .changed("密码已修改，其他设备已退出登录"))
         #expect(term.secretPrompts == 3, "every answer read without echo")
         #expect(term.shown == "当前密码（不显示）：新密码（不显示）：再次输入新密码：")
         #expect(!term.shown.contains("a-new-password"))
-        #expect(try await fake.sessions().count == 1, "the other device is signed out")
-        _ = try await fake.login(account: "pwf_tty", password: "a-new-password")
+        #expect(try await fake.api.sessions().count == 1, "the other device is signed out")
+        _ = try await fake.api.login(account: "pwf_tty", password: "a-new-password")
     }
 
     @Test func fromAPipeItReadsTheCurrentThenTheNewPassword() async throws {
@@ -36,7 +36,7 @@ import Testing
         #expect(try await form(fake, term, interactive: false, Self.en).run()
             == .changed("Password changed; your other devices were signed out"))
         #expect(term.secretPrompts == 0 && term.shown.isEmpty, "a script sees nothing but the outcome")
-        _ = try await fake.login(account: "pwf_pipe", password: "piped-new-password")
+        _ = try await fake.api.login(account: "pwf_pipe", password: "piped-new-password")
     }
 
     @Test func whatIsNotSentSaysWhy() async throws {

@@ -318,8 +318,10 @@ public final class APIClient: ChatAPI {
     }
 
     /// The WebSocket URL for push, token in the query (PROTOCOL.md allows
-    /// both). Never nil: every server of PROTOCOL.md has `/chat/ws`.
+    /// both). Every server of PROTOCOL.md has `/chat/ws`; nil only when the
+    /// transport cannot reach a socket (a server in the same process).
     public var pushURL: String? {
+        guard transport.reachesSockets else { return nil }
         let ws = baseURL.hasPrefix("https://") ? "wss://" + baseURL.dropFirst(8) : "ws://" + baseURL.dropFirst(baseURL.hasPrefix("http://") ? 7 : 0)
         return ws + "/chat/ws?token=" + Self.query(token ?? "")
     }

@@ -43,6 +43,13 @@ public protocol HTTPTransport: Sendable {
     /// gone out so far; an answer longer than `limit` bytes is an error.
     func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
                   sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse
+    /// Whether the server it reaches can also be reached by a WebSocket
+    /// (the push socket); when not, the sync engine polls.
+    var reachesSockets: Bool { get }
+}
+
+extension HTTPTransport {
+    public var reachesSockets: Bool { true }
 }
 
 /// Requests over HTTP(S) with AsyncHTTPClient.

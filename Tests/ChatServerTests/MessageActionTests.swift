@@ -78,6 +78,8 @@ import Testing
         #expect(try await react(a, conv, "many", "😀").status == 200, "one already there is still fine")
         _ = try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: "many"))
         #expect(try await react(a, conv, "many", "👍").status == 400)
+        let revoked = try await a.history(conv).messages.first { $0.clientMsgID == "many" }
+        #expect(revoked?.revoked == true && revoked?.reactions == nil, "a revoked message forgets who reacted to it")
     }
 
     @Test func editsAreTheSendersOwnWithinTheWindow() async throws {

@@ -251,7 +251,8 @@ extension MessageRow {
         WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
                     sendID: sendID, recvID: recvID, contentType: contentType, content: content,
                     sendTime: sendTime, revoked: revoked, flashViewed: flashViewed,
-                    reactions: reactions.isEmpty ? nil : reactions, editedAt: editedAt)
+                    // A revoked message forgets who reacted to it and when it was edited.
+                    reactions: revoked || reactions.isEmpty ? nil : reactions, editedAt: revoked ? nil : editedAt)
     }
 }
 

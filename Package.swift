@@ -57,8 +57,9 @@ let package = Package(
                 "ChatCore", "ChatStore", "ChatSync", "ChatServer", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                // LocalServer's requests carry a channel that is not a socket.
+                // LocalServer's requests and push listeners carry a channel that is not a socket.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOWebSocket
 import Synchronization
 
 /// The whole server in this process, over a throwaway SQLite database, reached
@@ -24,8 +25,8 @@ public final class LocalServer: Sendable {
     private let responder: RouterResponder<ChatRequestContext>
     private let clock: TickingClock
     private let directory: URL
-    /// Push streams opened by `onSyncNotice` (closed by `shutdown`).
-    private let listeners = Mutex<[Task<Void, Never>]>([])
+    /// Listeners opened by `onSyncNotice` (closed by `shutdown`).
+    private let listeners = Mutex<[(Task<Void, Never>, NIOAsyncTestingChannel)]>([])
 
     /// A new, empty server whose files live under `directory` (created).
     public init(directory: URL, configure: (inout ServerConfig) -> Void = { _ in }) throws {
@@ -51,7 +52,10 @@ public final class LocalServer: Sendable {
 
     /// Closes the database and removes the server's files.
     public func shutdown() async {
-        for task in listeners.withLock({ $0 }) { task.cancel() }
+        for (task, channel) in listeners.withLock({ $0 }) {
+            task.cancel()
+            try? await channel.close()
+        }
         services.hub.closeAll()
         await services.shutdown()
         try? FileManager.default.removeItem(at: directory)
@@ -142,23 +146,23 @@ public final class LocalServer: Sendable {
 
     /// `handler` hears `uid`'s newest cursor whenever their log grows, as
     /// their push socket's `sync` notice says. Like a socket, the listener
-    /// makes the user online.
+    /// makes the user online: the server's own writer writes its frames to a
+    /// channel that is not a socket, and they are read off it here.
     public func onSyncNotice(uid: Int, _ handler: @escaping @Sendable (Int) -> Void) {
         let outbox = SocketOutbox()
         let id = services.hub.connect(uid: uid, outbox: outbox)
         let hub = services.hub
+        let channel = NIOAsyncTestingChannel()
         let task = Task {
-            for await _ in outbox.rings {
-                for out in outbox.take() {
-                    guard case .frame(let frame) = out, let data = frame.data(using: .utf8),
-                          let push = try? JSONDecoder().decode(PushFrame.self, from: data),
-                          case .sync(let cursor) = push else { continue }
-                    handler(cursor)
-                }
+            defer { hub.disconnect(uid: uid, id: id) }
+            guard (try? await SocketWriter.attach(outbox, to: channel)) != nil else { return }
+            while !Task.isCancelled, let frame = try? await channel.waitForOutboundWrite(as: WebSocketFrame.self) {
+                guard let push = try? JSONDecoder().decode(PushFrame.self, from: Data(frame.unmaskedData.readableBytesView)),
+                      case .sync(let cursor) = push else { continue }
+                handler(cursor)
             }
-            hub.disconnect(uid: uid, id: id)
         }
-        listeners.withLock { $0.append(task) }
+        listeners.withLock { $0.append((task, channel)) }
     }
 
     /// Shows `uid` online (or not) as a socket on another node would.

@@ -11,8 +11,7 @@ import Synchronization
 ///
 /// A WebSocket's frames are written by its `SocketWriter` on the channel's
 /// event loop, woken once for any number of frames; until one is attached
-/// (and for LocalServer's listeners, which have no socket) `rings` says
-/// there is something to `take`.
+/// they wait here, and attaching it writes them.
 final class SocketOutbox: Sendable {
     /// A socket's writer, to wake on its event loop.
     struct LoopWriter: Sendable {
@@ -36,9 +35,6 @@ final class SocketOutbox: Sendable {
         }
     }
     private let state = Mutex(State())
-    private let bell: AsyncStream<Void>.Continuation
-    /// Rings when there is something to `take`; ends with `finish`.
-    let rings: AsyncStream<Void>
     /// The code of a `close(code:)` the writer reached: a WebSocket's close
     /// handshake is its session's to do. Ends once the writer saw `finish`.
     let closes: AsyncStream<UInt16>
@@ -47,7 +43,6 @@ final class SocketOutbox: Sendable {
     static let maxFrames = 256
 
     init() {
-        (rings, bell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         (closes, closer) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(1))
     }
 
@@ -68,18 +63,14 @@ final class SocketOutbox: Sendable {
         queue { s in s.sync = max(s.sync ?? 0, cursor) }
     }
 
-    /// `add`s to what waits, unless finished; rings the bell if no writer is attached.
+    /// `add`s to what waits, unless finished; the writer to wake, if one
+    /// is attached and asleep.
     private func queue(_ add: (inout State) -> Void) -> LoopWriter? {
-        let writer = state.withLock { s -> LoopWriter?? in
-            guard !s.finished else { return .some(nil) }
+        state.withLock { s -> LoopWriter? in
+            guard !s.finished else { return nil }
             add(&s)
-            return s.writer == nil ? .none : .some(s.wake())
+            return s.wake()
         }
-        guard let writer else {
-            bell.yield()
-            return nil
-        }
-        return writer
     }
 
     func sync(_ cursor: Int) { pushSync(cursor)?.wake() }
@@ -100,7 +91,6 @@ final class SocketOutbox: Sendable {
             }.first
             return (.none, close)
         }
-        bell.finish()
         switch writer {
         case .none:
             if let close { closer.yield(close) }
@@ -118,7 +108,7 @@ final class SocketOutbox: Sendable {
     }
 
     /// The writer is gone (its channel closed, or it wrote the end): what
-    /// comes later rings the bell, and `closes` ends. Also breaks the
+    /// comes later waits unwritten, and `closes` ends. Also breaks the
     /// writer's and the outbox's hold on each other.
     func detach() {
         state.withLock { $0.writer = nil }

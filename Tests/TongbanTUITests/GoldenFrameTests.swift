@@ -255,7 +255,7 @@ import Testing
             AppState.SearchHit(clientMsgId: "h2", seq: 5, sendTime: Fixture.now - 60_000, isMine: true, text: "周末见 👋"),
         ], 1)
         try Golden.check("overlay-search", s, Self.zh)
-        s.mode = .newChat("ali", [UserBasicInfo(uid: 7, username: "Alice 爱丽丝", account: "alice")], 0)
+        s.mode = .newChat(NewChatDialog(query: "ali", found: [UserBasicInfo(uid: 7, username: "Alice 爱丽丝", account: "alice")]))
         try Golden.check("overlay-new-chat", s, Self.zh)
         s.mode = .signals([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
                                            from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)], 0)

@@ -29,7 +29,7 @@ import Testing
         s.chat?.group?.ownerId = "tb_1"
         s.mode = .settings(member: 2)
         try Golden.check("group-settings-owner", s, Self.zh)
-        s.mode = .newChat("周末群", [], 1)
+        s.mode = .newChat(NewChatDialog(query: "周末群", found: [], index: 1))
         try Golden.check("group-new", s, Self.zh)
         s.mode = .confirm(.leaveGroup(id: "sg_7", name: "周末爬山群"))
         try Golden.check("group-leave-prompt", s, Self.zh)

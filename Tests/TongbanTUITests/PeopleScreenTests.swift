@@ -148,7 +148,7 @@ import Testing
 
     @Test func addingAFriendGoesFromTheSearchToTheCardToTheRequest() {
         var s = Self.peopleState()
-        s.mode = .newChat("alice", [Self.alice], 3)  // the 添加好友 row, after create and join
+        s.mode = .newChat(NewChatDialog(query: "alice", found: [Self.alice], index: 3))  // the 添加好友 row, after create and join
         _ = Update.apply(.key(.enter), to: &s, Self.zh)
         #expect(s.mode == .addFriend(AddFriendForm(query: "alice", found: [Self.alice])))
         _ = Update.apply(.key(.enter), to: &s, Self.zh)

@@ -214,7 +214,7 @@ import TerminalUI
 
     @Test func theNewDialogEntersFindsAndMakesRooms() {
         var s = RoomFixture.chatState(width: 100, height: 26)
-        s.mode = .newChat("", nil, 0)
+        s.mode = .newChat(NewChatDialog(query: ""))
         #expect(Update.handle(.enter, &s, Self.zh) == [.room(.directory(""))], "Enter on nothing: the directory")
         #expect(s.mode == .roomDirectory(RoomDirectory()))
         _ = Update.apply(.rooms(.directory(query: "", RoomFixture.directory)), to: &s, Self.zh)
@@ -225,12 +225,12 @@ import TerminalUI
         _ = Update.handle(.down, &s, Self.zh)
         #expect(Update.handle(.enter, &s, Self.zh) == [.room(.enter(unique: "hills", again: false))])
         // Typed, searched: the room rows under the people found.
-        s.mode = .newChat("Hills", [], 3)
+        s.mode = .newChat(NewChatDialog(query: "Hills", found: [], index: 3))
         #expect(Update.handle(.enter, &s, Self.zh) == [.room(.enter(unique: "hills", again: false))])
-        s.mode = .newChat("hike", [], 3)
+        s.mode = .newChat(NewChatDialog(query: "hike", found: [], index: 3))
         _ = Update.handle(.enter, &s, Self.zh)
         #expect(s.chat?.id == "sr_5", "a room I am in opens")
-        s.mode = .newChat("读书会", [], 5)
+        s.mode = .newChat(NewChatDialog(query: "读书会", found: [], index: 5))
         _ = Update.handle(.enter, &s, Self.zh)
         #expect(s.mode == .newRoom(NewRoomForm(name: "读书会")))
         for c in "Books!" { _ = Update.handle(.char(c), &s, Self.zh) }

@@ -18,9 +18,8 @@ struct AppState {
         case confirm(Confirm)
         case listSearch(String)
         case messageSearch(String, [SearchHit], Int)
-        /// `n`: a query, the users found (nil before the search ran), the
-        /// selected row; after a search, two more rows make or join a group.
-        case newChat(String, [UserBasicInfo]?, Int)
+        /// `n`: new chats, groups, friends and rooms.
+        case newChat(NewChatDialog)
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
         case signals([SignalInboxItem], Int)
@@ -31,9 +30,8 @@ struct AppState {
         /// v3 (seed 004's long-press menu): what the selected message allows,
         /// and the item highlighted.
         case actions([MenuItem], Int)
-        /// v3: forwarding `messages` (oldest first): the picker's filter, the
-        /// conversations chosen with Space, the row highlighted.
-        case forward(messages: [String], merged: Bool, query: String, chosen: [String], index: Int)
+        /// v3: forwarding messages to conversations picked.
+        case forward(ForwardPicker)
         /// v3: a merged forward's whole record, scrolled to an item.
         case record(MergedPayload, Int)
         /// v3: my favourites, newest first, and the one selected.

@@ -17,6 +17,8 @@ struct Step: Equatable {
         case close
         /// The page closes and this chat opens.
         case open(Conversation)
+        /// The page gives way to another (the `n` dialog's rows open forms).
+        case show(AppState.Mode)
         /// The page gives way to a question on the status line.
         case confirm(AppState.Confirm)
         /// The page closes and a command starts in the input bar (unless a
@@ -42,6 +44,7 @@ extension Update {
             s.mode = .normal
             effects += open(c, &s)
         case .confirm(let question): s.mode = .confirm(question)
+        case .show(let other): s.mode = other
         case .type(let command):
             s.mode = .normal
             if s.input.text.isEmpty {

@@ -125,8 +125,9 @@ extension Update {
             return listSearchKey(key, q, &s)
         case .messageSearch(let q, let hits, let i):
             return messageSearchKey(key, q, hits, i, &s)
-        case .newChat(let q, let users, let i):
-            return newChatKey(key, q, users, i, &s, L)
+        case .newChat(var dialog):
+            let step = dialog.update(key, rooms: s.rooms, L)
+            return run(step, page: .newChat(dialog), &s, L)
         case .newGroup(var form):
             let step = form.update(key)
             return run(step, page: .newGroup(form), &s, L)
@@ -138,8 +139,11 @@ extension Update {
             return favoritesKey(key, items, i, &s)
         case .actions(let items, let i):
             return menuKey(key, items, i, &s, L)
-        case .forward(let messages, let merged, let query, let chosen, let index):
-            return forwardKey(key, messages, merged, query, chosen, index, &s)
+        case .forward(var picker):
+            let step = picker.update(key, conversations: s.list.conversations)
+            // Forwarded: the marks are done with.
+            if step.next == .close, !step.effects.isEmpty { s.marked = nil }
+            return run(step, page: .forward(picker), &s, L)
         case .record(let record, let i):
             switch key {
             case .down, .char("j"): s.mode = .record(record, min(i + 1, max(0, record.items.count - 1)))
@@ -244,84 +248,6 @@ extension Update {
         // The hits of the previous query stay until the new ones arrive.
         s.mode = .messageSearch(query, query.isEmpty ? [] : hits, 0)
         return query.isEmpty ? [] : [.searchMessages(query)]
-    }
-
-    /// Typing searches on Enter; then the users found, and below them
-    /// "new group named q", "join group q", "add a friend", "enter room q",
-    /// "the room directory" and "new room named q". Enter on nothing typed
-    /// opens the room directory.
-    static func newChatKey(_ key: Key, _ q: String, _ users: [UserBasicInfo]?, _ i: Int, _ s: inout AppState,
-                           _ L: Localizer) -> [Effect] {
-        let rows = users.map { $0.count + 6 } ?? 0
-        let query = q.trimmingCharacters(in: .whitespaces)
-        switch key {
-        case .escape: s.mode = .normal
-        case .enter:
-            guard let users else {
-                if query.isEmpty { return openRoomDirectory(query, &s) }
-                return [.searchUsers(q)]
-            }
-            switch i - users.count {
-            case ..<0:
-                s.mode = .normal
-                return [.startConversation(users[i])]
-            case 0:
-                s.mode = GroupRules.isValidName(query) ? .newGroup(AppState.NewGroupForm(name: query)) : .normal
-            case 1:
-                s.mode = .normal
-                if !query.isEmpty { return [.joinGroup(unique: query)] }
-            case 2:
-                // 添加好友: the same search's people, each with a card.
-                s.mode = .addFriend(AddFriendForm(query: query, found: users))
-                if users.isEmpty { s.status = L.string("people.noSuchUser") }
-            case 3:
-                s.mode = .normal
-                let unique = query.lowercased()
-                if let mine = s.rooms.first(where: { $0.info.uniqueName == unique }) { return open(mine.conversation, &s) }
-                if GroupRules.isValidUniqueName(unique) { return [.room(.enter(unique: unique, again: false))] }
-                s.status = L.string("ui.room.badUnique")
-            case 4:
-                return openRoomDirectory(query, &s)
-            default:
-                s.mode = GroupRules.isValidName(query) ? .newRoom(NewRoomForm(name: query)) : .normal
-            }
-        case .down: if users != nil { s.mode = .newChat(q, users, min(i + 1, max(0, rows - 1))) }
-        case .up: if users != nil { s.mode = .newChat(q, users, max(0, i - 1)) }
-        case .backspace: s.mode = .newChat(String(q.dropLast()), nil, 0)
-        case .char(let c): s.mode = .newChat(q + String(c), nil, 0)
-        case .paste(let text): s.mode = .newChat(q + text, nil, 0)
-        default: break
-        }
-        return []
-    }
-
-    /// The forward picker: typing filters the conversations, ↑/↓ move,
-    /// Space chooses several, Enter sends to those chosen (or the one
-    /// highlighted), Esc drops it.
-    static func forwardKey(_ key: Key, _ messages: [String], _ merged: Bool, _ query: String, _ chosen: [String], _ index: Int,
-                           _ s: inout AppState) -> [Effect] {
-        let rows = ListState.filter(s.list.conversations, by: query)
-        switch key {
-        case .escape: s.mode = .normal
-        case .down: s.mode = .forward(messages: messages, merged: merged, query: query, chosen: chosen, index: min(index + 1, max(0, rows.count - 1)))
-        case .up: s.mode = .forward(messages: messages, merged: merged, query: query, chosen: chosen, index: max(0, index - 1))
-        case .char(" "):
-            guard index < rows.count else { return [] }
-            var picked = chosen
-            if let i = picked.firstIndex(of: rows[index].id) { picked.remove(at: i) } else { picked.append(rows[index].id) }
-            s.mode = .forward(messages: messages, merged: merged, query: query, chosen: picked, index: index)
-        case .enter:
-            let targets = chosen.isEmpty ? (index < rows.count ? [rows[index].id] : []) : chosen
-            guard !targets.isEmpty else { return [] }
-            s.mode = .normal
-            s.marked = nil
-            return [merged ? .forwardMerged(messageIds: messages, to: targets) : .forward(messageIds: messages, to: targets)]
-        case .backspace: s.mode = .forward(messages: messages, merged: merged, query: String(query.dropLast()), chosen: chosen, index: 0)
-        case .char(let c): s.mode = .forward(messages: messages, merged: merged, query: query + String(c), chosen: chosen, index: 0)
-        case .paste(let text): s.mode = .forward(messages: messages, merged: merged, query: query + text, chosen: chosen, index: 0)
-        default: break
-        }
-        return []
     }
 
     /// The message menu: j/k move, Enter runs the highlighted item, an

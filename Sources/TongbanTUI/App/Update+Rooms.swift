@@ -200,12 +200,6 @@ extension Update {
         }
     }
 
-    /// The directory, searching `query` at once.
-    static func openRoomDirectory(_ query: String, _ s: inout AppState) -> [Effect] {
-        s.mode = .roomDirectory(RoomDirectory(query: query))
-        return [.room(.directory(query))]
-    }
-
     /// A key on a room page, to the page's own update.
     static func roomPageKey(_ key: Key, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         switch s.mode {

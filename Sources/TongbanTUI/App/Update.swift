@@ -61,7 +61,11 @@ enum Update {
             if case .messageSearch(query, _, _) = s.mode { s.mode = .messageSearch(query, hits, 0) }
             return []
         case .usersFound(let query, let users):
-            if case .newChat(query, _, _) = s.mode { s.mode = .newChat(query, users, 0) }
+            if case .newChat(var dialog) = s.mode, dialog.query == query {
+                dialog.found = users
+                dialog.index = 0
+                s.mode = .newChat(dialog)
+            }
             if case .newGroup(var form) = s.mode, form.field == .members, form.query == query {
                 form.found = users
                 form.index = 0
@@ -288,7 +292,7 @@ enum Update {
                 s.mode = .confirm(c.isGroup && c.isMember ? .leaveGroup(id: c.id, name: c.nickname)
                                                          : .deleteConversation(id: c.id, name: c.nickname))
             }
-        case .listNew: s.mode = .newChat("", nil, 0)
+        case .listNew: s.mode = .newChat(NewChatDialog())
         case .listSignals: return [.loadSignals]
         case .listFavorites: return [.loadFavorites]
         case .listContacts: return openContacts(&s, L)
@@ -378,12 +382,12 @@ enum Update {
             // The marked messages (oldest first, as they were sent), else the selected one.
             let ids = MessageMenu.forwardable(s)
             guard !ids.isEmpty else { s.status = L.string("ui.notForwardable"); return [] }
-            s.mode = .forward(messages: ids, merged: false, query: "", chosen: [], index: 0)
+            s.mode = .forward(ForwardPicker(messages: ids, merged: false))
         case .messagesForwardMerged:
             // The marked messages as one 聊天记录.
             let ids = MessageMenu.forwardable(s)
             guard s.marked?.isEmpty == false, !ids.isEmpty else { s.status = L.string("ui.markFirst"); return [] }
-            s.mode = .forward(messages: ids, merged: true, query: "", chosen: [], index: 0)
+            s.mode = .forward(ForwardPicker(messages: ids, merged: true))
         case .messagesCopy:
             guard let m = s.selectedMessage else { return [] }
             guard !m.isRecalled, let text = m.text else { s.status = L.string("ui.copy.notText"); return [] }

@@ -53,7 +53,8 @@ enum OverlayWidget {
                 lines.append((text, n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: "/", lines: lines, into: &g, area)
-        case .newChat(let q, let users, let i):
+        case .newChat(let dialog):
+            let (q, users, i) = (dialog.query, dialog.found, dialog.index)
             var lines: [(String, Style)] = [(L.string("ui.newChat") + q + "▏", Theme.prompt)]
             if let users {
                 for (n, u) in users.enumerated() {
@@ -85,7 +86,8 @@ enum OverlayWidget {
             }
             let first = max(0, min(i * 2, lines.count - max(1, area.height - 6)))
             DialogWidget.render(title: TerminalSanitizer.oneLine(record.title), lines: Array(lines[first...]), into: &g, area)
-        case .forward(let messages, let merged, let query, let chosen, let index):
+        case .forward(let picker):
+            let (messages, merged, query, chosen, index) = (picker.messages, picker.merged, picker.query, picker.chosen, picker.index)
             let prompt = merged ? "ui.forward.toMerged" : "ui.forward.to"
             var lines: [(String, Style)] = [(L.string(prompt, ["n": String(messages.count)]) + query + "▏", Theme.prompt)]
             let rows = ListState.filter(s.list.conversations, by: query)

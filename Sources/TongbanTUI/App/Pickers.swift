@@ -1,0 +1,96 @@
+import ChatCore
+import ChatViewModels
+import TerminalUI
+
+/// `n`: typing searches on Enter; then the users found, and below them
+/// "new group named q", "join group q", "add a friend", "enter room q",
+/// "the room directory" and "new room named q". Enter on nothing typed
+/// opens the room directory.
+struct NewChatDialog: Equatable {
+    var query = ""
+    /// The users found for `query`; nil before the search ran.
+    var found: [UserBasicInfo]?
+    var index = 0
+
+    /// The rows below the users found.
+    static let actionRows = 6
+
+    mutating func update(_ key: Key, rooms: [RoomEntry], _ L: Localizer) -> Step {
+        let q = query.trimmingCharacters(in: .whitespaces)
+        switch key {
+        case .escape: return .close()
+        case .enter:
+            guard let users = found else { return q.isEmpty ? Self.directory(q) : .effects([.searchUsers(query)]) }
+            switch index - users.count {
+            case ..<0: return .close([.startConversation(users[index])])
+            case 0: return GroupRules.isValidName(q) ? Step(next: .show(.newGroup(AppState.NewGroupForm(name: q)))) : .close()
+            case 1: return .close(q.isEmpty ? [] : [.joinGroup(unique: q)])
+            case 2:
+                // 添加好友: the same search's people, each with a card.
+                var step = Step(next: .show(.addFriend(AddFriendForm(query: q, found: users))))
+                if users.isEmpty { step.status = L.string("people.noSuchUser") }
+                return step
+            case 3:
+                let unique = q.lowercased()
+                if let mine = rooms.first(where: { $0.info.uniqueName == unique }) { return Step(next: .open(mine.conversation)) }
+                if GroupRules.isValidUniqueName(unique) { return .close([.room(.enter(unique: unique, again: false))]) }
+                var step = Step.close()
+                step.status = L.string("ui.room.badUnique")
+                return step
+            case 4: return Self.directory(q)
+            default: return GroupRules.isValidName(q) ? Step(next: .show(.newRoom(NewRoomForm(name: q)))) : .close()
+            }
+        case .down: if let found { index = min(index + 1, max(0, found.count + Self.actionRows - 1)) }
+        case .up: if found != nil { index = max(0, index - 1) }
+        case .backspace: self = NewChatDialog(query: String(query.dropLast()))
+        case .char(let c): self = NewChatDialog(query: query + String(c))
+        case .paste(let text): self = NewChatDialog(query: query + text)
+        default: break
+        }
+        return .stay
+    }
+
+    /// The room directory, searching `query` at once.
+    static func directory(_ query: String) -> Step {
+        Step(effects: [.room(.directory(query))], next: .show(.roomDirectory(RoomDirectory(query: query))))
+    }
+}
+
+/// Forwarding messages (oldest first): typing filters the conversations,
+/// ↑/↓ move, Space chooses several, Enter sends to those chosen (or the
+/// one highlighted), Esc drops it.
+struct ForwardPicker: Equatable {
+    var messages: [String]
+    /// As one merged forward (聊天记录) rather than one by one.
+    var merged: Bool
+    var query = ""
+    var chosen: [String] = []
+    var index = 0
+
+    mutating func update(_ key: Key, conversations: [Conversation]) -> Step {
+        let rows = ListState.filter(conversations, by: query)
+        switch key {
+        case .escape: return .close()
+        case .down: index = min(index + 1, max(0, rows.count - 1))
+        case .up: index = max(0, index - 1)
+        case .char(" "):
+            guard index < rows.count else { return .stay }
+            if let i = chosen.firstIndex(of: rows[index].id) { chosen.remove(at: i) } else { chosen.append(rows[index].id) }
+        case .enter:
+            let targets = chosen.isEmpty ? (index < rows.count ? [rows[index].id] : []) : chosen
+            guard !targets.isEmpty else { return .stay }
+            return .close([merged ? .forwardMerged(messageIds: messages, to: targets) : .forward(messageIds: messages, to: targets)])
+        case .backspace:
+            query = String(query.dropLast())
+            index = 0
+        case .char(let c):
+            query.append(c)
+            index = 0
+        case .paste(let text):
+            query += text
+            index = 0
+        default: break
+        }
+        return .stay
+    }
+}

@@ -119,8 +119,8 @@ import Testing
         s.selectedId = "m-mine"
         _ = Update.handle(.char("."), &s, Self.zh)
         try Golden.check("chat-menu", s, Self.zh)
-        guard case .actions(let items, _) = s.mode else { Issue.record("no menu"); return }
-        #expect(items.map(\.key) == ["r", "f", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
+        guard case .actions(let menu) = s.mode else { Issue.record("no menu"); return }
+        #expect(menu.items.map(\.key) == ["r", "f", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
         // An item's key runs it: `e` starts editing.
         _ = Update.handle(.char("e"), &s, Self.zh)
         #expect(s.mode == .normal && s.editing?.messageId == "m-mine")
@@ -129,8 +129,8 @@ import Testing
         s.focus = .messages
         s.selectedId = "m-pic"
         _ = Update.handle(.char("."), &s, Self.zh)
-        guard case .actions(let pictureItems, _) = s.mode else { Issue.record("no menu"); return }
-        #expect(pictureItems.prefix(2).map(\.key) == ["Enter", "o"] && !pictureItems.contains { $0.key == "e" || $0.key == "R" })
+        guard case .actions(let pictureMenu) = s.mode else { Issue.record("no menu"); return }
+        #expect(pictureMenu.items.prefix(2).map(\.key) == ["Enter", "o"] && !pictureMenu.items.contains { $0.key == "e" || $0.key == "R" })
         let reacted = Update.handle(.char("2"), &s, Self.zh)
         #expect(reacted.contains { if case .react("m-pic", "❤️", true) = $0 { true } else { false } })
         _ = Update.handle(.char("."), &s, Self.zh)
@@ -199,11 +199,11 @@ import Testing
                                           sendTime: Fixture.now - daysAgo * 86_400_000),
                      createdAt: Fixture.now - daysAgo * 86_400_000)
         }
-        s.mode = .favorites([
+        s.mode = .favorites(Pick([
             kept(3, "周末爬山群", 101, "集合地点：香山东门\n带好水", daysAgo: 0),
             kept(2, "Alice 爱丽丝", 110, #"{"type":"image","objectKey":"k"}"#, daysAgo: 1),
             kept(1, "Bob 鲍勃", 101, "\u{1B}[31m会议纪要\u{7}", daysAgo: 40),
-        ], 1)
+        ], index: 1))
         try Golden.check("favorites", s, Self.zh)
     }
 
@@ -250,15 +250,15 @@ import Testing
 
     @Test func overlays() throws {
         var s = Fixture.chatState(width: 100, height: 24)
-        s.mode = .messageSearch("周末", [
+        s.mode = .messageSearch(MessageSearch(query: "周末", hits: [
             AppState.SearchHit(clientMsgId: "h1", seq: 3, sendTime: Fixture.now - 3_600_000, isMine: false, text: "周末去爬山吗"),
             AppState.SearchHit(clientMsgId: "h2", seq: 5, sendTime: Fixture.now - 60_000, isMine: true, text: "周末见 👋"),
-        ], 1)
+        ], index: 1))
         try Golden.check("overlay-search", s, Self.zh)
         s.mode = .newChat(NewChatDialog(query: "ali", found: [UserBasicInfo(uid: 7, username: "Alice 爱丽丝", account: "alice")]))
         try Golden.check("overlay-new-chat", s, Self.zh)
-        s.mode = .signals([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
-                                           from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)], 0)
+        s.mode = .signals(Pick([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
+                                           from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)]))
         try Golden.check("overlay-signals", s, Self.zh)
         s.mode = .settings(member: 0)
         try Golden.check("overlay-settings", s, Self.zh)

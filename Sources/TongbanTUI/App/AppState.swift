@@ -17,25 +17,25 @@ struct AppState {
         case normal
         case confirm(Confirm)
         case listSearch(String)
-        case messageSearch(String, [SearchHit], Int)
+        case messageSearch(MessageSearch)
         /// `n`: new chats, groups, friends and rooms.
         case newChat(NewChatDialog)
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
-        case signals([SignalInboxItem], Int)
+        case signals(Pick<SignalInboxItem>)
         /// v3 rooms: the directory, the new-room form, a room's page (`,`).
         case roomDirectory(RoomDirectory)
         case newRoom(NewRoomForm)
         case roomPage(RoomPage)
         /// v3 (seed 004's long-press menu): what the selected message allows,
         /// and the item highlighted.
-        case actions([MenuItem], Int)
+        case actions(Pick<MenuItem>)
         /// v3: forwarding messages to conversations picked.
         case forward(ForwardPicker)
         /// v3: a merged forward's whole record, scrolled to an item.
         case record(MergedPayload, Int)
         /// v3: my favourites, newest first, and the one selected.
-        case favorites([Favorite], Int)
+        case favorites(Pick<Favorite>)
         /// `,`: in a group, the selected member (the one `x` removes).
         case settings(member: Int)
         /// v3 people: the contacts view, adding a friend, my page, a peer's page.

@@ -94,3 +94,92 @@ struct ForwardPicker: Equatable {
         return .stay
     }
 }
+
+/// A list to pick from (favourites, signals, the message menu): its items
+/// and the one highlighted.
+struct Pick<Item: Equatable>: Equatable {
+    var items: [Item]
+    var index = 0
+
+    init(_ items: [Item], index: Int = 0) {
+        self.items = items
+        self.index = index
+    }
+
+    var current: Item? { index < items.count ? items[index] : nil }
+
+    /// j/k and the arrows move; whether the key was one of them.
+    mutating func move(_ key: Key) -> Bool {
+        switch key {
+        case .down, .char("j"): index = min(index + 1, max(0, items.count - 1))
+        case .up, .char("k"): index = max(0, index - 1)
+        default: return false
+        }
+        return true
+    }
+}
+
+extension Pick where Item == Favorite {
+    /// My favourites: Enter opens the message in its chat, `x` removes the
+    /// favourite, Esc closes.
+    mutating func update(_ key: Key) -> Step {
+        if move(key) { return .stay }
+        switch key {
+        case .escape, .char("q"): return .close()
+        case .char("x"):
+            guard let gone = current else { return .stay }
+            items.remove(at: index)
+            index = min(index, max(0, items.count - 1))
+            return .effects([.removeFavorite(gone.favoriteId)])
+        case .enter:
+            guard let f = current else { return .close() }
+            return .close([.openMessage(conversationId: f.conversationId, name: f.conversationName, seq: f.message.seq,
+                                        messageId: f.message.clientMsgID)])
+        default: return .stay
+        }
+    }
+}
+
+extension Pick where Item == SignalInboxItem {
+    /// The signals inbox: Enter opens the chat of the reply, Esc closes.
+    mutating func update(_ key: Key) -> Step {
+        if move(key) { return .stay }
+        switch key {
+        case .escape, .char("q"): return .close()
+        case .enter: return .close(current.map { [.openSignal($0)] } ?? [])
+        default: return .stay
+        }
+    }
+}
+
+/// `/` in a chat: typing searches its messages; ↑/↓ move; Enter brings
+/// the hit into the window and selects it; Esc closes.
+struct MessageSearch: Equatable {
+    var query = ""
+    var hits: [AppState.SearchHit] = []
+    var index = 0
+
+    mutating func update(_ key: Key, chatOpen: Bool) -> Step {
+        switch key {
+        case .escape: return .close()
+        case .enter:
+            guard index < hits.count, let seq = hits[index].seq, chatOpen else { return .close() }
+            var step = Step.close([.reveal(seq: seq, messageId: hits[index].clientMsgId)])
+            step.focus = .messages
+            return step
+        case .down: index = min(index + 1, max(0, hits.count - 1))
+        case .up: index = max(0, index - 1)
+        case .backspace: return typed(String(query.dropLast()))
+        case .char(let c): return typed(query + String(c))
+        case .paste(let text): return typed(query + text)
+        default: break
+        }
+        return .stay
+    }
+
+    /// A new query: the hits of the previous one stay until the new ones arrive.
+    private mutating func typed(_ new: String) -> Step {
+        self = MessageSearch(query: new, hits: new.isEmpty ? [] : hits)
+        return new.isEmpty ? .stay : .effects([.searchMessages(new)])
+    }
+}

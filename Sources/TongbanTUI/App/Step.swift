@@ -10,6 +10,8 @@ struct Step: Equatable {
     var status: String?
     /// Profile or group pictures to decode for the page (object keys).
     var pictures: [String] = []
+    /// The pane that takes the keyboard after it.
+    var focus: PaneFocus?
 
     enum Next: Equatable {
         /// The page stays, as its update left it.
@@ -28,7 +30,7 @@ struct Step: Equatable {
 
     static func effects(_ effects: [Effect]) -> Step { Step(effects: effects) }
     static func close(_ effects: [Effect] = []) -> Step { Step(effects: effects, next: .close) }
-    static let stay = Step()
+    static var stay: Step { Step() }
 }
 
 extension Update {
@@ -36,6 +38,7 @@ extension Update {
     /// the update left it.
     static func run(_ step: Step, page: AppState.Mode, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         if let words = step.status { s.status = words }
+        if let pane = step.focus { s.focus = pane }
         var effects = step.effects
         switch step.next {
         case .stay: s.mode = page

@@ -123,22 +123,25 @@ extension Update {
             return pictureKey(key, m, index, &s)
         case .listSearch(let q):
             return listSearchKey(key, q, &s)
-        case .messageSearch(let q, let hits, let i):
-            return messageSearchKey(key, q, hits, i, &s)
+        case .messageSearch(var search):
+            let step = search.update(key, chatOpen: s.chat != nil)
+            return run(step, page: .messageSearch(search), &s, L)
         case .newChat(var dialog):
             let step = dialog.update(key, rooms: s.rooms, L)
             return run(step, page: .newChat(dialog), &s, L)
         case .newGroup(var form):
             let step = form.update(key)
             return run(step, page: .newGroup(form), &s, L)
-        case .signals(let items, let i):
-            return signalsKey(key, items, i, &s)
+        case .signals(var pick):
+            let step = pick.update(key)
+            return run(step, page: .signals(pick), &s, L)
         case .roomDirectory, .newRoom, .roomPage:
             return roomPageKey(key, &s, L)
-        case .favorites(let items, let i):
-            return favoritesKey(key, items, i, &s)
-        case .actions(let items, let i):
-            return menuKey(key, items, i, &s, L)
+        case .favorites(var pick):
+            let step = pick.update(key)
+            return run(step, page: .favorites(pick), &s, L)
+        case .actions(let pick):
+            return menuKey(key, pick, &s, L)
         case .forward(var picker):
             let step = picker.update(key, conversations: s.list.conversations)
             // Forwarded: the marks are done with.
@@ -227,42 +230,20 @@ extension Update {
         return [.searchEverywhere(query)]
     }
 
-    static func messageSearchKey(_ key: Key, _ q: String, _ hits: [AppState.SearchHit], _ i: Int,
-                                 _ s: inout AppState) -> [Effect] {
-        var query: String?
-        switch key {
-        case .escape: s.mode = .normal
-        case .enter:
-            s.mode = .normal
-            guard i < hits.count, let seq = hits[i].seq, s.chat != nil else { return [] }
-            s.focus = .messages
-            return [.reveal(seq: seq, messageId: hits[i].clientMsgId)]
-        case .down: s.mode = .messageSearch(q, hits, min(i + 1, max(0, hits.count - 1)))
-        case .up: s.mode = .messageSearch(q, hits, max(0, i - 1))
-        case .backspace: query = String(q.dropLast())
-        case .char(let c): query = q + String(c)
-        case .paste(let text): query = q + text
-        default: break
-        }
-        guard let query else { return [] }
-        // The hits of the previous query stay until the new ones arrive.
-        s.mode = .messageSearch(query, query.isEmpty ? [] : hits, 0)
-        return query.isEmpty ? [] : [.searchMessages(query)]
-    }
-
     /// The message menu: j/k move, Enter runs the highlighted item, an
     /// item's own key runs it, Esc closes.
-    static func menuKey(_ key: Key, _ items: [AppState.MenuItem], _ i: Int, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+    static func menuKey(_ key: Key, _ pick: Pick<AppState.MenuItem>, _ s: inout AppState, _ L: Localizer) -> [Effect] {
+        var pick = pick
+        if pick.move(key) { s.mode = .actions(pick); return [] }
         switch key {
         case .escape, .char("q"): s.mode = .normal
-        case .down, .char("j"): s.mode = .actions(items, min(i + 1, max(0, items.count - 1)))
-        case .up, .char("k"): s.mode = .actions(items, max(0, i - 1))
         case .enter:
             s.mode = .normal
-            guard i < items.count else { return [] }
-            return messagesAction(items[i].action, &s, L)
+            guard let item = pick.current else { return [] }
+            return messagesAction(item.action, &s, L)
         default:
             // The key of an item (the message pane's keys, as rebound), or a reaction.
+            let items = pick.items
             guard let action = s.keyMap.action(for: key, in: .messages),
                   items.contains(where: { $0.action == action }) || QuickReactions.actions.contains(action) && items.contains(where: { $0.action == .messagesReact1 })
             else { return [] }
@@ -272,43 +253,6 @@ extension Update {
         return []
     }
 
-    /// The favourites view: j/k move, Enter opens the message in its chat,
-    /// `x` removes the favourite, Esc closes.
-    static func favoritesKey(_ key: Key, _ items: [Favorite], _ i: Int, _ s: inout AppState) -> [Effect] {
-        switch key {
-        case .escape, .char("q"): s.mode = .normal
-        case .down, .char("j"): s.mode = .favorites(items, min(i + 1, max(0, items.count - 1)))
-        case .up, .char("k"): s.mode = .favorites(items, max(0, i - 1))
-        case .char("x"):
-            guard i < items.count else { return [] }
-            var rest = items
-            let gone = rest.remove(at: i)
-            s.mode = .favorites(rest, min(i, max(0, rest.count - 1)))
-            return [.removeFavorite(gone.favoriteId)]
-        case .enter:
-            s.mode = .normal
-            if i < items.count {
-                let f = items[i]
-                return [.openMessage(conversationId: f.conversationId, name: f.conversationName, seq: f.message.seq,
-                                     messageId: f.message.clientMsgID)]
-            }
-        default: break
-        }
-        return []
-    }
-
-    static func signalsKey(_ key: Key, _ items: [SignalInboxItem], _ i: Int, _ s: inout AppState) -> [Effect] {
-        switch key {
-        case .escape, .char("q"): s.mode = .normal
-        case .down, .char("j"): s.mode = .signals(items, min(i + 1, max(0, items.count - 1)))
-        case .up, .char("k"): s.mode = .signals(items, max(0, i - 1))
-        case .enter:
-            s.mode = .normal
-            if i < items.count { return [.openSignal(items[i])] }
-        default: break
-        }
-        return []
-    }
 }
 
 /// The pictures of an image or multi-image message, each with the URL it

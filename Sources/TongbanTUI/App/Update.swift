@@ -58,7 +58,7 @@ enum Update {
             s.status = text
             return []
         case .messageHits(let query, let hits):
-            if case .messageSearch(query, _, _) = s.mode { s.mode = .messageSearch(query, hits, 0) }
+            if case .messageSearch(let search) = s.mode, search.query == query { s.mode = .messageSearch(MessageSearch(query: query, hits: hits)) }
             return []
         case .usersFound(let query, let users):
             if case .newChat(var dialog) = s.mode, dialog.query == query {
@@ -85,10 +85,10 @@ enum Update {
         case .rooms(let event):
             return rooms(event, &s, L)
         case .favoritesLoaded(let items):
-            if let items { s.mode = .favorites(items, 0) }
+            if let items { s.mode = .favorites(Pick(items)) }
             return []
         case .signalsLoaded(let items):
-            s.mode = .signals(items, 0)
+            s.mode = .signals(Pick(items))
             return []
         case .flashShown(let m, let image):
             s.mode = .flash(m, since: s.now, image)
@@ -367,7 +367,7 @@ enum Update {
             guard let m = s.selectedMessage else { return [] }
             let items = MessageMenu.items(for: m, s, L)
             guard !items.isEmpty else { s.status = L.string("ui.menu.empty"); return [] }
-            s.mode = .actions(items, 0)
+            s.mode = .actions(Pick(items))
         case .messagesSelect:
             // `v` starts (or ends) marking messages; Space marks the selected one.
             s.marked = s.marked == nil ? [] : nil
@@ -428,7 +428,7 @@ enum Update {
             if let c = s.chat?.conversation, !c.isGroup, c.targetUid > 0 { return [.people(.openPeer(uid: c.targetUid))] }
             s.mode = .settings(member: 0)
             if let avatar = s.chat?.group?.avatar, !avatar.isEmpty { return avatarWanted(avatar, &s) }
-        case .messagesSearch: s.mode = .messageSearch("", [], 0)
+        case .messagesSearch: s.mode = .messageSearch(MessageSearch())
         case .messagesBack:
             s.focus = .list
             s.narrowShowsMessages = false

@@ -44,7 +44,8 @@ enum OverlayWidget {
         switch s.mode {
         case .help:
             HelpWidget.render(s.keyMap, L, into: &g, area)
-        case .messageSearch(let q, let hits, let i):
+        case .messageSearch(let search):
+            let (q, hits, i) = (search.query, search.hits, search.index)
             var lines: [(String, Style)] = [(L.string("ui.search.messages") + q + "▏", Theme.prompt)]
             if !q.isEmpty && hits.isEmpty { lines.append((L.string("ui.search.none"), Theme.dim)) }
             for (n, h) in hits.prefix(max(1, area.height - 5)).enumerated() {
@@ -98,14 +99,16 @@ enum OverlayWidget {
             }
             lines.append((L.string("ui.forward.hint"), Theme.dim))
             DialogWidget.render(title: L.string("ui.forward"), lines: lines, into: &g, area)
-        case .actions(let items, let i):
+        case .actions(let pick):
+            let (items, i) = (pick.items, pick.index)
             let keyWidth = items.map { DisplayWidth.of($0.key) }.max() ?? 0
             let lines = items.enumerated().map { n, item in
                 ("  " + item.key + String(repeating: " ", count: keyWidth - DisplayWidth.of(item.key)) + "  " + item.title,
                  n == i ? Theme.selected : Style())
             }
             DialogWidget.render(title: L.string("ui.menu"), lines: lines, into: &g, area)
-        case .favorites(let items, let i):
+        case .favorites(let pick):
+            let (items, i) = (pick.items, pick.index)
             // Newest first: where it came from, when it was kept, what it said (on one line, sanitised).
             var lines: [(String, Style)] = []
             if items.isEmpty { lines.append((L.string("ui.favorites.empty"), Theme.dim)) }
@@ -116,7 +119,8 @@ enum OverlayWidget {
                 lines.append((TerminalSanitizer.oneLine(line), n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.favorites"), lines: lines, into: &g, area)
-        case .signals(let items, let i):
+        case .signals(let pick):
+            let (items, i) = (pick.items, pick.index)
             var lines: [(String, Style)] = []
             if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
             for (n, it) in items.enumerated() {

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatViewModels
 import Foundation
 import TerminalUI
 
@@ -86,52 +87,37 @@ extension Update {
 
 /// The new-group form and a chat's settings: the group's menus.
 extension Update {
-    /// `,`: `c` (or Enter) clears the history; in a group I am in, `l`
-    /// leaves and `i` starts an invitation in the input bar; the owner also
-    /// has `r` rename, `n` notice (both start in the input bar with the
-    /// current text), `j` open or close joining by unique name, and ↑/↓
-    /// to pick a member that `x` removes. Any other key closes.
-    static func settingsKey(_ key: Key, _ member: Int, _ s: inout AppState, _ L: Localizer) -> [Effect] {
-        s.mode = .normal
-        guard let chat = s.chat else { return [] }
+}
+
+/// `,` in a chat: `c` (or Enter) clears the history; in a group I am in,
+/// `l` leaves and `i` starts an invitation in the input bar; the owner also
+/// has `r` rename, `n` notice (both start in the input bar with the current
+/// text), `j` open or close joining by unique name, and ↑/↓ to pick a
+/// member that `x` removes. Any other key closes.
+struct SettingsPage: Equatable {
+    /// The member selected (the one `x` removes).
+    var member = 0
+
+    mutating func update(_ key: Key, _ chat: ChatState) -> Step {
         let c = chat.conversation
         let isOwner = chat.group != nil && chat.group?.ownerId == chat.me
-        // A command starts in the input bar, unless a draft is there: it is not thrown away.
-        func edit(_ text: String) {
-            guard s.input.text.isEmpty else {
-                s.status = L.string("ui.group.inputBusy")
-                return
-            }
-            s.input = InputLine(text: text)
-            s.focus = .input
-        }
         switch key {
-        case .char("c"), .enter:
-            s.mode = .confirm(.clearHistory)
-        case .char("l") where c.isGroup && c.isMember:
-            s.mode = .confirm(.leaveGroup(id: c.id, name: c.nickname))
-        case .char("i") where c.isGroup && c.isMember:
-            edit("/invite ")
+        case .char("c"), .enter: return Step(next: .confirm(.clearHistory))
+        case .char("l") where c.isGroup && c.isMember: return Step(next: .confirm(.leaveGroup(id: c.id, name: c.nickname)))
+        case .char("i") where c.isGroup && c.isMember: return Step(next: .type("/invite "))
         case .char("r") where isOwner && c.isMember:
-            edit("/rename " + TerminalSanitizer.oneLine(chat.group?.name ?? c.nickname))
+            return Step(next: .type("/rename " + TerminalSanitizer.oneLine(chat.group?.name ?? c.nickname)))
         case .char("n") where isOwner && c.isMember:
-            edit("/notice " + TerminalSanitizer.sanitize(chat.group?.notice ?? "", keepNewlines: true))
-        case .char("j") where isOwner && c.isMember:
-            return [.group(.joinable(!(chat.group?.joinable ?? true)))]
-        case .down where c.isGroup:
-            s.mode = .settings(member: min(member + 1, max(0, chat.members.count - 1)))
-        case .up where c.isGroup:
-            s.mode = .settings(member: max(0, member - 1))
+            return Step(next: .type("/notice " + TerminalSanitizer.sanitize(chat.group?.notice ?? "", keepNewlines: true)))
+        case .char("j") where isOwner && c.isMember: return .close([.group(.joinable(!(chat.group?.joinable ?? true)))])
+        case .down where c.isGroup: member = min(member + 1, max(0, chat.members.count - 1))
+        case .up where c.isGroup: member = max(0, member - 1)
         case .char("x") where isOwner && c.isMember && member < chat.members.count:
             let m = chat.members[member]
-            if ConversationIDHelper.imUid(m.uid) != chat.me {
-                s.mode = .confirm(.kick(uid: m.uid, name: TerminalSanitizer.oneLine(m.username)))
-            } else {
-                s.mode = .settings(member: member)
-            }
-        default:
-            break
+            guard ConversationIDHelper.imUid(m.uid) != chat.me else { return .stay }
+            return Step(next: .confirm(.kick(uid: m.uid, name: TerminalSanitizer.oneLine(m.username))))
+        default: return .close()
         }
-        return []
+        return .stay
     }
 }

@@ -148,13 +148,14 @@ extension Update {
             if step.next == .close, !step.effects.isEmpty { s.marked = nil }
             return run(step, page: .forward(picker), &s, L)
         case .record(let record, let i):
-            switch key {
-            case .down, .char("j"): s.mode = .record(record, min(i + 1, max(0, record.items.count - 1)))
-            case .up, .char("k"): s.mode = .record(record, max(0, i - 1))
-            default: s.mode = .normal
-            }
+            // j/k scroll the record; any other key closes it.
+            var pick = Pick(record.items, index: i)
+            s.mode = pick.move(key) ? .record(record, pick.index) : .normal
         case .settings(let member):
-            return settingsKey(key, member, &s, L)
+            guard let chat = s.chat else { s.mode = .normal; return [] }
+            var page = SettingsPage(member: member)
+            let step = page.update(key, chat)
+            return run(step, page: .settings(member: page.member), &s, L)
         case .contacts, .addFriend, .me, .peer:
             return peopleKey(key, &s, L)
         }

@@ -227,10 +227,18 @@ extension Session {
     /// invitation left out, by display name and never saying why (a block
     /// stays private); nil when everyone asked for is in.
     public func notAddedNotice(_ info: GroupInfo, localizer l: Localizer) async -> String? {
-        let names = await displayNames(of: (info.notAdded ?? []).map(\.userId))
-        guard !names.isEmpty else { return nil }
-        let list = names.map(TerminalSanitizer.oneLine).joined(separator: l.string("group.listSeparator"))
-        return l.string("group.notAdded", ["names": list])
+        let names = await notAddedNames(info)
+        return names.isEmpty ? nil : Self.notAddedWords(names, l)
+    }
+
+    /// The display names of the people a group's creation or an invitation left out.
+    public func notAddedNames(_ info: GroupInfo) async -> [String] {
+        await displayNames(of: (info.notAdded ?? []).map(\.userId))
+    }
+
+    /// "Bob、Carol 未能加入".
+    public static func notAddedWords(_ names: [String], _ l: Localizer) -> String {
+        l.string("group.notAdded", ["names": names.map(TerminalSanitizer.oneLine).joined(separator: l.string("group.listSeparator"))])
     }
 
     /// Display names of users by imUid: the cached profiles, else the

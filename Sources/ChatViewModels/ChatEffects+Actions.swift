@@ -16,7 +16,7 @@ extension ChatEffects {
             await emit(.sent)
             return true
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
             return false
         }
     }
@@ -36,7 +36,7 @@ extension ChatEffects {
             await emit(.sent)
             return true
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
             return false
         }
     }
@@ -53,21 +53,21 @@ extension ChatEffects {
     // MARK: - Failed, revoked, cleared
 
     public func retry(messageId: String, emit: Emit) async {
-        do { try await session.sendQueue.retry(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        do { try await session.sendQueue.retry(clientMsgID: messageId) } catch { await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send"))) }
         await emit(.storeChanged)
     }
 
     /// Drops a failed message (it never reached the server); what its
     /// conversation queued after it is sent.
     public func discard(messageId: String, emit: Emit) async {
-        do { _ = try await session.sendQueue.discard(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        do { _ = try await session.sendQueue.discard(clientMsgID: messageId) } catch { await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send"))) }
         await emit(.storeChanged)
     }
 
     /// Own messages only (the state shows it revoked first, `.revoking`);
     /// a refusal comes back with the server's reason and the window as stored.
     public func revoke(messageId: String, emit: Emit) async {
-        do { try await session.sendQueue.revoke(clientMsgID: messageId) } catch { await emit(.failed(describe(error))) }
+        do { try await session.sendQueue.revoke(clientMsgID: messageId) } catch { await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send"))) }
         await emit(.storeChanged)
     }
 
@@ -90,7 +90,7 @@ extension ChatEffects {
             await emit(.sent)
             return true
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
             return false
         }
     }
@@ -107,7 +107,7 @@ extension ChatEffects {
     /// Adds or takes back my `emoji` on a message (v3); the store, and so
     /// the bubble, takes the server's answer.
     public func react(messageId: String, emoji: String, on: Bool, in c: Conversation, emit: Emit) async {
-        do { try await session.react(to: messageId, in: c.id, emoji: emoji, on: on) } catch { await emit(.failed(describe(error))) }
+        do { try await session.react(to: messageId, in: c.id, emoji: emoji, on: on) } catch { await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send"))) }
         await emit(.storeChanged)
     }
 
@@ -125,9 +125,9 @@ extension ChatEffects {
                     sent += 1
                 }
             }
-            await emit(.notice(localizer.string("ui.forwarded", ["n": String(sent), "chats": String(conversationIds.count)])))
+            await emit(.told(.forwarded(messages: sent, chats: conversationIds.count)))
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         await emit(.storeChanged)
     }
@@ -145,9 +145,9 @@ extension ChatEffects {
         }
         do {
             for id in conversationIds { try await session.sendQueue.enqueue(.merged(MergedPayload(title: title, items: items)), to: id) }
-            await emit(.notice(localizer.string("ui.forwardedMerged", ["chats": String(conversationIds.count)])))
+            await emit(.told(.forwardedMerged(chats: conversationIds.count)))
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         await emit(.storeChanged)
     }
@@ -156,9 +156,9 @@ extension ChatEffects {
     public func addFavorite(messageId: String, in c: Conversation, emit: Emit) async {
         do {
             try await session.addFavorite(messageId, in: c.id)
-            await emit(.notice(localizer.string("ui.favorited")))
+            await emit(.told(.favorited))
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
     }
 
@@ -166,9 +166,9 @@ extension ChatEffects {
     public func deleteForMe(messageIds: [String], in c: Conversation, emit: Emit) async {
         do {
             try await session.deleteForMe(messageIds, in: c.id)
-            await emit(.notice(localizer.string("ui.deletedForMe")))
+            await emit(.told(.deletedForMe))
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         await emit(.storeChanged)
     }
@@ -176,7 +176,7 @@ extension ChatEffects {
     /// My text's new words (v3); a refusal (too late, blank, too long)
     /// comes back with the server's reason and the message as it was.
     public func edit(messageId: String, to text: String, in c: Conversation, emit: Emit) async {
-        do { try await session.edit(messageId, in: c.id, to: text) } catch { await emit(.failed(describe(error))) }
+        do { try await session.edit(messageId, in: c.id, to: text) } catch { await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send"))) }
         await emit(.storeChanged)
     }
 
@@ -186,7 +186,7 @@ extension ChatEffects {
         do {
             try await session.sendQueue.enqueue(.flashViewed(targetClientMsgID: messageId), to: c.id)
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         await emit(.storeChanged)
     }
@@ -196,7 +196,7 @@ extension ChatEffects {
             try await session.clearHistory(c.id)
             await emit(.cleared)
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
     }
 
@@ -221,13 +221,13 @@ extension ChatEffects {
     /// An invitation that left people out says who, on the status line.
     public func group(_ command: GroupChange, in c: Conversation, members: [GroupMember], emit: Emit) async {
         guard let gid = c.groupId else { return }
-        var notice: String?
+        var notAdded: [String] = []
         do {
             switch command {
             case .invite(let names):
                 var uids: [Int] = []
                 for n in names { uids.append(try await session.user(named: n).uid) }
-                notice = await session.notAddedNotice(try await session.invite(uids, to: gid), localizer: localizer)
+                notAdded = await session.notAddedNames(try await session.invite(uids, to: gid))
             case .kick(let name):
                 var uid = members.first { $0.isNamed(name) }?.uid
                 if uid == nil { uid = try await session.user(named: name).uid }
@@ -242,9 +242,9 @@ extension ChatEffects {
             _ = try? await session.sync.pull()
             try? await session.refreshGroup(gid)
             await emit(.groupChanged)
-            if let notice { await emit(.notice(notice)) }
+            if !notAdded.isEmpty { await emit(.told(.notAdded(notAdded))) }
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
     }
 

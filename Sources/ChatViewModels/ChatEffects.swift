@@ -142,7 +142,7 @@ public struct ChatEffects {
             }
             return !page.hasMore && missing.count == 1 ? false : nil
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
             return nil
         }
     }
@@ -166,7 +166,7 @@ public struct ChatEffects {
         do {
             try await fillHoleBelow(id, lowestSeq: from.lowestSeq)
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         var window = ChatWindow(count: max(from.window.count, from.loaded + ChatState.pageSize), keepFrom: from.window.keepFrom)
         let grown = (try? reader.window(window, conversationId: id))?.messages.count ?? from.loaded
@@ -181,7 +181,7 @@ public struct ChatEffects {
                 more = false
             }
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
         window = anchored(window, id, from.isAtBottom)
         return (window, more)
@@ -230,7 +230,7 @@ public struct ChatEffects {
                 }
             }
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
     }
 
@@ -242,12 +242,11 @@ public struct ChatEffects {
             try await body()
             await emit(.sent)
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
         }
     }
 
     /// A chat's actions are mostly sends: on a full disk the text stays in the input.
-    func describe(_ error: any Error) -> String { FailureWords.describe(error, localizer, diskFull: "error.diskFull.send") }
 }
 
 /// A chat's subscriptions (`ChatEffects.follow`), until cancelled.

@@ -92,7 +92,7 @@ extension ChatState {
         case .cleared:
             hasMoreHistory = false
             return [read()]
-        case .failed, .notice:
+        case .told:
             // The host shows the words.
             return []
         }

@@ -140,10 +140,8 @@ public enum ChatEvent: Sendable {
     case revoking(messageId: String)
     /// The history was cleared.
     case cleared
-    /// Something failed; the words are for the status line.
-    case failed(String)
-    /// Something worked that shows nowhere else; the words are for the status line.
-    case notice(String)
+    /// Something failed, or worked and shows nowhere else: for the host to word.
+    case told(Told)
 }
 
 /// What `ChatEffects.read` found: the window's page and what goes with it.

@@ -34,7 +34,7 @@ public struct ListEffects {
                 // Profiles from the cache; only the peers it lacks go to `openim-batch`.
                 await session.sync.fillProfiles(for: nil)
             } catch {
-                await emit(.failed(describe(error)))
+                await emit(.told(.failed(Failure(error))))
             }
             await emit(.refreshed)
         case .follow:
@@ -47,7 +47,7 @@ public struct ListEffects {
                 case .delete: try await session.deleteConversation(id)
                 }
             } catch {
-                await emit(.failed(describe(error)))
+                await emit(.told(.failed(Failure(error))))
             }
             await emit(.settled(id: id))
         }
@@ -65,7 +65,7 @@ public struct ListEffects {
                     await emit(.stored(list))
                 }
             } catch {
-                await emit(.failed(describe(error)))
+                await emit(.told(.failed(Failure(error))))
             }
         }
     }
@@ -81,7 +81,7 @@ public struct ListEffects {
         } catch let e as APIError where e.code == .forbidden {
             // Already out: deleting is all that is left.
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
             return false
         }
         if let list = read() { await emit(.stored(list)) }
@@ -94,10 +94,11 @@ public struct ListEffects {
         do {
             let info = try await session.createGroup(CreateGroupRequest(name: name, uniqueName: uniqueName, memberIds: memberIds))
             if let list = read() { await emit(.stored(list)) }
-            if let notice = await session.notAddedNotice(info, localizer: localizer) { await emit(.notice(notice)) }
+            let names = await session.notAddedNames(info)
+            if !names.isEmpty { await emit(.told(.notAdded(names))) }
             return info.conversationId
         } catch {
-            await emit(.failed(ServerWords.failed("error.createGroup", error, localizer)))
+            await emit(.told(.failedTo(action: "error.createGroup", Failure(error))))
             return nil
         }
     }
@@ -109,14 +110,14 @@ public struct ListEffects {
             if let list = read() { await emit(.stored(list)) }
             return summary.conversationId
         } catch {
-            await emit(.failed(ServerWords.failed("error.joinGroup", error, localizer)))
+            await emit(.told(.failedTo(action: "error.joinGroup", Failure(error))))
             return nil
         }
     }
 
     public func searchUsers(_ query: String, emit: Emit) async -> [UserBasicInfo] {
         do { return try await session.searchUsers(query) } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
             return []
         }
     }
@@ -128,7 +129,7 @@ public struct ListEffects {
             if let list = read() { await emit(.stored(list)) }
             return try session.reader.conversation(id: id, localizer: localizer)
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
             return nil
         }
     }
@@ -138,7 +139,7 @@ public struct ListEffects {
     /// My favourites, newest first; nil (and the reason) when the server cannot say.
     public func favorites(emit: Emit) async -> [Favorite]? {
         do { return try await session.favorites() } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
             return nil
         }
     }
@@ -146,15 +147,15 @@ public struct ListEffects {
     public func removeFavorite(_ id: Int, emit: Emit) async {
         do {
             try await session.removeFavorite(id)
-            await emit(.notice(localizer.string("cli.fav.removed")))
+            await emit(.told(.favoriteRemoved))
         } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
         }
     }
 
     public func signalInbox(emit: Emit) async -> [SignalInboxItem] {
         do { return try await session.signalInbox() } catch {
-            await emit(.failed(describe(error)))
+            await emit(.told(.failed(Failure(error))))
             return []
         }
     }
@@ -172,5 +173,4 @@ public struct ListEffects {
         await session.sendQueue.wake()
     }
 
-    func describe(_ error: any Error) -> String { FailureWords.describe(error, localizer) }
 }

@@ -97,9 +97,8 @@ public enum ListEvent: Sendable {
     case change(id: String, ListState.Change)
     /// The server answered the change of `id` (agreed or refused).
     case settled(id: String)
-    case failed(String)
-    /// Something worked that shows nowhere else; the words are for the status line.
-    case notice(String)
+    /// Something failed, or worked and shows nowhere else: for the host to word.
+    case told(Told)
 }
 
 /// The I/O the list's update asks for.
@@ -137,7 +136,7 @@ extension ListState {
             pending[id] = nil
             show(stored)
             return [.readList]
-        case .failed, .notice:
+        case .told:
             return []
         }
     }

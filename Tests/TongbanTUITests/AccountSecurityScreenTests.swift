@@ -174,7 +174,7 @@ import Testing
 
     @Test func whoWasNotAddedIsSaidOnTheStatusLine() {
         var s = Fixture.state(width: 100, height: 24)
-        _ = Update.apply(.list(.notice("Bob、Carol 未能加入")), to: &s, Self.zh)
+        _ = Update.apply(.list(.told(.notAdded(["Bob", "Carol"]))), to: &s, Self.zh)
         #expect(Screen.render(s, Self.zh, RenderOptions()).find("Bob、Carol 未能加入") != nil)
     }
 

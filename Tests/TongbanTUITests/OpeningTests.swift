@@ -28,7 +28,7 @@ import Testing
         #expect(s.chat?.id == first.id && s.chat?.ref != first, "the same chat, opened again")
         #expect(s.chat?.isLoading == true)
         _ = Update.apply(.chat(.filled(hasMoreHistory: false), first), to: &s, Self.zh)
-        _ = Update.apply(.chat(.failed("cancelled"), first), to: &s, Self.zh)
+        _ = Update.apply(.chat(.told(.failed(Failure(CancellationError()))), first), to: &s, Self.zh)
         #expect(s.chat?.isLoading == true, "the first opening's fill does not end the second's")
         #expect(s.status == nil, "nor does its failure reach the status line")
     }

@@ -40,9 +40,11 @@ enum Update {
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
             return []
         case .list(let event):
+            if case .told(let told) = event { s.status = told.words(L) }
             return list(event, &s)
         case .chat(let event, let ref):
             guard s.chat?.ref == ref else { return [] }
+            if case .told(let told) = event { s.status = told.words(L) }
             return chat(event, &s)
         case .open(let c):
             return open(c, &s)
@@ -126,8 +128,6 @@ enum Update {
     static func list(_ event: ListEvent, _ s: inout AppState) -> [Effect] {
         let before = s.list.totalUnread
         var effects = s.list.update(event).map(Effect.list)
-        if case .failed(let text) = event { s.status = text }
-        if case .notice(let text) = event { s.status = text }
         s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
         if case .stored = event, s.list.totalUnread > before { effects += Alerts.ring(&s) }
         if s.list.totalUnread != before { effects.append(.setTitle(s.titleText)) }
@@ -147,8 +147,6 @@ enum Update {
         guard var chat = s.chat else { return [] }
         let wanted = chat.update(event)
         s.chat = chat
-        if case .failed(let text) = event { s.status = text }
-        if case .notice(let text) = event { s.status = text }
         if case .windowRead(let r) = event, s.draftFromStore, let c = r.conversation {
             s.draftFromStore = false
             s.input = InputLine(text: c.draftText ?? "")

@@ -14,6 +14,8 @@ final class ConversationListViewModel {
     let effects: ListEffects
     /// The last failure in plain words, for the status line.
     var errorMessage: String?
+    /// The words of what the effects tell.
+    let localizer: Localizer
     /// Called after every change (the UI redraws).
     var onChange: (() -> Void)?
     private var following: Task<Void, Never>?
@@ -22,6 +24,7 @@ final class ConversationListViewModel {
 
     init(session: Session, localizer: Localizer = .current) {
         effects = ListEffects(session: session, localizer: localizer)
+        self.localizer = localizer
     }
 
     var conversations: [Conversation] { state.conversations }
@@ -31,7 +34,7 @@ final class ConversationListViewModel {
     /// One event: the state changes, then its effects run; returns when
     /// the chain is done.
     func send(_ event: ListEvent) async {
-        if case .failed(let text) = event { errorMessage = text }
+        if case .told(let told) = event, told.isFailure { errorMessage = told.words(localizer) }
         let wanted = state.update(event)
         onChange?()
         for effect in wanted {

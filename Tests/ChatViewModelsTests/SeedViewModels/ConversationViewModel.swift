@@ -16,6 +16,8 @@ final class ConversationViewModel {
     let effects: ChatEffects
     /// The last failure in plain words (the full-screen client puts it on the status line).
     var errorMessage: String?
+    /// The words of what the effects tell.
+    let localizer: Localizer
     /// Called after every change.
     var onChange: (() -> Void)?
     /// Every effect is awaited but downloads and read receipts.
@@ -24,6 +26,7 @@ final class ConversationViewModel {
     init(conversation: Conversation, session: Session, localizer: Localizer = .current) {
         state = ChatState(conversation: conversation, me: session.credentials.imUid)
         effects = ChatEffects(session: session, localizer: localizer)
+        self.localizer = localizer
     }
 
     var conversation: Conversation { state.conversation }
@@ -44,7 +47,7 @@ final class ConversationViewModel {
     /// come back here); returns when the chain is done, except for what
     /// runs beside (downloads, read receipts).
     func send(_ event: ChatEvent) async {
-        if case .failed(let text) = event { errorMessage = text }
+        if case .told(let told) = event, told.isFailure { errorMessage = told.words(localizer) }
         let wanted = state.update(event)
         onChange?()
         for effect in wanted { await perform(effect) }

@@ -1,6 +1,7 @@
 import ChatCore
 import ChatMedia
 import ChatSync
+import ChatViewModels
 import Foundation
 
 /// What an effect found that the user is told on the status line: facts
@@ -50,13 +51,6 @@ enum Outcome: Equatable {
         case roomKick = "ui.room.kickFailed", roomUnban = "ui.room.unbanFailed", roomBans = "ui.room.bansFailed"
         case roomDrop = "ui.room.dropFailed", roomEnter = "ui.room.enterFailed"
     }
-}
-
-/// An error as a fact: compared by what it says, worded by `ServerWords`.
-struct Failure: Equatable, @unchecked Sendable {
-    let error: any Error
-    init(_ error: any Error) { self.error = error }
-    static func == (a: Failure, b: Failure) -> Bool { String(describing: a.error) == String(describing: b.error) }
 }
 
 /// Why I am out of a room (RoomEvent.left).

@@ -1,5 +1,6 @@
 import ChatCore
 import ChatSync
+import ChatViewModels
 import Foundation
 import TerminalUI
 

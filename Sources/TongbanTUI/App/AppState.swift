@@ -234,11 +234,14 @@ struct AppState {
     var unfolded: Set<String> = []
     /// The conversation list, changed only by `ListState.update` (through `Update`).
     var list = ListState()
-    /// The rooms I am in, in the order entered: the list's first rows (Update+Rooms.swift).
-    var rooms: [RoomEntry] = []
-    /// Rooms being entered again after a reconnect (unique names): the send
-    /// queue waits for them, or a message to a room would be refused.
-    var reentering: Set<String> = []
+    /// The rooms I am in and those being entered again (`RoomsState`,
+    /// changed only by its update, through `Update+Rooms`).
+    var joined = RoomsState()
+    /// The rooms I am in, in the order entered: the list's first rows.
+    var rooms: [RoomEntry] {
+        get { joined.entries }
+        set { joined.entries = newValue }
+    }
     /// The open chat: its whole state, changed only by `ChatState.update`
     /// (through `Update`), whose effects the runner performs.
     var chat: ChatState?

@@ -174,3 +174,128 @@ extension RoomPage {
         return .stay
     }
 }
+
+/// The rooms I am in, in the order entered (the list's first rows), and
+/// those being entered again after a reconnect: the send queue waits for
+/// them, or a message to a room would be refused. Its update takes what
+/// the room effects and the socket say and answers what the app must do
+/// about its list and its open chat (`Update.apply(_:RoomsState.Step)`).
+struct RoomsState: Equatable {
+    var entries: [RoomEntry] = []
+    var reentering: Set<String> = []
+
+    /// What an event asks of the app, in order: `effects`, then the room
+    /// `removed` taken off the list (its chat closes), then `then`; a room
+    /// `added` goes last among the rooms and opens unless `quietly`.
+    struct Step: Equatable {
+        var effects: [Effect] = []
+        var removed: Int?
+        var then: [Effect] = []
+        var added: RoomEntry?
+        var quietly = false
+        var status: String?
+    }
+
+    func index(of roomId: Int) -> Int? { entries.firstIndex { $0.info.roomId == roomId } }
+
+    /// What the room effects found, and what the socket pushed (`seen`:
+    /// the room whose chat is open at its newest message).
+    mutating func update(_ event: RoomEvent, me: String, _ L: Localizer) -> Step {
+        switch event {
+        case .directory, .bans:
+            return Step()   // the pages' (the router's)
+        case .entered(let response, let again):
+            return entered(response, again: again, me: me, L)
+        case .filled(let id, let messages):
+            guard let i = entries.firstIndex(where: { $0.id == id }) else { return Step() }
+            entries[i].heard(messages, after: entries[i].lastSeq, me: me, L)
+            return Step(effects: Self.needs(entries[i].presence.filled(messages), entries[i].info))
+        case .present(let rid, let users):
+            if let i = index(of: rid) { entries[i].presence.present(users) }
+            return Step()
+        case .left(let rid, let why):
+            let unique = entries.first { $0.info.roomId == rid }?.info.uniqueName
+            return Step(removed: rid, then: unique.map { doneReentering($0) } ?? [], status: why.map { Update.words($0, L) })
+        case .vanished(let unique):
+            guard let room = entries.first(where: { $0.info.uniqueName == unique }) else { return Step(then: doneReentering(unique)) }
+            return Step(removed: room.info.roomId, then: doneReentering(unique),
+                        status: L.string("ui.room.cannotReenter", ["name": TerminalSanitizer.oneLine(room.info.name)]))
+        case .reenterFailed(let unique, let reason):
+            guard let room = entries.first(where: { $0.info.uniqueName == unique }) else { return Step(then: doneReentering(unique)) }
+            return Step(removed: room.info.roomId, then: doneReentering(unique),
+                        status: L.string("ui.room.reenterFailed", ["name": TerminalSanitizer.oneLine(room.info.name),
+                                                                   "reason": ServerWords.describe(reason.error, L)]))
+        case .changed(let info):
+            if let i = index(of: info.roomId) { entries[i].info = info }
+            return Step()
+        }
+    }
+
+    /// In a room: a new one is added (and opens, unless entered again
+    /// after a reconnect); one entered again keeps its place and fills
+    /// what was said while the connection was down.
+    mutating func entered(_ response: EnterRoomResponse, again: Bool, me: String, _ L: Localizer) -> Step {
+        let fresh = RoomEntry(response, me: me, L)
+        let done = again ? doneReentering(fresh.info.uniqueName) : []
+        guard let i = entries.firstIndex(where: { $0.id == fresh.id }) else {
+            entries.append(fresh)
+            return Step(effects: done + Self.needs(fresh.presence.afterEntering, fresh.info), added: fresh, quietly: again,
+                        status: L.string("ui.room.entered", ["name": TerminalSanitizer.oneLine(fresh.info.name)]))
+        }
+        entries[i].heard(response.messages, after: entries[i].lastSeq, me: me, L)
+        return Step(effects: done + Self.needs(entries[i].presence.enteredAgain(response), entries[i].info))
+    }
+
+    /// A room's push: kept in the store (its chat follows the store), and
+    /// what it says of who is here learnt; a seq past a gap fills the gap.
+    /// `seen`: the conversation open at its newest message.
+    mutating func pushed(_ push: RoomPush, me: String, seen: String?, _ L: Localizer) -> Step {
+        switch push {
+        case .info(let info):
+            if let i = index(of: info.roomId) { entries[i].info = info }
+            return Step()
+        case .update(let m):
+            guard entries.contains(where: { $0.id == m.conversationId }) else { return Step() }
+            return Step(effects: [.room(.keepUpdate(m))])
+        case .message(let m):
+            guard let i = entries.firstIndex(where: { $0.id == m.conversationId }) else { return Step() }
+            let news = entries[i].heard([m], after: entries[i].lastSeq, me: me, L)
+            let (needs, ended) = entries[i].presence.pushed(m, me: me)
+            if news, seen != entries[i].id { entries[i].unseen = true }
+            let info = entries[i].info
+            // The gap is asked for first: the store keeps what came in order.
+            var step = Step(effects: Self.needs(needs, info) + [.room(.keep(m, info))])
+            if let ended {
+                step.removed = info.roomId
+                step.status = L.string(ended == .dropped ? "ui.room.dropped" : "ui.room.removed",
+                                       ["name": TerminalSanitizer.oneLine(info.name)])
+            }
+            return step
+        }
+    }
+
+    /// Back online: every room I was in is entered again (offline was
+    /// left), and the send queue goes on once they are (`doneReentering`).
+    mutating func backOnline() -> [Effect] {
+        guard !entries.isEmpty else { return [.resumeSending] }
+        reentering = Set(entries.map(\.info.uniqueName))
+        return entries.map { .room(.enter(unique: $0.info.uniqueName, again: true)) }
+    }
+
+    /// A room entered again (or given up): once none is left, the send
+    /// queue goes on.
+    mutating func doneReentering(_ unique: String) -> [Effect] {
+        guard reentering.remove(unique) != nil, reentering.isEmpty else { return [] }
+        return [.resumeSending]
+    }
+
+    /// What a room's presence needs, as the runner's effects.
+    static func needs(_ needs: [RoomPresence.Need], _ room: RoomInfo) -> [Effect] {
+        needs.map { need in
+            switch need {
+            case .fill(let after, let before): .room(.fill(room, after: after, before: before))
+            case .present: .room(.refreshPresent(roomId: room.roomId))
+            }
+        }
+    }
+}

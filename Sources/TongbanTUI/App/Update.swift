@@ -16,7 +16,7 @@ enum Update {
             s.connection = c
             // Offline was left: back online, every room is entered again.
             guard c == .online else { return [] }
-            return wasOnline ? [.resumeSending] : backOnline(&s)
+            return wasOnline ? [.resumeSending] : s.joined.backOnline()
         case .sync(.room(let push)):
             return roomPushed(push, &s, L)
         case .sync(.storage(let full)):

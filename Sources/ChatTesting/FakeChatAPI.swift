@@ -39,7 +39,6 @@ public final class FakeChatAPI: Sendable {
         public static let conversations = Route("GET", "/chat/conversations")
         public static let pin = Route("POST", "/chat/conversation/pin")
         public static let changePassword = Route("POST", "/auth/password")
-        public static let upload = Route("POST", "/media/upload")
         public static let download = Route("GET", "/media/object/")
 
         /// The route of a request to `pathAndQuery`.

@@ -18,9 +18,10 @@ public enum ContentProblem: Error, Equatable, Sendable {
 }
 
 extension ContentProblem {
-    /// `text` holds something, within the limit (texts, mentions, replies).
-    static func check(text: String, _ limits: ContentLimits) -> ContentProblem? {
-        if text.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return .invalid("text must not be empty") }
+    /// `text` holds something, within the limit (texts, mentions, replies);
+    /// `empty` says what an empty one lacks.
+    static func check(text: String, _ limits: ContentLimits, empty: String = "text must not be empty") -> ContentProblem? {
+        if text.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return .invalid(empty) }
         // A character has at least one byte: short texts skip the count.
         if text.utf8.count > limits.maxTextCharacters && text.count > limits.maxTextCharacters {
             return .tooLarge("text is longer than \(limits.maxTextCharacters) characters")

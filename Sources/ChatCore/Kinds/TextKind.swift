@@ -19,11 +19,8 @@ extension MessageKind {
         summary: { msg, _ in MessageKind.flattenLines(msg.text ?? "") },
         searchText: { content in content.text ?? "" },
         reword: { _, text in .text(text) },
-        validate: { content, limits in
-            // Unlike a mention's or a reply's, a text's emptiness reads as its content's.
-            if (content.text ?? "").unicodeScalars.allSatisfy(\.properties.isWhitespace) { return .invalid("content must not be empty") }
-            return ContentProblem.check(text: content.text ?? "", limits)
-        }
+        // Unlike a mention's or a reply's, a text's emptiness reads as its content's.
+        validate: { content, limits in ContentProblem.check(text: content.text ?? "", limits, empty: "content must not be empty") }
     )
 
     /// Newlines (and other line separators) become single spaces.

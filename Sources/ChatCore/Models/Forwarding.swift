@@ -17,16 +17,16 @@ extension ChatMessage {
     }
 
     /// Whether `capability` may be used on it as it stands: the server has
-    /// it (sent, with a seq), it is not revoked, and its kind allows it.
-    public func allows(_ capability: MessageKind.Capabilities) -> Bool {
-        status == .success && seq > 0 && !isRecalled && can(capability)
-    }
+    /// it and it is not revoked, and its kind allows it.
+    public func allows(_ capability: MessageKind.Capabilities) -> Bool { isActionable && can(capability) }
 
     /// Whether I may edit it now: mine, on the server, not revoked, and of a
     /// kind that can be edited (the server's edit window is the server's).
-    public var isEditable: Bool {
-        isMe && status == .success && seq > 0 && !isRecalled && MessageKinds.kind(for: type).editable
-    }
+    public var isEditable: Bool { isMe && isActionable && MessageKinds.kind(for: type).editable }
+
+    /// Sent (the server gave it a seq) and not revoked: what every action
+    /// on a message asks first.
+    var isActionable: Bool { status == .success && seq > 0 && !isRecalled }
 }
 
 extension MergedPayload {

@@ -67,7 +67,7 @@ public enum ChatServerApp {
         authed.addRoutes(people.friendRoutes, atPath: "/friend")
         authed.addRoutes(people.blockRoutes, atPath: "/block")
         authed.addRoutes(MessageController(messages: service.messages, syncLog: service.syncLog, read: read).routes, atPath: "/chat")
-        authed.addRoutes(ConversationController(conversations: service.conversations, read: read).routes, atPath: "/chat")
+        authed.addRoutes(ConversationController(conversations: service.conversations, receipts: service.receipts, read: read).routes, atPath: "/chat")
         authed.addRoutes(media.routes, atPath: "/media")
         authed.addRoutes(SignalController(signals: service.signals, read: read).routes, atPath: "/signal")
         authed.addRoutes(GroupController(groups: service.groups, read: read).routes, atPath: "/group")
@@ -143,6 +143,32 @@ struct PruneService: Service {
             if Task.isShuttingDownGracefully { break }
             try? syncLog.prune()
             try? syncLog.storage.write { tx in try quotas.prune(in: tx) }
+        }
+    }
+}
+
+/// What the operator does from the command line, on the database a server
+/// uses (it may be running: SQLite and PostgreSQL both take the writes).
+public enum ServerOperator {
+    /// The newest signal reports, newest first.
+    public static func signalReports(config: ServerConfig, limit: Int = 100) async throws -> [SignalReport] {
+        try await withServices(config) { try $0.signals.reports(limit: limit) }
+    }
+
+    /// Takes a signal out of every feed.
+    public static func removeSignal(_ id: Int, config: ServerConfig) async throws {
+        try await withServices(config) { try $0.signals.remove(signalId: id) }
+    }
+
+    private static func withServices<T>(_ config: ServerConfig, _ body: (ServerServices) throws -> T) async throws -> T {
+        let service = try ServerServices(config: config)
+        do {
+            let result = try body(service)
+            await service.shutdown()
+            return result
+        } catch {
+            await service.shutdown()
+            throw error
         }
     }
 }

@@ -51,6 +51,8 @@ public struct ServerConfig: Sendable {
     public var demo: Bool = false
     /// Delay of a demo peer's answer.
     public var demoReplyDelay: Duration = .milliseconds(800)
+    /// How long after start the demo's Carol asks `me` to be friends.
+    public var demoFriendRequestDelay: Duration = .seconds(60)
     /// The time every time-window rule reads (tests move it by hand).
     public var clock: ServerClock = .system
     public var logger: Logger = Logger(label: "tongban-server")

@@ -209,9 +209,29 @@ struct PostgresMessageRepository: MessageRepository {
     func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int {
         try conn.scalar("""
             SELECT COUNT(*) FROM message WHERE conversation_id = \(conversationId) AND seq > \(seq) AND seq <= \(ceiling)
-                AND sender_uid <> \(uid) AND NOT is_control AND content_type NOT BETWEEN 1501 AND 1510
+                AND sender_uid <> \(uid) AND NOT is_control AND content_type NOT BETWEEN 1501 AND 1511
                 AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = \(uid) AND h.message_id = message.id)
             """) ?? 0
+    }
+
+    func senders(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> [Int] {
+        try conn.query("""
+            SELECT DISTINCT sender_uid FROM message WHERE conversation_id = \(conversationId) AND seq > \(seq)
+                AND seq <= \(ceiling) AND sender_uid <> \(uid) AND NOT is_control AND content_type NOT BETWEEN 1501 AND 1511
+            """).map { try $0.decode(Int.self) }
+    }
+
+    func senders(in conversationId: String, seqs: [Int]) throws -> [Int: Int] {
+        guard !seqs.isEmpty else { return [:] }
+        var out: [Int: Int] = [:]
+        for row in try conn.query("""
+            SELECT seq, sender_uid FROM message WHERE conversation_id = \(conversationId) AND seq = ANY(\(seqs))
+                AND NOT is_control AND content_type NOT BETWEEN 1501 AND 1511
+            """) {
+            let (seq, sender) = try row.decode((Int, Int).self)
+            out[seq] = sender
+        }
+        return out
     }
 
     func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow] {

@@ -198,6 +198,22 @@ enum PostgresMigrations {
             """,
             "CREATE TABLE request_bucket (uid BIGINT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, at BIGINT NOT NULL)",
         ]),
+        // Typing, read receipts and the signal feed, as SQLite's v10-alive.
+        ("v8-alive", [
+            "ALTER TABLE users ADD COLUMN share_typing BOOLEAN NOT NULL DEFAULT TRUE",
+            "ALTER TABLE users ADD COLUMN share_read BOOLEAN NOT NULL DEFAULT TRUE",
+            "ALTER TABLE signal ADD COLUMN deleted BOOLEAN NOT NULL DEFAULT FALSE",
+            "CREATE INDEX signal_reply_from ON signal_reply(signal_id, from_uid)",
+            "CREATE INDEX block_blocked ON block(blocked_uid)",
+            "CREATE TABLE signal_hide (uid BIGINT NOT NULL, signal_id BIGINT NOT NULL, PRIMARY KEY (uid, signal_id))",
+            """
+            CREATE TABLE signal_report (
+                id BIGSERIAL PRIMARY KEY, signal_id BIGINT NOT NULL, reporter_uid BIGINT NOT NULL, reason TEXT NOT NULL,
+                created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX signal_report_signal ON signal_report(signal_id)",
+            "CREATE TABLE room_visit (uid BIGINT NOT NULL, rid BIGINT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (uid, rid))",
+        ]),
     ]
 
     /// `upTo`: the last step to apply (tests bring a database to an older schema); nil applies all.

@@ -72,6 +72,10 @@ struct PostgresPeopleRepository: PeopleRepository {
         try conn.scalar("DELETE FROM block WHERE uid = \(uid) AND blocked_uid = \(other) RETURNING 1", as: Int.self) != nil
     }
 
+    func blockers(of uid: Int) throws -> [Int] {
+        try conn.query("SELECT uid FROM block WHERE blocked_uid = \(uid)").map { try $0.decode(Int.self) }
+    }
+
     func blocked(by uid: Int) throws -> [Int] {
         try conn.query("SELECT blocked_uid FROM block WHERE uid = \(uid) ORDER BY created_at DESC, blocked_uid")
             .map { try $0.decode(Int.self) }

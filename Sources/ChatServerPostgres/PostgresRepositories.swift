@@ -123,12 +123,19 @@ struct PostgresUserRepository: UserRepository {
         try conn.execute("UPDATE users SET avatar = \(avatar) WHERE uid = \(uid)")
     }
 
-    func acceptsStrangers(uid: Int) throws -> Bool {
-        try conn.scalar("SELECT accept_strangers FROM users WHERE uid = \(uid)", as: Bool.self) ?? true
+    func settings(uid: Int) throws -> UserSettings {
+        try conn.query("SELECT accept_strangers, share_typing, share_read FROM users WHERE uid = \(uid)").first.map { row in
+            let r = row.makeRandomAccess()
+            return UserSettings(acceptStrangers: try r[0].decode(Bool.self), shareTyping: try r[1].decode(Bool.self),
+                                shareRead: try r[2].decode(Bool.self))
+        } ?? UserSettings()
     }
 
-    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws {
-        try conn.execute("UPDATE users SET accept_strangers = \(accept) WHERE uid = \(uid)")
+    func setSettings(_ settings: UserSettings, uid: Int) throws {
+        try conn.execute("""
+            UPDATE users SET accept_strangers = \(settings.acceptStrangers), share_typing = \(settings.shareTyping),
+                share_read = \(settings.shareRead) WHERE uid = \(uid)
+            """)
     }
 
     func isAvatar(_ key: String) throws -> Bool {
@@ -284,5 +291,72 @@ struct PostgresSignalRepository: SignalRepository {
             SELECT 1 FROM signal_reply r JOIN signal s ON s.id = r.signal_id
             WHERE r.id = \(id) AND ((s.owner_uid = \(a) AND r.from_uid = \(b)) OR (s.owner_uid = \(b) AND r.from_uid = \(a)))
             """, as: Int.self) != nil
+    }
+    func signal(_ id: Int) throws -> SignalRow? {
+        try conn.query("SELECT id, owner_uid, content, created_at, deleted FROM signal WHERE id = \(id)").first.map(Self.row)
+    }
+
+    func hasReplied(to signalId: Int, from uid: Int) throws -> Bool {
+        try conn.scalar("SELECT 1 FROM signal_reply WHERE signal_id = \(signalId) AND from_uid = \(uid) LIMIT 1", as: Int.self) != nil
+    }
+
+    func feed(for reader: Int, before: Int?, limit: Int) throws -> [SignalRow] {
+        try conn.query("""
+            SELECT s.id, s.owner_uid, s.content, s.created_at, s.deleted,
+                   EXISTS (SELECT 1 FROM signal_reply r WHERE r.signal_id = s.id AND r.from_uid = \(reader))
+            FROM signal s
+            WHERE s.id < \(before ?? Int.max) AND NOT s.deleted AND s.owner_uid <> \(reader)
+              AND NOT EXISTS (SELECT 1 FROM signal_hide h WHERE h.uid = \(reader) AND h.signal_id = s.id)
+              AND NOT EXISTS (SELECT 1 FROM block b WHERE (b.uid = \(reader) AND b.blocked_uid = s.owner_uid)
+                                                      OR (b.uid = s.owner_uid AND b.blocked_uid = \(reader)))
+            ORDER BY s.id DESC LIMIT \(limit)
+            """).map { row in
+            var s = try Self.row(row)
+            s.replied = try row.makeRandomAccess()[5].decode(Bool.self)
+            return s
+        }
+    }
+
+    func signals(of owner: Int, limit: Int) throws -> [SignalRow] {
+        try conn.query("""
+            SELECT s.id, s.owner_uid, s.content, s.created_at, s.deleted,
+                   (SELECT COUNT(*) FROM signal_reply r WHERE r.signal_id = s.id)
+            FROM signal s WHERE s.owner_uid = \(owner) AND NOT s.deleted ORDER BY s.id DESC LIMIT \(limit)
+            """).map { row in
+            var s = try Self.row(row)
+            s.replyCount = try row.makeRandomAccess()[5].decode(Int.self)
+            return s
+        }
+    }
+
+    func markDeleted(_ id: Int) throws {
+        try conn.execute("UPDATE signal SET deleted = TRUE WHERE id = \(id)")
+    }
+
+    func hide(_ id: Int, for uid: Int) throws {
+        try conn.execute("INSERT INTO signal_hide(uid, signal_id) VALUES (\(uid), \(id)) ON CONFLICT DO NOTHING")
+    }
+
+    func report(_ id: Int, by uid: Int, reason: String, at: Int) throws {
+        try conn.execute("""
+            INSERT INTO signal_report(signal_id, reporter_uid, reason, created_at) VALUES (\(id), \(uid), \(reason), \(at))
+            """)
+    }
+
+    func reports(limit: Int) throws -> [SignalReportRow] {
+        try conn.query("""
+            SELECT id, signal_id, reporter_uid, reason, created_at FROM signal_report ORDER BY id DESC LIMIT \(limit)
+            """).map { row in
+            let r = row.makeRandomAccess()
+            return SignalReportRow(id: try r[0].decode(Int.self), signalId: try r[1].decode(Int.self),
+                                   reporterUid: try r[2].decode(Int.self), reason: try r[3].decode(String.self),
+                                   createdAt: try r[4].decode(Int.self))
+        }
+    }
+
+    static func row(_ row: PostgresRow) throws -> SignalRow {
+        let r = row.makeRandomAccess()
+        return SignalRow(id: try r[0].decode(Int.self), ownerUid: try r[1].decode(Int.self), content: try r[2].decode(String.self),
+                         createdAt: try r[3].decode(Int.self), deleted: try r[4].decode(Bool.self))
     }
 }

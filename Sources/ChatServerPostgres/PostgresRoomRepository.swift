@@ -38,9 +38,23 @@ struct PostgresRoomRepository: RoomRepository {
     }
 
     func enter(_ rid: Int, uid: Int, at: Int) throws -> Bool {
-        try conn.query("""
+        let entered = try conn.query("""
             INSERT INTO room_presence(rid, uid, entered_at) VALUES (\(rid), \(uid), \(at)) ON CONFLICT DO NOTHING RETURNING uid
             """).first != nil
+        try conn.execute("""
+            INSERT INTO room_visit(uid, rid, at) VALUES (\(uid), \(rid), \(at)) ON CONFLICT (uid, rid) DO UPDATE SET at = excluded.at
+            """)
+        return entered
+    }
+
+    func recent(of uid: Int, since: Int, limit: Int) throws -> [RoomRow] {
+        try conn.query("""
+            SELECT r.rid, r.name, r.unique_name, r.topic, r.owner_uid, r.created_at, r.dropped
+            FROM room r LEFT JOIN room_visit v ON v.uid = \(uid) AND v.rid = r.rid
+            WHERE NOT r.dropped AND (r.owner_uid = \(uid) OR v.at >= \(since))
+            ORDER BY GREATEST(COALESCE(v.at, 0), CASE WHEN r.owner_uid = \(uid) THEN r.created_at ELSE 0 END) DESC, r.rid DESC
+            LIMIT \(limit)
+            """).map(Self.row)
     }
 
     func leave(_ rid: Int, uid: Int) throws -> Bool {

@@ -153,6 +153,56 @@ extension Session {
         try await api.signalInbox()
     }
 
+    /// v4: others' signals, newest first (below `before` for the next page).
+    public func signalFeed(before: Int? = nil, limit: Int = 20) async throws -> [SignalFeedItem] {
+        try await api.signalFeed(before: before, limit: limit)
+    }
+
+    /// My signals, newest first, with how many replied.
+    public func mySignals() async throws -> [MySignal] { try await api.mySignals() }
+
+    /// Posts a signal (1-500 characters); returns its id.
+    public func postSignal(_ content: String) async throws -> Int { try await api.createSignal(content) }
+
+    /// Replies to someone's signal; returns the reply's `receiveId`. The
+    /// signal's author opens the chat from their inbox.
+    public func replySignal(_ signalId: Int, content: String) async throws -> String {
+        try await api.replySignal(signalId: signalId, content: content)
+    }
+
+    public func deleteSignal(_ signalId: Int) async throws { try await api.deleteSignal(signalId) }
+    public func hideSignal(_ signalId: Int) async throws { try await api.hideSignal(signalId) }
+    public func reportSignal(_ signalId: Int, reason: String) async throws { try await api.reportSignal(signalId, reason: reason) }
+
+    /// Opens the chat with the one who replied to my signal: its first
+    /// message will quote the signal (sent once, from any of my devices).
+    public func openSignalChat(_ item: SignalInboxItem) async throws -> String {
+        let id = try await startConversation(with: item.from)
+        try noteSignalContext(id, of: item)
+        return id
+    }
+
+    // MARK: - Typing and read receipts (v4)
+
+    /// Tells the chat's others I am typing (the caller paces it: at most every 3 s).
+    public func typing(in conversationId: String) async throws { try await api.typing(conversationId: conversationId) }
+
+    /// How many of a group's members read each of my messages `seqs` (1-100).
+    public func readCounts(in conversationId: String, seqs: [Int]) async throws -> [Int: ReadCountsResponse.Count] {
+        let answer = try await api.readCounts(conversationId: conversationId, seqs: seqs)
+        var out: [Int: ReadCountsResponse.Count] = [:]
+        for (key, count) in answer.counts { if let seq = Int(key) { out[seq] = count } }
+        return out
+    }
+
+    /// Who read my group message `seq`, and who has not.
+    public func readers(in conversationId: String, seq: Int) async throws -> ReadersResponse {
+        try await api.readers(conversationId: conversationId, seq: seq)
+    }
+
+    /// Rooms I own or entered in the last 30 days, latest first.
+    public func myRooms() async throws -> [RoomInfo] { try await api.myRooms() }
+
     // MARK: - History
 
     /// The server's page of `id` before `beforeSeq` (nil: the newest),
@@ -194,6 +244,12 @@ extension Session {
     /// Leaves; the notice that took me out comes with the pull.
     public func leaveGroup(_ gid: Int) async throws {
         try await api.leaveGroup(groupId: gid)
+        _ = try? await sync.pull()
+    }
+
+    /// The owner ends the group; the notice that ends it comes with the pull.
+    public func dissolveGroup(_ gid: Int) async throws {
+        try await api.dissolveGroup(groupId: gid)
         _ = try? await sync.pull()
     }
 

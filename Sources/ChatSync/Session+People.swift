@@ -110,7 +110,12 @@ extension Session {
     public func settings() async throws -> UserSettings { try await api.settings() }
 
     public func setAcceptStrangers(_ accept: Bool) async throws -> UserSettings {
-        try await api.setSettings(UserSettings(acceptStrangers: accept))
+        try await api.setSettings(SettingsChange(acceptStrangers: accept))
+    }
+
+    /// Changes the fields `change` has (typing, reads: PROTOCOL.md v4).
+    public func setSettings(_ change: SettingsChange) async throws -> UserSettings {
+        try await api.setSettings(change)
     }
 
     /// My signed-in devices, most recently seen first.

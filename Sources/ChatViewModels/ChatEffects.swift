@@ -67,7 +67,11 @@ public struct ChatEffects {
             guard let reply = c.signalReply, let signalId = c.signalId else { return }
             let quote = SignalQuotePayload(signalId: signalId, replyContent: reply, signalContent: c.signalContent ?? "")
             await queue(emit) {
-                try await session.sendQueue.enqueue(.signalQuote(quote), to: c.id, receiveId: c.receiveId)
+                // Sent once across my devices: the same id from each (a second one's send is the first's).
+                let id = c.receiveId.map(SignalQuoteID.clientMsgID(receiveId:)) ?? UUID().uuidString
+                if try session.reader.message(clientMsgID: id) == nil {
+                    try await session.sendQueue.enqueue(.signalQuote(quote), to: c.id, receiveId: c.receiveId, clientMsgID: id)
+                }
                 try await session.openIM(c.id, receiveId: c.receiveId)
             }
         }

@@ -9,7 +9,9 @@ import Logging
 struct TongbanServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tongban-server",
-        abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite or shared PostgreSQL.")
+        abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite or shared PostgreSQL.",
+        discussion: "Without a subcommand it serves. `tongban-server signals` is the operator's view of reported signals.",
+        subcommands: [SignalsCommand.self])
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080

@@ -8,7 +8,7 @@ import Foundation
 struct GroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "group", abstract: "Create, join and manage group chats.",
-        subcommands: [Create.self, Join.self, Invite.self, Leave.self, Kick.self, Members.self, Update.self])
+        subcommands: [Create.self, Join.self, Invite.self, Leave.self, Kick.self, Members.self, Update.self, Dissolve.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a group; you become its owner.")
@@ -74,6 +74,20 @@ struct GroupCommand: AsyncParsableCommand {
             let gid = try await groupId(session, group)
             try await server(session) { try await session.leaveGroup(gid) }
             out(L.string("cli.group.left"))
+        }
+    }
+
+    struct Dissolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "End a group you own: everyone is out, its unique name is free again.")
+        @OptionGroup var common: Common
+        @Option(help: "The group: its name, unique name or sg_ id.") var group: String
+
+        func run() async throws {
+            let session = try await common.session()
+            let gid = try await groupId(session, group)
+            try await server(session, failure: "cli.group.dissolveFailed") { try await session.dissolveGroup(gid) }
+            out(L.string("cli.group.dissolved"))
         }
     }
 

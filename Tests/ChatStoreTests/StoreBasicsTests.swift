@@ -11,7 +11,7 @@ import Testing
         #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
                                                  "v5-profile-account", "v6-groups", "v7-outbox-may-have-arrived",
                                                  "v8-pinned-order", "v9-message-actions", "v10-search-mentions-and-files",
-                                                 "v11-people"])
+                                                 "v11-people", "v12-peer-read"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -41,11 +41,12 @@ import Testing
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v11-people")
+        #expect(try store.appliedMigrations().last == "v12-peer-read")
         let kept = try #require(try store.message(clientMsgID: "c1"))
         #expect(kept.reactions.isEmpty && kept.editedAt == nil, "an old message has no reactions and was never edited")
         let old = try #require(try store.conversation(id: conv))
         #expect(!old.isGroup && !old.isMuted && old.mentionSeq == 0 && old.isMember, "an old row reads as a one-to-one chat")
+        #expect(old.peerReadSeq == nil, "no read receipts were heard before v4")
         // A profile cached before accounts were kept is asked for again.
         #expect(try store.peersLackingProfile() == [2])
         #expect(try store.profiles(uids: [2])[2]?.username == "老朋友")

@@ -142,7 +142,7 @@ import Testing
         let carol = try fake.addPeer("na_carol2", username: "Carol")
         let dave = try fake.addPeer("na_dave2", username: "Dave")
         try await fake.peer(bob.uid).api.block(userId: fake.uid)
-        _ = try await fake.peer(dave.uid).api.setSettings(UserSettings(acceptStrangers: false))
+        _ = try await fake.peer(dave.uid).api.setSettings(SettingsChange(acceptStrangers: false))
         let session = try fake.makeSession()
 
         let made = try await session.createGroup(CreateGroupRequest(name: "登山队", uniqueName: "na_hikers2",

@@ -297,7 +297,7 @@ import Testing
         let carol = try fake.addPeer("na_scarol", username: "Carol")
         let dave = try fake.addPeer("na_sdave", username: "Dave")
         try await fake.peer(bob.uid).api.block(userId: fake.uid)
-        _ = try await fake.peer(dave.uid).api.setSettings(UserSettings(acceptStrangers: false))
+        _ = try await fake.peer(dave.uid).api.setSettings(SettingsChange(acceptStrangers: false))
 
         // What the new-group form asks for on its last Enter.
         await app.runner.run(.createGroup(name: "登山队", unique: "na_shikers", members: [bob.uid, carol.uid]))

@@ -34,7 +34,7 @@ public struct MentionPayload: KindPayload {
     }
 }
 
-/// A group's system notice (contentType 1501-1510), or a room's (1601-1605,
+/// A group's system notice (contentType 1501-1511), or a room's (1601-1605,
 /// the same content): who did what to whom.
 /// `userNames` (a Tongban addition the server fills in) holds the display
 /// names at the time of the event, so a notice reads the same offline.
@@ -98,6 +98,7 @@ public struct GroupNoticePayload: KindPayload {
         case ContentType.memberKicked: return l.string("group.notice.kicked", ["op": op, "users": who])
         case ContentType.memberInvited: return l.string("group.notice.invited", ["op": op, "users": who])
         case ContentType.memberJoined: return l.string("group.notice.joined", ["users": who.isEmpty ? op : who])
+        case ContentType.groupDissolved: return l.string("group.notice.dissolved", ["op": op])
         default: return l.string("group.notice.changed")
         }
     }
@@ -130,7 +131,7 @@ extension MessageKind {
         wireShape: #"a mention's content must be {"text", "atUserIDs": [String], "atAll"}"#
     )
 
-    /// contentType 1501-1510. Summary: the notice's sentence, as the sender
+    /// contentType 1501-1511. Summary: the notice's sentence, as the sender
     /// of it reads it (the list has no reader's uid at hand).
     public static let groupNotice = MessageKind(
         customType: nil, messageType: .groupNotice,

@@ -133,12 +133,14 @@ public enum MessageAction: Sendable, Equatable {
     case showQuoted
     /// Show a merged forward's whole record.
     case showRecord
+    /// Open the page of the person a card shares.
+    case openProfile
 }
 
 /// The registry of every kind this client knows.
 public enum MessageKinds {
     public static let all: [MessageKind] = [
-        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .mention, .quote, .merged, .groupNotice,
+        .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .card, .mention, .quote, .merged, .groupNotice,
         .flashViewed, .revokeNotice, .timeMarker, .unknown,
     ]
 

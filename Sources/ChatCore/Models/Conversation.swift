@@ -47,6 +47,8 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
     public var memberCount: Int = 0
     /// Groups: false once I left or was removed.
     public var isMember: Bool = true
+    /// v4, one-to-one: the peer read my messages up to here; nil when reads are not shared.
+    public var peerReadSeq: Int? = nil
 
     public var isGroup: Bool { groupId != nil }
     /// A live room (PROTOCOL.md v3 "Rooms"): in no list of the store, never unread.
@@ -63,8 +65,9 @@ public struct Conversation: Identifiable, Hashable, Sendable, Codable {
         isImOpened: Bool = false, isPinned: Bool = false, draftText: String? = nil,
         unreadCount: Int = 0, lastMessagePreview: String = "", lastMessageTime: Int = 0,
         maxSeq: Int = 0, readSeq: Int = 0, pinnedAt: Int = 0, isMuted: Bool = false, mentionSeq: Int = 0,
-        groupId: Int? = nil, memberCount: Int = 0, isMember: Bool = true
+        groupId: Int? = nil, memberCount: Int = 0, isMember: Bool = true, peerReadSeq: Int? = nil
     ) {
+        self.peerReadSeq = peerReadSeq
         self.id = id
         self.targetUid = targetUid
         self.nickname = nickname

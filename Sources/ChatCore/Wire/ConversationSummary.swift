@@ -24,6 +24,8 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
     public var memberCount: Int?
     /// Groups only: false once the caller left or was kicked.
     public var isMember: Bool?
+    /// v4, one-to-one only: the peer's read seq; absent when either side does not share reads.
+    public var peerReadSeq: Int?
 
     public var isGroup: Bool { groupId != nil || ConversationIDHelper.isGroup(conversationId) }
 
@@ -32,8 +34,9 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         isPinned: Bool = false, unreadCount: Int = 0, lastMessage: WireMessage? = nil,
         lastMessageTime: Int = 0, maxSeq: Int = 0, readSeq: Int = 0, isOnline: Bool = false,
         isImOpened: Bool = false, deleted: Bool? = nil, isMuted: Bool = false, mentionSeq: Int = 0,
-        groupId: Int? = nil, memberCount: Int? = nil, isMember: Bool? = nil
+        groupId: Int? = nil, memberCount: Int? = nil, isMember: Bool? = nil, peerReadSeq: Int? = nil
     ) {
+        self.peerReadSeq = peerReadSeq
         self.conversationId = conversationId
         self.userId = userId
         self.showName = showName
@@ -76,6 +79,7 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         groupId = try c.decodeIfPresent(Int.self, forKey: .groupId)
         memberCount = try c.decodeIfPresent(Int.self, forKey: .memberCount).map(WireRange.count)
         isMember = try c.decodeIfPresent(Bool.self, forKey: .isMember)
+        peerReadSeq = try c.decodeIfPresent(Int.self, forKey: .peerReadSeq).map { try WireRange.seq($0, .peerReadSeq, in: c) }
     }
 }
 

@@ -80,7 +80,7 @@ extension SyncEvent {
         switch self {
         case .message(let m): kind = "message"; message = m
         case .messageUpdate(let m): kind = "message_update"; message = m
-        case .conversation, .group, .contact, .friendRequest, .newLogin: return try encode(self)
+        case .conversation, .group, .contact, .friendRequest, .newLogin, .read: return try encode(self)
         }
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.content.utf8.count)

@@ -88,11 +88,46 @@ public struct RemarkRequest: Codable, Sendable {
     public init(userId: Int, remark: String) { self.userId = userId; self.remark = remark }
 }
 
+/// `GET /user/settings`. A field an older server leaves out reads as its default (true).
 public struct UserSettings: Codable, Sendable, Hashable {
     /// false: a single-chat message from someone who is not a friend is refused (`blocked`).
     public var acceptStrangers: Bool
-    enum CodingKeys: String, CodingKey { case acceptStrangers = "accept_strangers" }
-    public init(acceptStrangers: Bool) { self.acceptStrangers = acceptStrangers }
+    /// v4: false: `/chat/typing` pushes nothing.
+    public var shareTyping: Bool
+    /// v4: false: in one-to-one chats my reads reach nobody and I see nobody's (reciprocal).
+    public var shareRead: Bool
+    enum CodingKeys: String, CodingKey {
+        case acceptStrangers = "accept_strangers", shareTyping = "share_typing", shareRead = "share_read"
+    }
+    public init(acceptStrangers: Bool = true, shareTyping: Bool = true, shareRead: Bool = true) {
+        self.acceptStrangers = acceptStrangers; self.shareTyping = shareTyping; self.shareRead = shareRead
+    }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        acceptStrangers = try c.decodeIfPresent(Bool.self, forKey: .acceptStrangers) ?? true
+        shareTyping = try c.decodeIfPresent(Bool.self, forKey: .shareTyping) ?? true
+        shareRead = try c.decodeIfPresent(Bool.self, forKey: .shareRead) ?? true
+    }
+
+    /// These settings with `change`'s fields applied.
+    public func applying(_ change: SettingsChange) -> UserSettings {
+        UserSettings(acceptStrangers: change.acceptStrangers ?? acceptStrangers, shareTyping: change.shareTyping ?? shareTyping,
+                     shareRead: change.shareRead ?? shareRead)
+    }
+}
+
+/// `POST /user/settings`: the fields to change; absent ones stay.
+public struct SettingsChange: Codable, Sendable, Hashable {
+    public var acceptStrangers: Bool?
+    public var shareTyping: Bool?
+    public var shareRead: Bool?
+    enum CodingKeys: String, CodingKey {
+        case acceptStrangers = "accept_strangers", shareTyping = "share_typing", shareRead = "share_read"
+    }
+    public init(acceptStrangers: Bool? = nil, shareTyping: Bool? = nil, shareRead: Bool? = nil) {
+        self.acceptStrangers = acceptStrangers; self.shareTyping = shareTyping; self.shareRead = shareRead
+    }
+    public var isEmpty: Bool { acceptStrangers == nil && shareTyping == nil && shareRead == nil }
 }
 
 /// One signed-in device (a token).

@@ -232,6 +232,71 @@ public struct SignalInboxItem: Codable, Sendable, Hashable {
     }
 }
 
+/// v4 `GET /signal/feed`: someone else's signal.
+public struct SignalFeedItem: Codable, Sendable, Hashable {
+    public var signalId: Int
+    public var content: String
+    public var from: UserBasicInfo
+    /// Unix ms.
+    public var createdAt: Int
+    /// Whether the caller replied to it already (a second reply is 409).
+    public var replied: Bool
+    public init(signalId: Int, content: String, from: UserBasicInfo, createdAt: Int, replied: Bool) {
+        self.signalId = signalId; self.content = content; self.from = from; self.createdAt = createdAt; self.replied = replied
+    }
+}
+
+/// v4 `GET /signal/mine`.
+public struct MySignal: Codable, Sendable, Hashable {
+    public var signalId: Int
+    public var content: String
+    public var createdAt: Int
+    public var replyCount: Int
+    public init(signalId: Int, content: String, createdAt: Int, replyCount: Int) {
+        self.signalId = signalId; self.content = content; self.createdAt = createdAt; self.replyCount = replyCount
+    }
+}
+
+/// v4 `/signal/delete`, `/signal/hide`.
+public struct SignalIdRequest: Codable, Sendable {
+    public var signalId: Int
+    enum CodingKeys: String, CodingKey { case signalId = "signal_id" }
+    public init(signalId: Int) { self.signalId = signalId }
+}
+
+/// v4 `/signal/report`.
+public struct SignalReportRequest: Codable, Sendable {
+    public var signalId: Int
+    public var reason: String
+    enum CodingKeys: String, CodingKey { case signalId = "signal_id", reason }
+    public init(signalId: Int, reason: String) { self.signalId = signalId; self.reason = reason }
+}
+
+/// v4 `/chat/typing`.
+public struct TypingRequest: Codable, Sendable {
+    public var conversationId: String
+    enum CodingKeys: String, CodingKey { case conversationId = "conversation_id" }
+    public init(conversationId: String) { self.conversationId = conversationId }
+}
+
+/// v4 `GET /chat/message/read-counts`: by seq, as a decimal string.
+public struct ReadCountsResponse: Codable, Sendable, Hashable {
+    public struct Count: Codable, Sendable, Hashable {
+        public var read: Int
+        public var unread: Int
+        public init(read: Int, unread: Int) { self.read = read; self.unread = unread }
+    }
+    public var counts: [String: Count]
+    public init(counts: [String: Count]) { self.counts = counts }
+}
+
+/// v4 `GET /chat/message/readers`.
+public struct ReadersResponse: Codable, Sendable, Hashable {
+    public var read: [UserBasicInfo]
+    public var unread: [UserBasicInfo]
+    public init(read: [UserBasicInfo], unread: [UserBasicInfo]) { self.read = read; self.unread = unread }
+}
+
 public struct OpenIMRequest: Codable, Sendable {
     public var receiveId: String
     enum CodingKeys: String, CodingKey { case receiveId = "receive_id" }

@@ -11,6 +11,8 @@ public enum SyncEvent: Sendable, Hashable {
     case friendRequest(FriendRequest)
     /// v4: the caller's account signed in on another device.
     case newLogin(NewLoginSession)
+    /// v4: in a one-to-one chat, `userId` (the peer) read up to `seq`.
+    case read(conversationId: String, userId: String, seq: Int)
 }
 
 /// v4: the session a `new_login` event announces.
@@ -25,7 +27,9 @@ public struct NewLoginSession: Codable, Sendable, Hashable {
 }
 
 extension SyncEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, message, conversation, group, contact, removed, request, session }
+    private enum CodingKeys: String, CodingKey {
+        case kind, message, conversation, group, contact, removed, request, session, conversationId, userId, seq
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -40,6 +44,10 @@ extension SyncEvent: Codable {
                             removed: try c.decodeIfPresent(Bool.self, forKey: .removed) ?? false)
         case "friend_request": self = .friendRequest(try c.decode(FriendRequest.self, forKey: .request))
         case "new_login": self = .newLogin(try c.decode(NewLoginSession.self, forKey: .session))
+        case "read":
+            self = .read(conversationId: try c.decode(String.self, forKey: .conversationId),
+                         userId: try c.decode(String.self, forKey: .userId),
+                         seq: try WireRange.seq(c.decode(Int.self, forKey: .seq), .seq, in: c))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
@@ -63,6 +71,9 @@ extension SyncEvent: Codable {
             try c.encode("friend_request", forKey: .kind); try c.encode(r, forKey: .request)
         case .newLogin(let s):
             try c.encode("new_login", forKey: .kind); try c.encode(s, forKey: .session)
+        case .read(let conversationId, let userId, let seq):
+            try c.encode("read", forKey: .kind); try c.encode(conversationId, forKey: .conversationId)
+            try c.encode(userId, forKey: .userId); try c.encode(seq, forKey: .seq)
         }
     }
 }
@@ -115,10 +126,14 @@ public enum PushFrame: Sendable, Hashable {
     case roomUpdate(WireMessage)
     /// v3 rooms: a room's info changed (present count, name, topic).
     case roomInfo(RoomInfo)
+    /// v4: `userId` is typing in `conversationId`; shown for `ttlMs` from its arrival.
+    case typing(conversationId: String, userId: String, ttlMs: Int)
+    /// v4: reads passed some of my messages in a group: ask for their counts again.
+    case readChanged(conversationId: String)
 }
 
 extension PushFrame: Codable {
-    private enum CodingKeys: String, CodingKey { case type, cursor, userId, online, message, room }
+    private enum CodingKeys: String, CodingKey { case type, cursor, userId, online, message, room, conversationId, ttlMs }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         switch try c.decode(String.self, forKey: .type) {
@@ -131,6 +146,11 @@ extension PushFrame: Codable {
         case "room": self = .room(try c.decode(WireMessage.self, forKey: .message))
         case "room_update": self = .roomUpdate(try c.decode(WireMessage.self, forKey: .message))
         case "room_info": self = .roomInfo(try c.decode(RoomInfo.self, forKey: .room))
+        case "typing":
+            self = .typing(conversationId: try c.decode(String.self, forKey: .conversationId),
+                           userId: try c.decode(String.self, forKey: .userId),
+                           ttlMs: min(max(try c.decodeIfPresent(Int.self, forKey: .ttlMs) ?? 5000, 0), 60_000))
+        case "read_changed": self = .readChanged(conversationId: try c.decode(String.self, forKey: .conversationId))
         case let other:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown frame type \(other)")
         }
@@ -147,6 +167,11 @@ extension PushFrame: Codable {
         case .room(let m): try c.encode("room", forKey: .type); try c.encode(m, forKey: .message)
         case .roomUpdate(let m): try c.encode("room_update", forKey: .type); try c.encode(m, forKey: .message)
         case .roomInfo(let r): try c.encode("room_info", forKey: .type); try c.encode(r, forKey: .room)
+        case .typing(let conversationId, let userId, let ttlMs):
+            try c.encode("typing", forKey: .type); try c.encode(conversationId, forKey: .conversationId)
+            try c.encode(userId, forKey: .userId); try c.encode(ttlMs, forKey: .ttlMs)
+        case .readChanged(let conversationId):
+            try c.encode("read_changed", forKey: .type); try c.encode(conversationId, forKey: .conversationId)
         }
     }
 }

@@ -100,8 +100,10 @@ public enum ContentType {
     public static let memberKicked = 1508
     public static let memberInvited = 1509
     public static let memberJoined = 1510
+    /// v4: the owner dissolved the group; the timeline ends here.
+    public static let groupDissolved = 1511
 
-    public static func isGroupNotice(_ type: Int) -> Bool { (1501...1510).contains(type) }
+    public static func isGroupNotice(_ type: Int) -> Bool { (1501...1511).contains(type) }
 
     // Room notices (PROTOCOL.md v3 "Rooms"), with `content` as for group notices.
     public static let roomEntered = 1601

@@ -4,6 +4,7 @@ import Hummingbird
 /// `/chat/conversation*`: the list, starting, pinning, muting, reading, deleting, clearing.
 struct ConversationController {
     let conversations: ConversationService
+    let receipts: ReceiptService
     let read: RequestReader
 
     /// Mounted at `/chat`.
@@ -23,7 +24,28 @@ struct ConversationController {
         }
         routes.post("conversation/read") { req, ctx in
             let r = try await read.decode(ReadRequest.self, req)
-            return json(try conversations.markRead(caller: ctx.uid, conversationId: r.conversationId, seq: r.seq))
+            return json(try receipts.markRead(caller: ctx.uid, conversationId: r.conversationId, seq: r.seq))
+        }
+        routes.post("typing") { req, ctx in
+            try receipts.typing(caller: ctx.uid, conversationId: try await read.decode(TypingRequest.self, req).conversationId)
+            return Response(status: .noContent)
+        }
+        routes.get("message/read-counts") { req, ctx in
+            let q = req.uri.queryParameters
+            guard let id = q.get("conversation_id") else { throw APIFailure.invalid("conversation_id is required") }
+            guard let raw = q.get("seqs") else { throw APIFailure.invalid("seqs is required") }
+            let seqs = try raw.split(separator: ",", omittingEmptySubsequences: false).map { part -> Int in
+                guard let seq = Int(part), seq > 0 else { throw APIFailure.invalid("seqs must be positive integers separated by commas") }
+                return seq
+            }
+            return json(try receipts.readCounts(caller: ctx.uid, conversationId: String(id), seqs: seqs))
+        }
+        routes.get("message/readers") { req, ctx in
+            guard let id = req.uri.queryParameters.get("conversation_id") else {
+                throw APIFailure.invalid("conversation_id is required")
+            }
+            guard let seq = try read.intParam(req, "seq") else { throw APIFailure.invalid("seq is required") }
+            return json(try receipts.readers(caller: ctx.uid, conversationId: String(id), seq: seq))
         }
         routes.post("conversation/delete") { req, ctx in
             let id = try await read.decode(ConversationIDRequest.self, req).conversationId

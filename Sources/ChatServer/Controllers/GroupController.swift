@@ -32,6 +32,10 @@ struct GroupController {
             try groups.leave(caller: ctx.uid, groupId: try await read.decode(GroupIdRequest.self, req).groupId)
             return Response(status: .noContent)
         }
+        routes.post("dissolve") { req, ctx in
+            try groups.dissolve(caller: ctx.uid, groupId: try await read.decode(GroupIdRequest.self, req).groupId)
+            return Response(status: .noContent)
+        }
         routes.post("kick") { req, ctx in
             let r = try await read.decode(KickRequest.self, req)
             try groups.kick(caller: ctx.uid, groupId: r.groupId, userId: r.userId)

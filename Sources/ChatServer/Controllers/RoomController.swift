@@ -16,6 +16,7 @@ struct RoomController {
             let query = req.uri.queryParameters.get("q").map { String($0) } ?? ""
             return json(try rooms.list(query: query, limit: try read.intParam(req, "limit") ?? 50))
         }
+        routes.get("mine") { _, ctx in json(try rooms.mine(caller: ctx.uid)) }
         routes.get("lookup") { req, _ in
             guard let name = req.uri.queryParameters.get("unique_name"), !name.isEmpty else {
                 throw APIFailure.invalid("unique_name is required")

@@ -1,7 +1,7 @@
 import ChatCore
 import Hummingbird
 
-/// `/signal/*`: signals, replies to them, the inbox and opening a chat from one.
+/// `/signal/*`: signals, the feed, replies to them, the inbox and opening a chat from one.
 struct SignalController {
     let signals: SignalService
     let read: RequestReader
@@ -18,6 +18,24 @@ struct SignalController {
                         status: .created)
         }
         routes.get("inbox") { _, ctx in json(try signals.inbox(caller: ctx.uid)) }
+        routes.get("feed") { req, ctx in
+            json(try signals.feed(caller: ctx.uid, before: try read.intParam(req, "before"),
+                                  limit: try read.intParam(req, "limit") ?? 20))
+        }
+        routes.get("mine") { _, ctx in json(try signals.mine(caller: ctx.uid)) }
+        routes.post("delete") { req, ctx in
+            try signals.delete(caller: ctx.uid, signalId: try await read.decode(SignalIdRequest.self, req).signalId)
+            return Response(status: .noContent)
+        }
+        routes.post("hide") { req, ctx in
+            try signals.hide(caller: ctx.uid, signalId: try await read.decode(SignalIdRequest.self, req).signalId)
+            return Response(status: .noContent)
+        }
+        routes.post("report") { req, ctx in
+            let r = try await read.decode(SignalReportRequest.self, req)
+            try signals.report(caller: ctx.uid, signalId: r.signalId, reason: r.reason)
+            return Response(status: .noContent)
+        }
         routes.post("open-im") { req, ctx in
             try signals.openIM(caller: ctx.uid, receiveId: try await read.decode(OpenIMRequest.self, req).receiveId)
             return Response(status: .noContent)

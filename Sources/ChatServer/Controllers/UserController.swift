@@ -18,7 +18,7 @@ struct UserController {
         }
         routes.get("settings") { _, ctx in json(try people.settings(caller: ctx.uid)) }
         routes.post("settings") { req, ctx in
-            json(try people.setSettings(caller: ctx.uid, try await read.decode(UserSettings.self, req)))
+            json(try people.setSettings(caller: ctx.uid, try await read.decode(SettingsChange.self, req)))
         }
         routes.post("profile/openim-batch") { req, _ in
             json(try users.profiles(try await read.decode(ProfileBatchRequest.self, req).userIds))

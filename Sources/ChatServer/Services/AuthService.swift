@@ -92,7 +92,9 @@ package final class AuthService: Sendable {
         let username = try Self.checkRegistration(r, seeded: seeded)
         let salt = Self.newSalt()
         let hash = try Credentials.hashPassword(r.password, salt: salt, rounds: passwordRounds)
-        return try createAccount(r.account, username: username, salt: salt, hash: hash, rounds: passwordRounds, userAgent: nil)
+        // The session it makes is listed among the account's devices: it says what made it.
+        return try createAccount(r.account, username: username, salt: salt, hash: hash, rounds: passwordRounds,
+                                 userAgent: "tongban-server (made at start)")
     }
 
     /// The display name a valid registration asks for.

@@ -104,6 +104,9 @@ final class ConversationService: Sendable {
             s.showName = info?.username ?? ""
             s.faceURL = info?.avatar ?? ""
             s.isOnline = try presence.isOnline(peer, seenBy: uid, in: tx)
+            if try ReceiptService.sharesReads(uid, peer, in: tx) {
+                s.peerReadSeq = try tx.conversations.member(id, uid: peer)?.readSeq
+            }
         }
         return s
     }
@@ -152,14 +155,6 @@ final class ConversationService: Sendable {
 
     func mute(caller: Int, conversationId: String, isMuted: Bool) throws -> ConversationSummary {
         try updateMember(caller: caller, conversationId: conversationId) { m, _ in m.isMuted = isMuted }
-    }
-
-    func markRead(caller: Int, conversationId: String, seq: Int) throws -> ConversationSummary {
-        guard seq >= 0 else { throw APIFailure.invalid("seq must not be negative") }
-        return try updateMember(caller: caller, conversationId: conversationId) { m, tx in
-            let maxSeq = try tx.conversations.maxSeq(of: m.conversationId) ?? 0
-            m.readSeq = max(m.readSeq, min(seq, maxSeq))
-        }
     }
 
     /// Clears the caller's history up to now; `hide` also takes the

@@ -160,6 +160,22 @@ final class GroupService: Sendable {
         }
     }
 
+    /// The owner ends the group (PROTOCOL.md v4): a 1511 notice closes its
+    /// timeline, every member is out and the unique name is free again.
+    func dissolve(caller: Int, groupId: Int) throws {
+        _ = try change { tx, c in
+            let group = try self.memberGroup(groupId, caller: caller, in: tx)
+            c.group = group
+            guard group.ownerUid == caller else { throw APIFailure.forbidden("only the group's owner can dissolve it") }
+            let members = try tx.conversations.activeMembers(group.conversationId)
+            try c.notice(ContentType.groupDissolved, by: caller, users: [])
+            for uid in members { try self.remove(uid, from: group, noticeSeq: c.lastSeq, in: tx) }
+            c.group?.dissolved = true
+            c.group?.uniqueName = nil
+            return try c.announce(removed: members)
+        }
+    }
+
     func kick(caller: Int, groupId: Int, userId: Int) throws {
         _ = try change { tx, c in
             let group = try self.memberGroup(groupId, caller: caller, in: tx)

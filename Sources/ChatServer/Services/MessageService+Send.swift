@@ -139,6 +139,9 @@ extension MessageService {
         } else if let record = payload.merged {
             stored = .merged(try filledRecord(record, caller: caller, tx: tx))
             content = stored.merged?.jsonText ?? content
+        } else if let card = payload.card {
+            stored = .card(try filledCard(card, in: tx))
+            content = MessageKinds.customPayloadJSON(for: stored) ?? content
         }
         let keys = MessageKinds.objectKeys(in: stored)
         for key in keys where !(try tx.media.mayRead(key, uid: caller)) {
@@ -178,6 +181,16 @@ extension MessageService {
                 throw APIFailure.invalid("a flash image's picture can be sent only in its own message")
             }
         }
+    }
+
+    /// A card as the server knows its person (PROTOCOL.md v4): a user who
+    /// does not exist is 400, and name, account and picture are the server's.
+    func filledCard(_ card: CardPayload, in tx: any StorageTransaction) throws -> CardPayload {
+        guard let uid = card.uid, let user = try tx.users.info(uid: uid) else {
+            throw APIFailure.invalid("the card's user \(card.userId.prefix(40)) does not exist")
+        }
+        return CardPayload(userId: ConversationIDHelper.imUid(uid), name: user.username, account: user.account ?? "",
+                           avatar: user.avatar)
     }
 
     /// A reply with its quote filled in from the server's copy of the quoted

@@ -143,9 +143,10 @@ extension MessageService {
 
     /// A payload whose send is the message and its log entries, nothing
     /// else: no receipt to apply, nobody mentioned, no media to grant, no
-    /// quote to fill in from the server's copy.
+    /// quote or card to fill in from the server's copy.
     static func isPlain(_ payload: MessageContent) -> Bool {
         payload.flashViewedTarget == nil && payload.mention == nil && payload.quote == nil && payload.merged == nil
+            && payload.card == nil
             && MessageKinds.objectKeys(in: payload).isEmpty
     }
 

@@ -207,12 +207,17 @@ final class PeopleService: Sendable {
     // MARK: Settings
 
     func settings(caller: Int) throws -> UserSettings {
-        UserSettings(acceptStrangers: try storage.read { tx in try tx.users.acceptsStrangers(uid: caller) })
+        try storage.read { tx in try tx.users.settings(uid: caller) }
     }
 
-    func setSettings(caller: Int, _ settings: UserSettings) throws -> UserSettings {
-        try storage.write { tx in try tx.users.setAcceptsStrangers(settings.acceptStrangers, uid: caller) }
-        return settings
+    /// Applies the fields `change` has; the others stay.
+    func setSettings(caller: Int, _ change: SettingsChange) throws -> UserSettings {
+        guard !change.isEmpty else { throw APIFailure.invalid("give at least one of accept_strangers, share_typing, share_read") }
+        return try storage.write { tx in
+            let settings = try tx.users.settings(uid: caller).applying(change)
+            try tx.users.setSettings(settings, uid: caller)
+            return settings
+        }
     }
 
     // MARK: Parts

@@ -59,6 +59,19 @@ final class RoomService: Sendable {
         }
     }
 
+    /// How far back `/room/mine` remembers an entered room.
+    static let recentWindowMs = 30 * 24 * 3600 * 1000
+
+    /// Rooms the caller owns or entered in the last 30 days, latest first.
+    func mine(caller: Int) throws -> [RoomInfo] {
+        let since = config.clock.nowMs() - Self.recentWindowMs
+        return try storage.read { tx in
+            try tx.rooms.recent(of: caller, since: since, limit: 100).map {
+                Self.info($0, present: try tx.rooms.presentCount($0.rid))
+            }
+        }
+    }
+
     func lookup(uniqueName: String) throws -> RoomInfo {
         try storage.read { tx in
             let room = try self.room(uniqueName: uniqueName, in: tx)

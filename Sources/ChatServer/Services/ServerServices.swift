@@ -21,6 +21,7 @@ public final class ServerServices: Sendable {
     let groups: GroupService
     let people: PeopleService
     let rooms: RoomService
+    let receipts: ReceiptService
 
     /// Where request handlers wait on the database (nil: Swift's cooperative pool).
     let threads: StorageThreads?
@@ -77,6 +78,7 @@ public final class ServerServices: Sendable {
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               media: media, syncLog: syncLog, notices: notices)
         people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices)
+        receipts = ReceiptService(storage: storage, config: config, conversations: conversations, notices: notices)
         rooms = RoomService(storage: storage, config: config, hub: hub, messages: messages, notices: notices)
         if let bus {
             cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger,

@@ -19,10 +19,20 @@ final class SignalService: Sendable {
         self.notices = notices
     }
 
+    /// A signal's or a reply's text: 1-500 characters, not only blanks.
+    static let maxCharacters = 500
+
+    static func checkText(_ content: String, what: String) throws {
+        guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw APIFailure.invalid("content must not be empty")
+        }
+        guard content.count <= maxCharacters else {
+            throw APIFailure(.tooLarge, "a \(what) is at most \(maxCharacters) characters")
+        }
+    }
+
     func create(caller: Int, content: String) throws -> Int {
-        let text = content.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw APIFailure.invalid("content must not be empty") }
-        guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "signal is too long") }
+        try Self.checkText(content, what: "signal")
         let now = config.clock.nowMs()
         return try storage.write { tx in
             try Quotas(config: config).take(.signals, by: caller, in: tx)
@@ -30,17 +40,96 @@ final class SignalService: Sendable {
         }
     }
 
-    /// Returns the reply's id (a `receive_id`).
+    /// Returns the reply's id (a `receive_id`). One reply per user and signal (409).
     func reply(caller: Int, signalId: Int, content: String) throws -> String {
-        guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw APIFailure.invalid("content must not be empty")
-        }
-        guard content.count <= config.maxTextCharacters else { throw APIFailure(.tooLarge, "reply is too long") }
+        try Self.checkText(content, what: "reply")
         let now = config.clock.nowMs()
         return try storage.write { tx in
-            guard let owner = try tx.signals.owner(ofSignal: signalId) else { throw APIFailure.notFound("no such signal") }
-            guard owner != caller else { throw APIFailure.forbidden("you cannot reply to your own signal") }
+            guard let signal = try tx.signals.signal(signalId), !signal.deleted else {
+                throw APIFailure.notFound("no such signal")
+            }
+            guard signal.ownerUid != caller else { throw APIFailure.forbidden("you cannot reply to your own signal") }
+            guard try !tx.people.blocks(signal.ownerUid, caller) && !tx.people.blocks(caller, signal.ownerUid) else {
+                throw APIFailure.notFound("no such signal")
+            }
+            guard try !tx.signals.hasReplied(to: signalId, from: caller) else {
+                throw APIFailure(.conflict, "you replied to this signal already")
+            }
             return String(try tx.signals.insertReply(signalId: signalId, from: caller, content: content, createdAt: now))
+        }
+    }
+
+    /// Others' signals, newest first, below `before`.
+    func feed(caller: Int, before: Int?, limit: Int) throws -> [SignalFeedItem] {
+        guard (1...50).contains(limit) else { throw APIFailure.invalid("limit must be 1-50") }
+        return try storage.read { tx in
+            try tx.signals.feed(for: caller, before: before, limit: limit).compactMap { row in
+                guard let from = try tx.users.info(uid: row.ownerUid) else { return nil }
+                return SignalFeedItem(signalId: row.id, content: row.content, from: from, createdAt: row.createdAt,
+                                      replied: row.replied)
+            }
+        }
+    }
+
+    /// The caller's own signals with how many replied.
+    func mine(caller: Int) throws -> [MySignal] {
+        try storage.read { tx in
+            try tx.signals.signals(of: caller, limit: 200).map {
+                MySignal(signalId: $0.id, content: $0.content, createdAt: $0.createdAt, replyCount: $0.replyCount)
+            }
+        }
+    }
+
+    /// Deletes one of the caller's signals; its replies stay in the inbox.
+    func delete(caller: Int, signalId: Int) throws {
+        try storage.write { tx in
+            guard let signal = try tx.signals.signal(signalId), !signal.deleted else { throw APIFailure.notFound("no such signal") }
+            guard signal.ownerUid == caller else { throw APIFailure.forbidden("only its author can delete a signal") }
+            try tx.signals.markDeleted(signalId)
+        }
+    }
+
+    func hide(caller: Int, signalId: Int) throws {
+        try storage.write { tx in
+            guard try tx.signals.signal(signalId) != nil else { throw APIFailure.notFound("no such signal") }
+            try tx.signals.hide(signalId, for: caller)
+        }
+    }
+
+    /// Keeps a report for the operator (`tongban-server signals reports`).
+    func report(caller: Int, signalId: Int, reason: String) throws {
+        guard reason.count <= Self.maxCharacters else {
+            throw APIFailure(.tooLarge, "a reason is at most \(Self.maxCharacters) characters")
+        }
+        let now = config.clock.nowMs()
+        try storage.write { tx in
+            guard let signal = try tx.signals.signal(signalId) else { throw APIFailure.notFound("no such signal") }
+            guard signal.ownerUid != caller else { throw APIFailure.invalid("you cannot report your own signal") }
+            try tx.signals.report(signalId, by: caller, reason: reason, at: now)
+        }
+    }
+
+    // MARK: The operator's
+
+    /// The newest reports with their signals, for `tongban-server signals reports`.
+    func reports(limit: Int) throws -> [SignalReport] {
+        try storage.read { tx in
+            try tx.signals.reports(limit: limit).map { r in
+                let signal = try tx.signals.signal(r.signalId)
+                let author = try signal.flatMap { try tx.users.info(uid: $0.ownerUid) }
+                let reporter = try tx.users.info(uid: r.reporterUid)
+                return SignalReport(reportId: r.id, signalId: r.signalId, content: signal?.content ?? "",
+                                    author: author?.account ?? "", reporter: reporter?.account ?? "", reason: r.reason,
+                                    createdAt: r.createdAt, removed: signal?.deleted ?? true)
+            }
+        }
+    }
+
+    /// Removes a signal from every feed (the operator's answer to a report).
+    func remove(signalId: Int) throws {
+        try storage.write { tx in
+            guard try tx.signals.signal(signalId) != nil else { throw APIFailure.notFound("no signal \(signalId)") }
+            try tx.signals.markDeleted(signalId)
         }
     }
 
@@ -77,4 +166,18 @@ final class SignalService: Sendable {
         let ok = try storage.read { tx in try tx.signals.isReply(id, between: a, and: b) }
         guard ok else { throw APIFailure.forbidden("receive_id \(receiveId) is not a reply between you two") }
     }
+}
+
+/// A report as the operator reads it.
+public struct SignalReport: Sendable, Equatable {
+    public var reportId: Int
+    public var signalId: Int
+    public var content: String
+    /// Accounts.
+    public var author: String
+    public var reporter: String
+    public var reason: String
+    public var createdAt: Int
+    /// Whether the signal is gone from the feed (deleted or removed).
+    public var removed: Bool
 }

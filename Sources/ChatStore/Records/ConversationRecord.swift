@@ -43,6 +43,8 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     /// Groups only.
     var groupId: Int?
     var memberCount: Int
+    /// One-to-one (v4): the peer's read seq; nil when reads are not shared.
+    var peerReadSeq: Int?
     /// Groups: false once I left or was removed.
     var isMember: Bool
 
@@ -75,7 +77,7 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     /// The columns in the order `init(row:)` reads them by position when a
     /// query selects exactly `selection` (the list query); other queries
     /// fall back to lookup by name.
-    static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, isMember"
+    static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, peerReadSeq, isMember"
 
     /// `selection` with the name a list shows: my remark for a friend
     /// (PROTOCOL.md v3), else the peer's or group's name. For reads only: a
@@ -144,7 +146,8 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
         mentionSeq = row[27]
         groupId = row[28]
         memberCount = row[29]
-        isMember = row[30]
+        peerReadSeq = row[30]
+        isMember = row[31]
     }
 
     private init(named row: Row) {
@@ -178,10 +181,11 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
         mentionSeq = row["mentionSeq"]
         groupId = row["groupId"]
         memberCount = row["memberCount"]
+        peerReadSeq = row["peerReadSeq"]
         isMember = row["isMember"]
     }
 
-    static let columnCount = 31
+    static let columnCount = 32
 
     mutating func setLast(_ m: MessageRecord) {
         lastClientMsgID = m.clientMsgID
@@ -226,7 +230,8 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
             signalContent: signalContent, isImOpened: isImOpened, isPinned: isPinned, draftText: draftText,
             unreadCount: unreadCount, lastMessagePreview: preview(myImUid: myImUid, localizer: localizer, memo: memo),
             lastMessageTime: lastMessageTime, maxSeq: maxSeq, readSeq: readSeq, pinnedAt: pinnedAt,
-            isMuted: isMuted, mentionSeq: mentionSeq, groupId: groupId, memberCount: memberCount, isMember: isMember
+            isMuted: isMuted, mentionSeq: mentionSeq, groupId: groupId, memberCount: memberCount, isMember: isMember,
+            peerReadSeq: peerReadSeq
         )
     }
 }

@@ -251,6 +251,10 @@ enum StoreMigrations {
                 t.column("body", .text).notNull()
             }
         }
+        m.registerMigration("v12-peer-read") { db in
+            // PROTOCOL.md v4 read receipts: how far the peer of a one-to-one chat read.
+            try db.alter(table: "conversation") { t in t.add(column: "peerReadSeq", .integer) }
+        }
         return m
     }
 }

@@ -81,6 +81,13 @@ enum ConversationTable {
 
     /// The server's view of one conversation (`/chat/conversations`, or a
     /// `conversation` sync event) over the row.
+    /// The peer of a one-to-one chat read up to `seq` (a `read` event).
+    static func notePeerRead(_ id: String, seq: Int, db: Database) throws {
+        try db.cachedStatement(sql: """
+            UPDATE conversation SET peerReadSeq = ? WHERE id = ? AND (peerReadSeq IS NULL OR peerReadSeq < ?)
+            """).execute(arguments: [seq, id, seq])
+    }
+
     static func applySummary(_ s: ConversationSummary, me: StoreOwner, db: Database) throws {
         guard me.isMine(s.conversationId) else { return }
         var conv = try ensure(id: s.conversationId, nickname: s.showName, avatar: s.faceURL, me: me, db: db)
@@ -110,6 +117,8 @@ enum ConversationTable {
         conv.unreadCount = s.unreadCount
         conv.maxSeq = max(conv.maxSeq, s.maxSeq)
         conv.readSeq = max(conv.readSeq, s.readSeq)
+        // Absent: the peer or I stopped sharing reads (PROTOCOL.md v4), so none is shown.
+        conv.peerReadSeq = s.peerReadSeq.map { max(conv.peerReadSeq ?? 0, $0) }
         conv.isOnline = s.isOnline
         conv.isImOpened = conv.isImOpened || s.isImOpened
         conv.hidden = false
@@ -130,7 +139,7 @@ enum ConversationTable {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message
             WHERE conversationId = ? AND seq > ? AND sendID <> ? AND isControl = 0
-            AND contentType NOT BETWEEN 1501 AND 1510 AND contentType NOT BETWEEN 1601 AND 1605
+            AND contentType NOT BETWEEN 1501 AND 1511 AND contentType NOT BETWEEN 1601 AND 1605
             """), arguments: [conversationId, readSeq, me.imUid]) ?? 0
     }
 

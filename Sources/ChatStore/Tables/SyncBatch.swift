@@ -98,6 +98,10 @@ enum SyncBatch {
                 if request.status == .pending, request.to.uid == me.uid { changes.newRequests.append(request) }
             case .newLogin(let session):
                 changes.newLogins.append(session)
+            case .read(let conversationId, _, let seq):
+                guard me.isMine(conversationId) else { continue }
+                try ConversationTable.notePeerRead(conversationId, seq: seq, db: db)
+                changes.conversationIds.insert(conversationId)
             }
         }
         for (id, records) in touched {

@@ -10,8 +10,8 @@ extension APIClient {
 
     public func settings() async throws -> UserSettings { try await json(UserSettings.self, .GET, "/user/settings") }
 
-    public func setSettings(_ settings: UserSettings) async throws -> UserSettings {
-        try await json(UserSettings.self, .POST, "/user/settings", body: settings)
+    public func setSettings(_ change: SettingsChange) async throws -> UserSettings {
+        try await json(UserSettings.self, .POST, "/user/settings", body: change)
     }
 
     public func requestFriend(userId: Int, message: String?) async throws -> FriendRequest {

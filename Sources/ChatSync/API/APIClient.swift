@@ -396,6 +396,39 @@ public final class APIClient: ChatAPI {
     public func openIM(receiveId: String) async throws {
         try await noContent(.POST, "/signal/open-im", body: OpenIMRequest(receiveId: receiveId))
     }
+    public func signalFeed(before: Int?, limit: Int) async throws -> [SignalFeedItem] {
+        try await json([SignalFeedItem].self, .GET, "/signal/feed?limit=\(limit)" + (before.map { "&before=\($0)" } ?? ""))
+    }
+    public func mySignals() async throws -> [MySignal] { try await json([MySignal].self, .GET, "/signal/mine") }
+    public func deleteSignal(_ signalId: Int) async throws {
+        try await noContent(.POST, "/signal/delete", body: SignalIdRequest(signalId: signalId))
+    }
+    public func hideSignal(_ signalId: Int) async throws {
+        try await noContent(.POST, "/signal/hide", body: SignalIdRequest(signalId: signalId))
+    }
+    public func reportSignal(_ signalId: Int, reason: String) async throws {
+        try await noContent(.POST, "/signal/report", body: SignalReportRequest(signalId: signalId, reason: reason))
+    }
+
+    // MARK: - Typing and read receipts (v4)
+
+    public func typing(conversationId: String) async throws {
+        try await noContent(.POST, "/chat/typing", body: TypingRequest(conversationId: conversationId))
+    }
+    public func readCounts(conversationId: String, seqs: [Int]) async throws -> ReadCountsResponse {
+        try await json(ReadCountsResponse.self, .GET, "/chat/message/read-counts?conversation_id=\(Self.query(conversationId))"
+                       + "&seqs=" + seqs.map(String.init).joined(separator: ","))
+    }
+    public func readers(conversationId: String, seq: Int) async throws -> ReadersResponse {
+        try await json(ReadersResponse.self, .GET, "/chat/message/readers?conversation_id=\(Self.query(conversationId))&seq=\(seq)")
+    }
+
+    // MARK: - Seed gaps (v4)
+
+    public func dissolveGroup(groupId: Int) async throws {
+        try await noContent(.POST, "/group/dissolve", body: GroupIdRequest(groupId: groupId))
+    }
+    public func myRooms() async throws -> [RoomInfo] { try await json([RoomInfo].self, .GET, "/room/mine") }
 }
 
 /// Lets a progress report through once per whole percent.

@@ -31,7 +31,7 @@ public protocol ChatAPI: Sendable {
     /// Changes the fields given (name, signature, picture's objectKey or "").
     func updateProfile(_ request: UpdateProfileRequest) async throws -> UserBasicInfo
     func settings() async throws -> UserSettings
-    func setSettings(_ settings: UserSettings) async throws -> UserSettings
+    func setSettings(_ change: SettingsChange) async throws -> UserSettings
     func requestFriend(userId: Int, message: String?) async throws -> FriendRequest
     func friendRequests() async throws -> FriendRequestsResponse
     func respondFriend(requestId: Int, accept: Bool) async throws -> FriendRequest
@@ -129,6 +129,23 @@ public protocol ChatAPI: Sendable {
     func replySignal(signalId: Int, content: String) async throws -> String
     func signalInbox() async throws -> [SignalInboxItem]
     func openIM(receiveId: String) async throws
+    /// v4: others' signals, newest first, below `before`.
+    func signalFeed(before: Int?, limit: Int) async throws -> [SignalFeedItem]
+    func mySignals() async throws -> [MySignal]
+    func deleteSignal(_ signalId: Int) async throws
+    func hideSignal(_ signalId: Int) async throws
+    func reportSignal(_ signalId: Int, reason: String) async throws
+
+    // MARK: Typing and read receipts (v4)
+
+    func typing(conversationId: String) async throws
+    func readCounts(conversationId: String, seqs: [Int]) async throws -> ReadCountsResponse
+    func readers(conversationId: String, seq: Int) async throws -> ReadersResponse
+
+    // MARK: Seed gaps (v4)
+
+    func dissolveGroup(groupId: Int) async throws
+    func myRooms() async throws -> [RoomInfo]
 }
 
 /// The defaults of PROTOCOL.md's optional parameters.

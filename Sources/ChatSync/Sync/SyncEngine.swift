@@ -24,6 +24,10 @@ public enum SyncUpdate: Sendable {
     /// A room's push (PROTOCOL.md v3 "Rooms"): rooms are in no sync log, so
     /// their messages, updates and info come whole, only over the socket.
     case room(RoomPush)
+    /// v4: someone is typing in a conversation, for `ttlMs` from now.
+    case typing(conversationId: String, userId: String, ttlMs: Int)
+    /// v4: reads passed some of my messages in a group.
+    case readChanged(conversationId: String)
 }
 
 /// What a room's push frame carries.
@@ -359,6 +363,9 @@ public final class SyncEngine: Sendable {
                     case .room(let m): self.emit(.room(.message(m)))
                     case .roomUpdate(let m): self.emit(.room(.update(m)))
                     case .roomInfo(let r): self.emit(.room(.info(r)))
+                    case .typing(let conversationId, let userId, let ttlMs):
+                        self.emit(.typing(conversationId: conversationId, userId: userId, ttlMs: ttlMs))
+                    case .readChanged(let conversationId): self.emit(.readChanged(conversationId: conversationId))
                     }
                 }
             }

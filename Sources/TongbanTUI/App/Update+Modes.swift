@@ -175,6 +175,9 @@ extension Update {
         case .showRecord:
             if let record = m.content.merged { s.mode = .record(record, 0) }
             return []
+        case .openProfile:
+            guard let uid = m.content.card?.uid else { return [] }
+            return [.people(.openPeer(uid: uid))]
         case .showQuoted:
             guard let q = m.content.quote?.quote, let seq = q.seq else { return [] }
             s.status = q.revoked ? L.string("ui.quoteRevoked") : nil

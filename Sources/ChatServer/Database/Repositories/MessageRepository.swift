@@ -76,6 +76,11 @@ package protocol MessageRepository {
     /// Messages above `seq` and at most `ceiling` that are neither control
     /// ones nor group notices, and not from `uid` nor deleted by them.
     func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int
+    /// Who sent the messages above `seq` and at most `ceiling` that count
+    /// as unread for others (no control messages, no notices), `uid` left out.
+    func senders(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> [Int]
+    /// Who sent each of `seqs` (those that exist), by seq.
+    func senders(in conversationId: String, seqs: [Int]) throws -> [Int: Int]
     /// Up to `limit` messages above `seq`, oldest first; with a `reader`,
     /// those they deleted for themselves left out.
     func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow]

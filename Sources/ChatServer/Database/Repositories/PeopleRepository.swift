@@ -56,6 +56,8 @@ package protocol PeopleRepository {
     func unblock(_ uid: Int, _ other: Int) throws -> Bool
     /// Whom `uid` blocked, most recent first.
     func blocked(by uid: Int) throws -> [Int]
+    /// Who blocked `uid`.
+    func blockers(of uid: Int) throws -> [Int]
     /// Whether `receiver` refuses a single-chat message from `sender`: they
     /// blocked them, or take messages from friends only and they are not one.
     func refuses(receiver: Int, sender: Int) throws -> Bool

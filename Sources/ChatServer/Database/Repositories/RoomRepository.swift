@@ -26,8 +26,11 @@ package protocol RoomRepository {
     /// case; `%`, `_` and `\` match only themselves), most present first,
     /// with how many are present.
     func list(query: String, limit: Int) throws -> [(room: RoomRow, present: Int)]
-    /// Makes `uid` present; false if they were already.
+    /// Makes `uid` present (and remembers the visit, `recent`); false if they were already.
     func enter(_ rid: Int, uid: Int, at: Int) throws -> Bool
+    /// Rooms not dropped that `uid` owns or entered at or after `since`
+    /// (Unix ms), the latest owned or entered first, at most `limit`.
+    func recent(of uid: Int, since: Int, limit: Int) throws -> [RoomRow]
     /// Makes `uid` absent; false if they were not present.
     func leave(_ rid: Int, uid: Int) throws -> Bool
     /// Who is present, earliest entered first.

@@ -10,9 +10,9 @@ package protocol UserRepository {
     func setUsername(_ username: String, uid: Int) throws
     func setSignature(_ signature: String, uid: Int) throws
     func setAvatar(_ avatar: String, uid: Int) throws
-    /// Whether single chats from people who are not friends reach `uid` (default true).
-    func acceptsStrangers(uid: Int) throws -> Bool
-    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws
+    /// `uid`'s switches: strangers, typing, reads (each true by default).
+    func settings(uid: Int) throws -> UserSettings
+    func setSettings(_ settings: UserSettings, uid: Int) throws
     /// Whether `key` is some user's or group's picture (anyone may read those).
     func isAvatar(_ key: String) throws -> Bool
 }

@@ -70,9 +70,30 @@ struct SQLiteMessageRepository: MessageRepository {
     func unreadCount(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message m WHERE conversationId = ? AND seq > ? AND seq <= ? AND senderUid <> ?
-            AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1510
+            AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1511
             AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.uid = ?4 AND h.messageId = m.id)
             """), arguments: [conversationId, seq, ceiling, uid]) ?? 0
+    }
+
+    func senders(in conversationId: String, after seq: Int, upTo ceiling: Int, notFrom uid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: """
+            SELECT DISTINCT senderUid FROM message WHERE conversationId = ? AND seq > ? AND seq <= ? AND senderUid <> ?
+            AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1511
+            """), arguments: [conversationId, seq, ceiling, uid])
+    }
+
+    func senders(in conversationId: String, seqs: [Int]) throws -> [Int: Int] {
+        guard !seqs.isEmpty else { return [:] }
+        var out: [Int: Int] = [:]
+        // One statement per size of list would fill the cache: the seqs go in as one JSON array.
+        let list = "[" + seqs.map(String.init).joined(separator: ",") + "]"
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT seq, senderUid FROM message WHERE conversationId = ? AND seq IN (SELECT value FROM json_each(?))
+            AND isControl = 0 AND contentType NOT BETWEEN 1501 AND 1511
+            """), arguments: [conversationId, list]) {
+            out[row[0]] = row[1]
+        }
+        return out
     }
 
     func messages(in conversationId: String, after seq: Int, limit: Int, for reader: Int?) throws -> [MessageRow] {

@@ -292,6 +292,37 @@ enum SQLiteMigrations {
                 WHERE messageId = 0
                 """)
         }
+        // Typing, read receipts and the signal feed (PROTOCOL.md v4): the
+        // two sharing switches; a signal its owner deleted stays for the
+        // replies in their inbox; hides and reports per signal; the rooms a
+        // user entered lately (`/room/mine`), one row per room and user.
+        m.registerMigration("v10-alive") { db in
+            try db.alter(table: "user") { t in
+                t.add(column: "shareTyping", .boolean).notNull().defaults(to: true)
+                t.add(column: "shareRead", .boolean).notNull().defaults(to: true)
+            }
+            try db.alter(table: "signal") { t in t.add(column: "deleted", .boolean).notNull().defaults(to: false) }
+            try db.create(index: "signal_reply_from", on: "signal_reply", columns: ["signalId", "fromUid"])
+            try db.create(index: "block_blocked", on: "block", columns: ["blockedUid"])
+            try db.create(table: "signal_hide") { t in
+                t.column("uid", .integer).notNull()
+                t.column("signalId", .integer).notNull()
+                t.primaryKey(["uid", "signalId"])
+            }
+            try db.create(table: "signal_report") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("signalId", .integer).notNull().indexed()
+                t.column("reporterUid", .integer).notNull()
+                t.column("reason", .text).notNull()
+                t.column("createdAt", .integer).notNull()
+            }
+            try db.create(table: "room_visit") { t in
+                t.column("uid", .integer).notNull()
+                t.column("rid", .integer).notNull()
+                t.column("at", .integer).notNull()
+                t.primaryKey(["uid", "rid"])
+            }
+        }
         return m
     }
 }

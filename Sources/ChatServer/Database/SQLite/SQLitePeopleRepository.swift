@@ -73,6 +73,10 @@ struct SQLitePeopleRepository: PeopleRepository {
         return db.changesCount > 0
     }
 
+    func blockers(of uid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: "SELECT uid FROM block WHERE blockedUid = ?"), arguments: [uid])
+    }
+
     func blocked(by uid: Int) throws -> [Int] {
         try Int.fetchAll(db.cachedStatement(sql: "SELECT blockedUid FROM block WHERE uid = ? ORDER BY createdAt DESC, blockedUid"),
                          arguments: [uid])

@@ -37,7 +37,23 @@ struct SQLiteRoomRepository: RoomRepository {
     func enter(_ rid: Int, uid: Int, at: Int) throws -> Bool {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO room_presence(rid, uid, enteredAt) VALUES (?, ?, ?)")
             .execute(arguments: [rid, uid, at])
-        return db.changesCount > 0
+        let entered = db.changesCount > 0
+        try db.cachedStatement(sql: """
+            INSERT INTO room_visit(uid, rid, at) VALUES (?, ?, ?) ON CONFLICT(uid, rid) DO UPDATE SET at = excluded.at
+            """).execute(arguments: [uid, rid, at])
+        return entered
+    }
+
+    func recent(of uid: Int, since: Int, limit: Int) throws -> [RoomRow] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT r.rid, r.name, r.uniqueName, r.topic, r.ownerUid, r.createdAt, r.dropped,
+                   MAX(COALESCE((SELECT v.at FROM room_visit v WHERE v.uid = ?1 AND v.rid = r.rid), 0),
+                       CASE WHEN r.ownerUid = ?1 THEN r.createdAt ELSE 0 END) AS latest
+            FROM room r
+            WHERE NOT r.dropped AND (r.ownerUid = ?1
+                OR EXISTS (SELECT 1 FROM room_visit v WHERE v.uid = ?1 AND v.rid = r.rid AND v.at >= ?2))
+            ORDER BY latest DESC, r.rid DESC LIMIT ?3
+            """), arguments: [uid, since, limit]).map(Self.row)
     }
 
     func leave(_ rid: Int, uid: Int) throws -> Bool {

@@ -31,12 +31,15 @@ struct SQLiteUserRepository: UserRepository {
         try db.cachedStatement(sql: "UPDATE user SET avatar = ? WHERE uid = ?").execute(arguments: [avatar, uid])
     }
 
-    func acceptsStrangers(uid: Int) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT acceptStrangers FROM user WHERE uid = ?"), arguments: [uid]) ?? true
+    func settings(uid: Int) throws -> UserSettings {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT acceptStrangers, shareTyping, shareRead FROM user WHERE uid = ?"),
+                         arguments: [uid])
+            .map { UserSettings(acceptStrangers: $0[0], shareTyping: $0[1], shareRead: $0[2]) } ?? UserSettings()
     }
 
-    func setAcceptsStrangers(_ accept: Bool, uid: Int) throws {
-        try db.cachedStatement(sql: "UPDATE user SET acceptStrangers = ? WHERE uid = ?").execute(arguments: [accept, uid])
+    func setSettings(_ settings: UserSettings, uid: Int) throws {
+        try db.cachedStatement(sql: "UPDATE user SET acceptStrangers = ?, shareTyping = ?, shareRead = ? WHERE uid = ?")
+            .execute(arguments: [settings.acceptStrangers, settings.shareTyping, settings.shareRead, uid])
     }
 
     func isAvatar(_ key: String) throws -> Bool {

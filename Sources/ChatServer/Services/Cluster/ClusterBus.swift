@@ -1,3 +1,4 @@
+import ChatCore
 import Foundation
 
 /// How a node of a cluster hears the others (`ClusterService`): which
@@ -47,6 +48,8 @@ package enum ClusterNotice: Equatable, Sendable {
     case room(ref: RoomFrameRef, uids: [Int])
     /// One of the two blocked the other: each looks offline to the other's sockets.
     case hidden(Int, Int)
+    /// A frame that lives only on sockets (typing, read_changed) for these users.
+    case live(PushFrame, uids: [Int])
 }
 
 /// The notices' text: short lines of words, under PostgreSQL's 8000-byte payload limit.
@@ -98,6 +101,19 @@ package enum ClusterPayload {
         return split(head, uids.map(String.init))
     }
 
+    /// `typing NODE CONV IMUID TTL uid ...` or `readchg NODE CONV uid ...`,
+    /// split to fit; nil for frames that are not live ones. Conversation
+    /// and IM ids never hold a space.
+    package static func livePayloads(node: String, frame: PushFrame, uids: [Int]) -> [String] {
+        let head: String
+        switch frame {
+        case .typing(let conv, let user, let ttl): head = "typing \(node) \(conv) \(user) \(ttl)"
+        case .readChanged(let conv): head = "readchg \(node) \(conv)"
+        default: return []
+        }
+        return split(head, uids.map(String.init))
+    }
+
     /// What a payload says; nil for a notice of this node's own or a malformed one.
     package static func parse(_ payload: String, ownNode: String) -> ClusterNotice? {
         let parts = payload.split(separator: " ")
@@ -113,6 +129,16 @@ package enum ClusterPayload {
             case "i": return .room(ref: .info(Int(id)), uids: uids)
             default: return nil
             }
+        }
+        if first == "typing" || first == "readchg" {
+            let fixed = first == "typing" ? 5 : 3
+            guard parts.count > fixed, parts[1] != ownNode else { return nil }
+            let uids = parts.dropFirst(fixed).compactMap { Int($0) }
+            guard uids.count == parts.count - fixed else { return nil }
+            let conv = String(parts[2])
+            if first == "readchg" { return .live(.readChanged(conversationId: conv), uids: uids) }
+            guard let ttl = Int(parts[4]) else { return nil }
+            return .live(.typing(conversationId: conv, userId: String(parts[3]), ttlMs: ttl), uids: uids)
         }
         if ["presence", "hello", "online", "hidden"].contains(first) {
             guard parts.count >= 2, parts[1] != ownNode else { return nil }

@@ -91,6 +91,8 @@ final class ClusterService: Sendable {
             later { [hub] in hub.online(on: node, uids: uids) }
         case .hidden(let a, let b):
             hub.hide(a, b)
+        case .live(let frame, let uids):
+            hub.send(.frame(PushHub.encode(frame)), to: uids)
         case .room(let ref, let uids):
             // Only users with a socket here; the frame is read back from the database.
             let local = uids.filter { hub.hasSocket($0) }

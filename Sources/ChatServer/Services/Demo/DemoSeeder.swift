@@ -11,9 +11,12 @@ struct DemoSeeder {
     func seedIfNeeded() throws {
         if try uid(ofAccount: "me") == nil { try seed() }
         // Demo data seeded before rooms existed gets its room too (and a
-        // dropped lobby is back at the next start).
+        // dropped lobby is back at the next start); before friends and the
+        // signal feed, those too.
         try seedRoom()
+        try seedFriendsAndSignals()
         try installPeers()
+        carolAsksLater()
     }
 
     func uid(ofAccount account: String) throws -> Int? {
@@ -178,6 +181,37 @@ struct DemoSeeder {
             try say(alice, "按 , 可以看房间信息和在场的人", opened + 14 * minute)
             try leave(bob, opened + 20 * minute)
             try leave(alice, opened + 21 * minute)
+        }
+    }
+
+    /// `me` is friends with Alice and Bob, who each posted a signal to the
+    /// feed (PROTOCOL.md v4). Once: a friendship found means it was done.
+    func seedFriendsAndSignals() throws {
+        guard let me = try uid(ofAccount: "me"), let alice = try uid(ofAccount: "alice"),
+              let bob = try uid(ofAccount: "bob") else { return }
+        let now = service.config.clock.nowMs()
+        let done = try service.storage.write { tx -> Bool in
+            guard try tx.people.friend(me, alice) == nil else { return true }
+            try tx.people.addFriends(me, alice, since: now - 3 * 24 * 3_600_000)
+            try tx.people.addFriends(me, bob, since: now - 2 * 3_600_000)
+            return false
+        }
+        guard !done else { return }
+        _ = try service.signals.create(caller: alice, content: "有人推荐好看的科幻小说吗？最近想读点新的 📚")
+        _ = try service.signals.create(caller: bob, content: "今晚谁一起打羽毛球？🏸 还差一个人")
+    }
+
+    /// Carol, a stranger, asks `me` to be friends a while after the server
+    /// starts (once: an earlier request, answered or not, stays as it is).
+    func carolAsksLater() {
+        let service = self.service, delay = service.config.demoFriendRequestDelay
+        guard let me = try? uid(ofAccount: "me"), let carol = try? uid(ofAccount: "carol") else { return }
+        Task {
+            try? await Task.sleep(for: delay)
+            let asked = (try? service.storage.read { tx in
+                try tx.people.request(from: carol, to: me) != nil || tx.people.friend(me, carol) != nil
+            }) ?? true
+            if !asked { _ = try? service.people.request(caller: carol, userId: me, message: "你好，我是爬山群里的 Carol，加个好友吧") }
         }
     }
 

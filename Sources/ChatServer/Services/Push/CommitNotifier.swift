@@ -49,6 +49,16 @@ final class CommitNotifier: Sendable {
         bus.publish { [payload] }
     }
 
+    /// A frame that lives only on sockets (typing, read_changed): to the
+    /// sockets here of `uids`, and to the other nodes'.
+    func live(_ frame: PushFrame, to uids: [Int]) {
+        guard !uids.isEmpty else { return }
+        hub.send(.frame(PushHub.encode(frame)), to: uids)
+        guard let bus else { return }
+        let payloads = ClusterPayload.livePayloads(node: bus.node, frame: frame, uids: uids)
+        bus.publish { payloads }
+    }
+
     /// Waits until the room frames queued so far went out.
     func drain() { roomQueue.sync {} }
 

@@ -41,6 +41,20 @@ extension ChatEffects {
         }
     }
 
+    /// A person shared into the chat (名片, PROTOCOL.md v4), named by account,
+    /// display name or uid; the server fills in their name and picture.
+    public func sendCard(of name: String, in c: Conversation, emit: Emit) async {
+        do {
+            let user = try await session.user(named: name)
+            let card = CardPayload(userId: ConversationIDHelper.imUid(user.uid), name: user.username,
+                                   account: user.account ?? "", avatar: user.avatar)
+            try await session.sendQueue.enqueue(.card(card), to: c.id, receiveId: c.receiveId)
+            await emit(.sent)
+        } catch {
+            await emit(.told(.failed(Failure(error), diskFull: "error.diskFull.send")))
+        }
+    }
+
     /// Files sent as `kind` (`OutgoingKinds`): prepared, then queued with
     /// their uploads. A file that cannot be sent comes back in words.
     public func send(_ kind: OutgoingKind, paths: [String], in c: Conversation, emit: Emit) async {

@@ -404,3 +404,27 @@ struct ClusterTests {
         #expect(merged == cursors)
     }
 }
+
+/// Typing and read_changed frames live only on sockets: they cross nodes over the bus.
+@Suite(.serialized, .enabled(if: TestServer.postgresAdminURL != nil, "needs TONGBAN_TEST_DATABASE_URL"))
+struct LiveClusterTests {
+    @Test func typingAndReadChangedReachSocketsOnTheOtherNode() async throws {
+        let (one, two) = try await ClusterTests.twoNodes()
+        defer { Task { await one.stop(); await two.stop() } }
+        let (a, ua) = try await one.user("typ_ca")
+        let (_, ub) = try await one.user("typ_cb")
+        let conv = conversationId(ua, ub)
+        #expect(try await a.sendText(conv, "hi").status == 200)
+        let socket = try await WSProbe.open(port: two.port, token: ub.token)
+        defer { Task { await socket.close() } }
+        #expect(try await a.typing(conv).status == 204)
+        #expect(await socket.wait(AliveTests.isTyping(conv, ua.imUid)) != nil, "typing crossed to the other node")
+
+        let (group, users) = try await makeGroup(one, size: 2)
+        let sent = try await users[0].0.sendText(group.conversationId, "读了吗").decode(SendMessageResponse.self)
+        let ownerOnTwo = try await WSProbe.open(port: two.port, token: users[0].1.token)
+        defer { Task { await ownerOnTwo.close() } }
+        #expect(try await users[1].0.read(group.conversationId, sent.seq).status == 200)
+        #expect(await ownerOnTwo.wait { $0 == .readChanged(conversationId: group.conversationId) } != nil)
+    }
+}

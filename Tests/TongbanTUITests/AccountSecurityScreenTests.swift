@@ -98,7 +98,7 @@ import Testing
         var s = PeopleScreenTests.peopleState()
         var page = MyPage()
         page.profile = PeopleScreenTests.me
-        page.acceptStrangers = true
+        page.settings = UserSettings(acceptStrangers: true)
         page.devices = [SessionInfo(sessionId: "here", createdAt: 0, lastSeenAt: Fixture.now, userAgent: "desk", current: true),
                         SessionInfo(sessionId: "there", createdAt: 0, lastSeenAt: Fixture.now, userAgent: "laptop", current: false)]
         s.mode = .me(page)
@@ -146,8 +146,8 @@ import Testing
 
     @Test func theRowEnterAndEscWorkAsOnTheRestOfThePage() {
         var s = Self.myPage()
-        // 修改密码 is the row above 退出登录: name, signature, picture, switch, two devices, then it.
-        for _ in 0..<6 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
+        // 修改密码 is the row above 退出登录: name, signature, picture, three switches, two devices, then it.
+        for _ in 0..<8 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
         _ = Update.apply(.key(.enter), to: &s, Self.zh)
         guard case .me(let open) = s.mode, open.password != nil else { Issue.record("no password form"); return }
         Self.type("typed", &s)

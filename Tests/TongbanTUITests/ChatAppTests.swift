@@ -53,7 +53,7 @@ import Testing
         // Keys line up: the descriptions of one section start in one column.
         let pin = try #require(wide.find("置顶 / 取消置顶")), open = try #require(wide.find("打开会话"))
         #expect(pin.x == open.x)
-        let narrow = app.frame(width: 70, height: 60)
+        let narrow = app.frame(width: 70, height: 64)
         let l = try #require(narrow.find("会话列表")), i = try #require(narrow.find("全局"))
         #expect(i.y > l.y && i.x == l.x, "one column on a narrow screen")
         await app.handle(.char("x"))
@@ -313,8 +313,7 @@ import Testing
         await type(app, "马上撤回这句")
         await app.handle(.enter)
         _ = await session.sendQueue.drain()
-        await app.handle(.escape)  // to the message pane
-        await app.handle(.char("k"))  // newest bubble
+        await app.handle(.escape)  // to the message pane, the newest bubble selected
         await app.handle(.char("R"))
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("撤回这条消息？(y/N)"))
         await app.handle(.char("y"))
@@ -337,8 +336,7 @@ import Testing
         #expect(await waitForGone(app, "八点见 …"), "the chat shows it sent")
         await type(app, "草稿")
         await app.handle(.escape)
-        await app.handle(.char("k"))
-        #expect(app.selectedMessage?.text == "八点见")
+        #expect(app.selectedMessage?.text == "八点见", "the pane selects the newest as it takes the keyboard")
 
         await app.handle(.char("1"))
         #expect(await waitFor(app, "👍 1"))
@@ -376,8 +374,7 @@ import Testing
         defer { Task { await server.stop() } }
         let app = await app(session)
         await app.handle(.enter)  // Alice
-        await app.handle(.escape)
-        await app.handle(.char("k"))  // her newest message
+        await app.handle(.escape)  // her newest message selected
         let quoted = try #require(app.selectedMessage)
         #expect(quoted.text == "好的，发消息给我试试，我会回复你")
         await app.handle(.char("r"))
@@ -408,7 +405,6 @@ import Testing
         let app = await app(session)
         await app.handle(.enter)  // Alice
         await app.handle(.escape)
-        await app.handle(.char("k"))
         let kept = try #require(app.selectedMessage)
         await app.handle(.char("s"))
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("已收藏"))
@@ -436,7 +432,6 @@ import Testing
         app.copy = { text in copied.withLock { $0.append(text) }; return "OSC 52" }
         await app.handle(.enter)
         await app.handle(.escape)
-        await app.handle(.char("k"))
         await app.handle(.char("c"))
         #expect(copied.withLock { $0 } == ["好的，发消息给我试试，我会回复你"])
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("已复制到剪贴板（OSC 52）"))
@@ -507,9 +502,8 @@ import Testing
         let app = await app(session)
         await app.handle(.enter)  // Alice
         await app.appearing?.value  // her history, from the server
-        await app.handle(.escape)
+        await app.handle(.escape)  // her newest text selected
         await app.handle(.char("v"))
-        await app.handle(.char("k"))  // her newest text
         await app.handle(.char(" "))
         // Up to her picture: walk until it is selected.
         for _ in 0..<6 where app.selectedMessage?.type != .image { await app.handle(.char("k")) }
@@ -551,7 +545,6 @@ import Testing
         #expect(await waitFor(app, "[聊天记录] 我 和 Alice 爱丽丝 的聊天记录"))
         #expect(app.frame(width: 120, height: 40).find("│ Alice 爱丽丝：[图片]") != nil)
         await app.handle(.escape)
-        await app.handle(.char("k"))
         await app.handle(.enter)
         #expect(app.frame(width: 120, height: 40).find("好的，发消息给我试试，我会回复你") != nil)
     }
@@ -565,7 +558,7 @@ import Testing
         #expect(await waitFor(app, "[闪照] Enter 查看"))
         await app.handle(.escape)
         // Select the flash image: walk up until it is selected.
-        for _ in 0..<3 { await app.handle(.char("k")) }
+        for _ in 0..<2 { await app.handle(.char("k")) }
         await app.handle(.enter)
         #expect(app.frame(width: 120, height: 40).rowText(39).contains("查看后将销毁，确定查看？(y/N)"))
         var secondTicks = 0

@@ -120,7 +120,7 @@ import Testing
         _ = Update.handle(.char("."), &s, Self.zh)
         try Golden.check("chat-menu", s, Self.zh)
         guard case .actions(let menu) = s.mode else { Issue.record("no menu"); return }
-        #expect(menu.items.map(\.key) == ["r", "f", "s", "c", "e", "x", "R", "1-6"], "my text: no view, no open")
+        #expect(menu.items.map(\.key) == ["r", "R", "f", "v", "s", "c", "e", "x", "1-6"], "my text: seed 004's order, no view, no open")
         // An item's key runs it: `e` starts editing.
         _ = Update.handle(.char("e"), &s, Self.zh)
         #expect(s.mode == .normal && s.editing?.messageId == "m-mine")
@@ -257,8 +257,9 @@ import Testing
         try Golden.check("overlay-search", s, Self.zh)
         s.mode = .newChat(NewChatDialog(query: "ali", found: [UserBasicInfo(uid: 7, username: "Alice 爱丽丝", account: "alice")]))
         try Golden.check("overlay-new-chat", s, Self.zh)
-        s.mode = .signals(Pick([SignalInboxItem(receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
-                                           from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)]))
+        s.mode = .signals(SignalsView(tab: .inbox, inbox: [SignalInboxItem(
+            receiveId: "r1", signalId: 1, signalContent: "今晚有人看电影吗", replyContent: "我！",
+            from: UserBasicInfo(uid: 8, username: "Carol 卡罗尔", account: "carol"), isImOpened: false)]))
         try Golden.check("overlay-signals", s, Self.zh)
         s.mode = .settings(member: 0)
         try Golden.check("overlay-settings", s, Self.zh)

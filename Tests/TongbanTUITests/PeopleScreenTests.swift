@@ -74,7 +74,7 @@ import Testing
 
         var page = MyPage()
         page.profile = Self.me
-        page.acceptStrangers = false
+        page.settings = UserSettings(acceptStrangers: false)
         page.devices = [
             SessionInfo(sessionId: "a1", createdAt: 0, lastSeenAt: Fixture.now - 60_000, userAgent: "tongban-terminal (Linux x86_64; desk)",
                         current: true),
@@ -177,7 +177,12 @@ import Testing
         #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.updateProfile(name: "小明", signature: nil))])
         // The switch flips at once.
         for _ in 0..<3 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
-        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.acceptStrangers(false))])
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.settings(SettingsChange(acceptStrangers: false)))])
+        // The typing and reads switches flip the same way.
+        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.people(.settings(SettingsChange(shareTyping: false)))])
+        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        #expect(Update.apply(.key(.char(" ")), to: &s, Self.zh) == [.people(.settings(SettingsChange(shareRead: false)))])
         // The other device: x asks, n keeps it, y signs it out.
         for _ in 0..<2 { _ = Update.apply(.key(.down), to: &s, Self.zh) }
         #expect(Update.apply(.key(.char("x")), to: &s, Self.zh).isEmpty)

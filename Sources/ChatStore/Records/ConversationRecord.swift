@@ -45,6 +45,14 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     var memberCount: Int
     /// One-to-one (v4): the peer's read seq; nil when reads are not shared.
     var peerReadSeq: Int?
+    /// Groups: the last message's sender as the group names them (not a
+    /// column: looked up when the list is read, for the preview `Alice：…`).
+    var lastSenderName: String?
+
+    /// The table's columns: `lastSenderName` is none of them.
+    enum CodingKeys: String, CodingKey {
+        case id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, peerReadSeq, isMember
+    }
     /// Groups: false once I left or was removed.
     var isMember: Bool
 
@@ -208,7 +216,7 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
         // A message's summary changes only when it is revoked (its text never
         // changes; uploads only fill in object keys), so the id is the key.
         let memoKey = PreviewMemo.Key(conversationId: id, clientMsgID: lastClientMsgID ?? "", revoked: lastRevoked, sender: sender == myImUid,
-                                      language: localizer.language)
+                                      language: localizer.language, senderName: lastSenderName)
         if let hit = memo?.get(memoKey) { return hit }
         let text = computePreview(type: type, content: content, sender: sender, myImUid: myImUid, localizer: localizer)
         memo?.set(memoKey, text)
@@ -220,7 +228,11 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
                                sendID: sender, recvID: id, contentType: type, content: content, sendTime: lastMessageTime,
                                revoked: lastRevoked)
         let msg = IMMessageMapper.map(wire, currentUID: myImUid)
-        return TerminalSanitizer.sanitize(MessageKinds.summary(of: msg, localizer: localizer))
+        let summary = TerminalSanitizer.sanitize(MessageKinds.summary(of: msg, localizer: localizer))
+        // Seed 004's group summary: "name: content", except my own, notices and revokes.
+        guard groupId != nil, sender != myImUid, !msg.isRecalled, !msg.isControl, msg.type != .groupNotice,
+              let name = lastSenderName, !name.isEmpty else { return summary }
+        return localizer.string("summary.groupSender", ["name": TerminalSanitizer.oneLine(name), "text": summary])
     }
 
     func conversation(myImUid: String, localizer: Localizer, memo: PreviewMemo? = nil) -> Conversation {
@@ -245,6 +257,7 @@ final class PreviewMemo: Sendable {
         var revoked: Bool
         var sender: Bool
         var language: Language
+        var senderName: String?
     }
     init() {}
     private let table = Mutex<[Key: String]>([:])

@@ -10,10 +10,22 @@ enum ConversationTable {
     /// pinned first; pinnedAt is 0 when not pinned), then the newest. Rooms
     /// are never among them (their rows only hold what a room's chat pages).
     static func visible(_ db: Database) throws -> [ConversationRecord] {
-        try ConversationRecord.fetchAll(selected: db.cachedStatement(sql: """
+        var records = try ConversationRecord.fetchAll(selected: db.cachedStatement(sql: """
             SELECT \(ConversationRecord.shownSelection) FROM conversation WHERE hidden = 0 AND id NOT LIKE 'sr\\_%' ESCAPE '\\'
             ORDER BY isPinned DESC, pinnedAt DESC, lastMessageTime DESC, id DESC
             """))
+        for i in records.indices where records[i].groupId != nil { try nameLastSender(&records[i], db) }
+        return records
+    }
+
+    /// A group row's last sender as the group names them, else as their profile does.
+    static func nameLastSender(_ record: inout ConversationRecord, _ db: Database) throws {
+        guard let gid = record.groupId, let sender = record.lastSendID,
+              let uid = ConversationIDHelper.uid(fromImUid: sender) else { return }
+        record.lastSenderName = try String.fetchOne(db.cachedStatement(sql: """
+            SELECT COALESCE((SELECT NULLIF(username, '') FROM group_member WHERE groupId = ? AND uid = ?),
+                            (SELECT NULLIF(username, '') FROM profile WHERE uid = ?))
+            """), arguments: [gid, uid, uid])
     }
 
     /// Total unread over visible conversations.

@@ -22,7 +22,10 @@ struct AppState {
         case newChat(NewChatDialog)
         /// "New group" chose a name; its unique name and members are being chosen.
         case newGroup(NewGroupForm)
-        case signals(Pick<SignalInboxItem>)
+        /// v4: signals in three tabs (`s`).
+        case signals(SignalsView)
+        /// v4: who read my group message and who has not (已读详情).
+        case readers(ReadersPage)
         /// v3 rooms: the directory, the new-room form, a room's page (`,`).
         case roomDirectory(RoomDirectory)
         case newRoom(NewRoomForm)
@@ -128,6 +131,8 @@ struct AppState {
         case leaveGroup(id: String, name: String)
         /// `x` on a member in a group's settings (owner only).
         case kick(uid: Int, name: String)
+        /// `D` on a group's page (owner only, PROTOCOL.md v4): everyone is out.
+        case dissolveGroup(name: String)
         case revoke(messageId: String)
         /// `x` on a failed message: it goes, and what it held is sent.
         case discard(messageId: String)
@@ -250,6 +255,8 @@ struct AppState {
     /// The input shows the opened chat's draft as the store has it, once
     /// its first read arrives (the list's row may not have caught up).
     var draftFromStore = false
+    /// Who is typing, and my group messages' read counts (v4).
+    var live = LiveState()
     /// The voice message being played.
     var playingId: String?
     var thumbnails: [String: Thumbnail] = [:]
@@ -295,6 +302,10 @@ struct AppState {
         guard let id = selectedId else { return nil }
         return chat?.messages.first { $0.id == id }
     }
+
+    /// Whether the screen changes from second to second: a countdown, or
+    /// someone typing (their mark goes when its time runs out).
+    var needsSecondTicks: Bool { mode.countsSeconds || live.anyoneTyping }
 
     /// Unread of conversations not muted (the list's total).
     var titleText: String { list.totalUnread > 0 ? "(\(list.totalUnread)) Tongban" : "Tongban" }

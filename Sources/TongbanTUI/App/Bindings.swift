@@ -17,6 +17,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
+    case messagesReaders = "messages.readers"
     case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave"
     case focusNext = "focus.next", focusPrevious = "focus.previous", help = "help", quit = "quit"
 }
@@ -86,6 +87,7 @@ struct Binding: Sendable {
         bind(.messages, .messagesForwardMerged, [.char("F")], "help.messages.forwardMerged"),
         bind(.messages, .messagesSelect, [.char("v")], "help.messages.multi"),
         bind(.messages, .messagesMark, [.char(" ")], "help.messages.mark"),
+        bind(.messages, .messagesReaders, [.char("w")], "help.messages.readers"),
         bind(.messages, .messagesMenu, [.char(".")], "help.messages.menu", hint: "hint.menu"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),

@@ -11,6 +11,8 @@ enum Effect: Equatable {
     /// Slash commands in a group chat.
     enum GroupChange: Equatable {
         case invite([String]), kick(String), kickMember(uid: Int), rename(String), notice(String), joinable(Bool), leave
+        /// v4: the owner ends the group.
+        case dissolve
         /// v3: a picture file made the group's (owner only).
         case avatar(path: String)
     }
@@ -49,8 +51,12 @@ enum Effect: Equatable {
     case clearHistory
     case reveal(seq: Int, messageId: String)
     case sendText(String)
+    /// v4: a person's card (名片), by account.
+    case sendCard(account: String)
     /// Files sent as the kind named so (`OutgoingKinds`: `/image`, `/file`, …).
     case sendFiles(kind: String, paths: [String])
+    /// Enter on the voice message playing.
+    case stopPlaying
     case startRecording
     case finishRecording(file: URL, send: Bool)
     case searchMessages(String)
@@ -61,8 +67,11 @@ enum Effect: Equatable {
     case openMessage(conversationId: String, name: String, seq: Int, messageId: String)
     case searchUsers(String)
     case startConversation(UserBasicInfo)
-    case loadSignals
     case openSignal(SignalInboxItem)
+    /// v4 signals: the feed, mine, replies (EffectRunner+Live.swift).
+    case signals(SignalEffect)
+    /// v4 typing and read receipts (EffectRunner+Live.swift).
+    case live(LiveEffect)
     /// v3 people: friends, requests, blocks, my page (EffectRunner+People.swift).
     case people(PeopleEffect)
     /// v3 rooms (EffectRunner+Rooms.swift).
@@ -107,7 +116,8 @@ enum PeopleEffect: Equatable {
     case updateProfile(name: String?, signature: String?)
     /// A picture file, made small and stripped, uploaded and made mine.
     case setAvatar(path: String)
-    case acceptStrangers(Bool)
+    /// Flip my settings' switches (strangers, typing, reads).
+    case settings(SettingsChange)
     case signOutDevice(String)
     /// v4: a new password (my other devices are signed out).
     case changePassword(current: String, new: String)
@@ -135,4 +145,14 @@ enum RoomEffect: Equatable {
     /// Who is here, asked again (a gap held comings and goings).
     case refreshPresent(roomId: Int)
     case drop(roomId: Int)
+}
+
+/// Typing and read receipts' I/O (PROTOCOL.md v4).
+enum LiveEffect: Equatable {
+    /// Tell the chat's others I am typing.
+    case typing(conversationId: String)
+    /// The read counts of my group messages `seqs`.
+    case readCounts(conversationId: String, seqs: [Int])
+    /// Who read my group message `seq` (已读详情).
+    case readers(conversationId: String, seq: Int)
 }

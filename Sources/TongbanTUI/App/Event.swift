@@ -24,7 +24,12 @@ enum Event {
     case status(String)
     case messageHits(query: String, [AppState.SearchHit])
     case usersFound(query: String, [UserBasicInfo])
-    case signalsLoaded([SignalInboxItem])
+    /// v4: what the signals' effects found.
+    case signals(SignalEvent)
+    /// v4: my group messages' read counts, by seq.
+    case readCounts(conversationId: String, [Int: ReadCountsResponse.Count])
+    /// v4: who read my group message and who has not (已读详情).
+    case readersLoaded(conversationId: String, seq: Int, ReadersResponse)
     /// v3: what `/` in the list found in the messages for `query`.
     case listHits(query: String, [AppState.GlobalHit])
     /// v3: what the editor saved: the input bar's new text, unsent.

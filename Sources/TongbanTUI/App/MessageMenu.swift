@@ -32,13 +32,18 @@ enum MessageMenu {
         if let title = primary[kind.primaryAction(m)] { items.append(item(.messagesEnter, title)) }
         if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
         guard m.status == .success, m.seq > 0 else { return items }
+        // Seed 004's order: 回复 / 撤回 / 转发 / 多选 / 收藏, then the rest.
         if m.can(.quotable) { items.append(item(.messagesReply, "ui.menu.reply")) }
-        if m.can(.forwardable) { items.append(item(.messagesForward, "ui.menu.forward")) }
+        if m.isMe, m.can(.revocable) { items.append(item(.messagesRevoke, "ui.menu.revoke")) }
+        if m.can(.forwardable) {
+            items.append(item(.messagesForward, "ui.menu.forward"))
+            items.append(item(.messagesSelect, "ui.menu.select"))
+        }
         if m.can(.keepable) { items.append(item(.messagesFavorite, "ui.menu.favorite")) }
+        if m.isMe, s.chat?.conversation.isGroup == true { items.append(item(.messagesReaders, "ui.menu.readers")) }
         if m.text != nil { items.append(item(.messagesCopy, "ui.menu.copy")) }
         if m.isEditable { items.append(item(.messagesEdit, "ui.menu.edit")) }
         items.append(item(.messagesDiscard, "ui.menu.delete"))
-        if m.isMe, m.can(.revocable) { items.append(item(.messagesRevoke, "ui.menu.revoke")) }
         if m.can(.reactable) {
             var react = item(.messagesReact1, "ui.menu.react")
             react.key = "1-6"

@@ -38,6 +38,9 @@ enum Outcome: Equatable {
     case noClipboard
     /// Copied with this program; nil: the program failed.
     case copied(how: String?)
+    /// v4: a signal's action went through.
+    case signalDone(SignalEffect)
+    case groupDissolved
 
     /// What was tried, named by its words' key ("添加好友失败：{reason}").
     enum Attempt: String, Equatable {
@@ -50,6 +53,9 @@ enum Outcome: Equatable {
         case roomFill = "ui.room.fillFailed", roomLeave = "ui.room.leaveFailed", roomUpdate = "ui.room.updateFailed"
         case roomKick = "ui.room.kickFailed", roomUnban = "ui.room.unbanFailed", roomBans = "ui.room.bansFailed"
         case roomDrop = "ui.room.dropFailed", roomEnter = "ui.room.enterFailed"
+        case signalLoad = "ui.signals.loadFailed", signalPost = "ui.signals.postFailed", signalReply = "ui.signals.replyFailed"
+        case signalHide = "ui.signals.hideFailed", signalReport = "ui.signals.reportFailed", signalDelete = "ui.signals.deleteFailed"
+        case readers = "ui.readers.failed", dissolve = "group.dissolveFailed"
     }
 }
 
@@ -98,6 +104,16 @@ extension Update {
         case .editorFailed: return L.string("ui.compose.failed")
         case .noClipboard: return L.string("ui.copy.none")
         case .copied(let how): return how.map { L.string("ui.copied", ["how": $0]) } ?? L.string("ui.copy.failed")
+        case .signalDone(let done):
+            switch done {
+            case .post: return L.string("ui.signals.posted")
+            case .reply: return L.string("ui.signals.replied")
+            case .hide: return L.string("ui.signals.hidden")
+            case .report: return L.string("ui.signals.reported")
+            case .delete: return L.string("ui.signals.deleted")
+            case .load: return ""
+            }
+        case .groupDissolved: return L.string("group.dissolved")
         }
     }
 

@@ -130,7 +130,7 @@ extension MyPage {
     /// My page's parts as the server has them (nil: not read).
     mutating func loaded(_ profile: UserBasicInfo?, _ settings: UserSettings?, _ devices: [SessionInfo]?) -> Step {
         if let profile { self.profile = profile }
-        if let settings { acceptStrangers = settings.acceptStrangers }
+        if let settings { self.settings = settings }
         if let devices { self.devices = devices }
         index = min(index, rows.count - 1)
         return Step(pictures: [profile?.avatar ?? ""])
@@ -188,10 +188,17 @@ extension MyPage {
                 case .signature: text = profile?.signature ?? ""
                 case .avatar: text = "~/"
                 }
-            case .strangers:
-                guard let accept = acceptStrangers else { return .stay }
-                acceptStrangers = !accept
-                return .effects([.people(.acceptStrangers(!accept))])
+            case .setting(let which):
+                guard var now = settings else { return .stay }
+                let change: SettingsChange
+                switch which {
+                case .strangers: change = SettingsChange(acceptStrangers: !now.acceptStrangers)
+                case .typing: change = SettingsChange(shareTyping: !now.shareTyping)
+                case .reads: change = SettingsChange(shareRead: !now.shareRead)
+                }
+                now = now.applying(change)
+                settings = now
+                return .effects([.people(.settings(change))])
             case .device(let d) where !d.current: asking = .signOutDevice(d)
             case .device: break
             case .password: password = PasswordForm()
@@ -256,7 +263,7 @@ extension PasswordForm {
 extension PeerPage {
     /// `a` asks to be friends, `d` stops being friends (y/N), `m` types a
     /// remark (Enter saves), `b` blocks (y/N) or unblocks, `c` clears the
-    /// history; Esc closes.
+    /// history, `k` shares their card; Esc closes.
     mutating func update(_ key: Key, _ people: PeopleState) -> Step {
         let uid = user.uid
         if let question = asking {
@@ -291,6 +298,8 @@ extension PeerPage {
             if people.isBlocked(uid) { return .effects([.people(.unblock(uid: uid))]) }
             asking = .block
         case .char("c"): return Step(next: .confirm(.clearHistory))
+        // Their card (名片) into the open chat: `/card ACCOUNT` waits in the input bar for Enter.
+        case .char("k"): return Step(next: .type("/card " + (user.account ?? String(uid))))
         case .escape, .char("q"), .enter: return .close()
         default: break
         }

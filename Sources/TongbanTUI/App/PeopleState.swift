@@ -110,6 +110,8 @@ struct AddFriendForm: Equatable {
 /// password, logging out.
 struct MyPage: Equatable {
     enum Field: Equatable { case name, signature, avatar }
+    /// The page's on/off settings (PROTOCOL.md v3 strangers, v4 typing and reads).
+    enum Switch: CaseIterable, Equatable { case strangers, typing, reads }
     enum Ask: Equatable {
         case signOutDevice(SessionInfo)
         case logout
@@ -117,14 +119,15 @@ struct MyPage: Equatable {
     /// One selectable line of the page.
     enum Row: Equatable {
         case field(Field)
-        case strangers
+        case setting(Switch)
         case device(SessionInfo)
         case password
         case logout
     }
 
     var profile: UserBasicInfo?
-    var acceptStrangers: Bool?
+    /// As the server last said; nil until read.
+    var settings: UserSettings?
     var devices: [SessionInfo] = []
     var index = 0
     /// The field being edited and its text so far.
@@ -136,7 +139,8 @@ struct MyPage: Equatable {
     var password: PasswordForm?
 
     var rows: [Row] {
-        [.field(.name), .field(.signature), .field(.avatar), .strangers] + devices.map(Row.device) + [.password, .logout]
+        [.field(.name), .field(.signature), .field(.avatar)] + Switch.allCases.map(Row.setting) + devices.map(Row.device)
+            + [.password, .logout]
     }
 }
 

@@ -110,6 +110,7 @@ struct SettingsPage: Equatable {
         case .char("n") where isOwner && c.isMember:
             return Step(next: .type("/notice " + TerminalSanitizer.sanitize(chat.group?.notice ?? "", keepNewlines: true)))
         case .char("j") where isOwner && c.isMember: return .close([.group(.joinable(!(chat.group?.joinable ?? true)))])
+        case .char("D") where isOwner && c.isMember: return Step(next: .confirm(.dissolveGroup(name: c.nickname)))
         case .down where c.isGroup: member = min(member + 1, max(0, chat.members.count - 1))
         case .up where c.isGroup: member = max(0, member - 1)
         case .char("x") where isOwner && c.isMember && member < chat.members.count:

@@ -64,6 +64,10 @@ extension Update {
             let paths = OutgoingKinds.paths(for: kind, in: text)
             guard !paths.isEmpty else { s.status = kind.usage; return [] }
             effects = [.sendFiles(kind: kind.name, paths: paths)]
+        } else if parts.first == "/card" {
+            // `/card ACCOUNT`: a person shared into this chat.
+            guard parts.count == 2 else { s.status = L.string("ui.card.usage"); return [] }
+            effects = [.sendCard(account: parts[1])]
         } else if let roomEffects = roomCommand(text, &s, L) {
             return roomEffects
         } else if let command = groupCommand(text, &s) {
@@ -103,6 +107,7 @@ extension Update {
             case .deleteConversation(let id, _): return delete(id, &s)
             case .leaveGroup: return []
             case .kick(let uid, _): return [.group(.kickMember(uid: uid))]
+            case .dissolveGroup: return [.group(.dissolve)]
             case .revoke(let id): return chat(.revoking(messageId: id), &s) + [.revoke(messageId: id)]
             case .discard(let id): return [.discard(messageId: id)]
             case .deleteForMe(let ids):
@@ -132,9 +137,12 @@ extension Update {
         case .newGroup(var form):
             let step = form.update(key)
             return run(step, page: .newGroup(form), &s, L)
-        case .signals(var pick):
-            let step = pick.update(key)
-            return run(step, page: .signals(pick), &s, L)
+        case .signals(var view):
+            let step = view.update(key, L)
+            return run(step, page: .signals(view), &s, L)
+        case .readers(var page):
+            let step = page.update(key)
+            return run(step, page: .readers(page), &s, L)
         case .roomDirectory, .newRoom, .roomPage:
             return roomPageKey(key, &s, L)
         case .favorites(var pick):
@@ -169,7 +177,7 @@ extension Update {
         case .confirmFlash:
             s.mode = .confirm(.viewFlash(m))
             return []
-        case .play: return [.play(m)]
+        case .play: return s.playingId == m.id ? [.stopPlaying] : [.play(m)]
         case .showPictures: return [.showPicture(m, index: 0, width: s.size.width, height: s.size.height)]
         case .save: return [.saveFile(m, thenOpen: false)]
         case .showRecord:
@@ -244,6 +252,12 @@ extension Update {
         case .enter:
             s.mode = .normal
             guard let item = pick.current else { return [] }
+            // 多选 from a message's menu starts with that message marked (seed 004).
+            if item.action == .messagesSelect, s.marked == nil, let m = s.selectedMessage {
+                s.marked = [m.id]
+                s.status = L.string("ui.selecting", ["n": "1"])
+                return []
+            }
             return messagesAction(item.action, &s, L)
         default:
             // The key of an item (the message pane's keys, as rebound), or a reaction.

@@ -8,9 +8,18 @@ import TerminalUI
 /// answering the I/O it wants done as effects (Bubble Tea's Update).
 enum Update {
     static func apply(_ event: Event, to s: inout AppState, _ L: Localizer) -> [Effect] {
+        let pane = s.focus
+        let effects = applied(event, to: &s, L)
+        if s.focus == .messages, pane != .messages { selectNewest(&s) }
+        return effects
+    }
+
+    private static func applied(_ event: Event, to s: inout AppState, _ L: Localizer) -> [Effect] {
         switch event {
         case .key(let key):
-            return handle(key, &s, L)
+            let before = (chat: s.chat?.id, text: s.input.text)
+            let effects = handle(key, &s, L)
+            return effects + typingWanted(before: before, &s)
         case .sync(.connection(let c)):
             let wasOnline = s.connection == .online
             s.connection = c
@@ -19,6 +28,10 @@ enum Update {
             return wasOnline ? [.resumeSending] : s.joined.backOnline()
         case .sync(.room(let push)):
             return roomPushed(push, &s, L)
+        case .sync(.typing(let id, let user, let ttl)):
+            return heardTyping(id, user, ttlMs: ttl, &s)
+        case .sync(.readChanged(let id)):
+            return s.chat?.id == id ? readCountsWanted(&s, force: true) : []
         case .sync(.storage(let full)):
             s.storeFull = full
             return []
@@ -32,12 +45,14 @@ enum Update {
             // read receipts); the notifications are the app's.
             var effects = chat(.sync(update), &s)
             if case .applied(let changes) = update {
+                messagesArrived(changes, &s)
                 effects = Alerts.notifications(changes, &s, L) + peopleChanged(changes, &s, L) + newLogin(changes, &s, L)
                     + effects
             }
             return effects
         case .tick:
             if case .flash(_, let since, _) = s.mode, s.now.timeIntervalSince(since) >= 10 { s.mode = .normal }
+            _ = s.live.expire(now: s.now)
             return []
         case .list(let event):
             if case .told(let told) = event { s.status = told.words(L) }
@@ -45,7 +60,7 @@ enum Update {
         case .chat(let event, let ref):
             guard s.chat?.ref == ref else { return [] }
             if case .told(let told) = event { s.status = told.words(L) }
-            return chat(event, &s)
+            return chat(event, &s) + readCountsWanted(&s)
         case .open(let c):
             return open(c, &s)
         case .deleteConversation(let id):
@@ -89,8 +104,21 @@ enum Update {
         case .favoritesLoaded(let items):
             if let items { s.mode = .favorites(Pick(items)) }
             return []
-        case .signalsLoaded(let items):
-            s.mode = .signals(Pick(items))
+        case .signals(let found):
+            if case .signals(var view) = s.mode {
+                view.loaded(found)
+                s.mode = .signals(view)
+            }
+            return []
+        case .readCounts(let id, let counts):
+            s.live.counted(counts, in: id)
+            return []
+        case .readersLoaded(let id, let seq, let answer):
+            if case .readers(var page) = s.mode, page.conversationId == id, page.seq == seq {
+                page.read = answer.read
+                page.unread = answer.unread
+                s.mode = .readers(page)
+            }
             return []
         case .flashShown(let m, let image):
             s.mode = .flash(m, since: s.now, image)
@@ -204,6 +232,10 @@ enum Update {
             s.thumbnails[p.objectKey] = .pending
             effects.append(.decodeThumbnail(key: p.objectKey))
         }
+        // A card's person's picture, as avatars are drawn.
+        for m in chat.messages where !m.isRecalled {
+            if let avatar = m.content.card?.avatar, !avatar.isEmpty { effects += avatarWanted(avatar, &s) }
+        }
         return effects
     }
 
@@ -291,7 +323,10 @@ enum Update {
                                                          : .deleteConversation(id: c.id, name: c.nickname))
             }
         case .listNew: s.mode = .newChat(NewChatDialog())
-        case .listSignals: return [.loadSignals]
+        case .listSignals:
+            let (view, effects) = SignalsView.open()
+            s.mode = .signals(view)
+            return effects
         case .listFavorites: return [.loadFavorites]
         case .listContacts: return openContacts(&s, L)
         case .listMe: return openMyPage(&s)
@@ -304,12 +339,25 @@ enum Update {
         return []
     }
 
+    /// The message pane's actions that need a selected message.
+    static let actsOnSelection: Set<Action> = [
+        .messagesEnter, .messagesOpen, .messagesRevoke, .messagesDiscard, .messagesEdit, .messagesReply, .messagesFavorite,
+        .messagesCopy, .messagesMenu, .messagesForward, .messagesMark, .messagesReaders,
+        .messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6,
+    ]
+
     static func messagesAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         guard let chat = s.chat else { s.focus = .list; return [] }
         // The pane shows the scroll as the message list laid it out.
         let layout = MessageListWidget.layout(s, in: ScreenLayout(s).messages, L)
         s.scroll = layout.scroll
         let count = s.bubbles.count
+        // A key that acts on the selected message says so when none is (after PageUp, or `G`).
+        let onMarked: Set<Action> = [.messagesFavorite, .messagesForward, .messagesForwardMerged, .messagesDiscard, .messagesCopy]
+        if Self.actsOnSelection.contains(action), s.selectedMessage == nil, !(s.marked != nil && onMarked.contains(action)) {
+            s.status = L.string(count == 0 ? "ui.noMessages" : "ui.selectFirst")
+            return []
+        }
         switch action {
         case .messagesUp:
             s.selected = min((s.selected ?? -1) + 1, max(0, count - 1))
@@ -370,6 +418,13 @@ enum Update {
             // `v` starts (or ends) marking messages; Space marks the selected one.
             s.marked = s.marked == nil ? [] : nil
             s.status = s.marked == nil ? nil : L.string("ui.selecting", ["n": "0"])
+        case .messagesReaders:
+            guard let m = s.selectedMessage else { return [] }
+            guard m.isMe, s.chat?.conversation.isGroup == true, m.status == .success, m.seq > 0 else {
+                s.status = L.string("ui.readers.onlyMine")
+                return []
+            }
+            return showReaders(m, &s, L)
         case .messagesMark:
             guard var marked = s.marked, let m = s.selectedMessage else { return [] }
             guard m.allows(.forwardable) else { s.status = L.string("ui.notForwardable"); return [] }

@@ -56,6 +56,10 @@ struct BubbleContext {
     /// to one grey line, unless opened (`unfolded`).
     var blockedSenders: Set<String> = []
     var unfolded: Set<String> = []
+    /// v4 read receipts: the peer's read seq (one-to-one; nil when reads
+    /// are not shared) and my group messages' counts.
+    var peerReadSeq: Int?
+    var readCounts: [Int: ReadCountsResponse.Count] = [:]
 
     /// Whether `m` shows as the folded line of a blocked sender.
     func isFolded(_ m: ChatMessage) -> Bool {
@@ -71,6 +75,7 @@ enum Bubbles {
     static let drawers: [ChatMessageType: Drawer] = [
         .text: text, .image: image, .flashImage: flashImage, .multiImage: multiImage,
         .voice: voice, .file: file, .signalQuote: signalQuote, .mention: mention, .quote: quote, .merged: merged,
+        .card: card,
     ]
 
     static func lines(_ m: ChatMessage, _ c: BubbleContext) -> [BubbleLine] {
@@ -109,7 +114,10 @@ enum Bubbles {
                 : m.errorReason == MessageStatus.quotaReason ? c.L.string("ui.failedQuota") : c.L.string("ui.failed")
             out.append(BubbleLine(text: "✗ " + words, style: Theme.error, align: align))
         }
-        if m.editedAt != nil { markEdited(&out, m, c) }
+        if m.editedAt != nil { mark(c.L.string("ui.edited"), &out, m, c) }
+        if let read = ReadMark.text(m, peerReadSeq: c.peerReadSeq, isGroup: c.isGroup, counts: c.readCounts, c.L) {
+            mark(read, &out, m, c)
+        }
         if let row = reactionRow(m, c) { out.append(row) }
         if c.marked.contains(m.id) {
             out.insert(BubbleLine(text: c.L.string("ui.marked"), style: Theme.prompt, align: align), at: 0)
@@ -125,9 +133,9 @@ enum Bubbles {
         return out
     }
 
-    /// `（已编辑）` after the last line of text when it fits there, else on a line of its own.
-    static func markEdited(_ out: inout [BubbleLine], _ m: ChatMessage, _ c: BubbleContext) {
-        let mark = c.L.string("ui.edited")
+    /// A small mark (`（已编辑）`, `已读`) after the last line of text when it
+    /// fits there, else on a line of its own.
+    static func mark(_ mark: String, _ out: inout [BubbleLine], _ m: ChatMessage, _ c: BubbleContext) {
         if let last = out.indices.last, out[last].picture == nil, out[last].pieces == nil,
            DisplayWidth.of(out[last].text) + DisplayWidth.of(mark) + 1 <= c.width {
             out[last].text += " " + mark

@@ -161,10 +161,10 @@ public final class ChatApp {
     private func apply(_ event: Event) -> [Effect] {
         state.now = clock()
         if let size = terminalSize?() { state.size = AppState.Size(width: size.width, height: size.height) }
-        let counted = state.mode.countsSeconds
+        let counted = state.needsSecondTicks
         let quitting = state.wantsQuit
         let effects = Update.apply(event, to: &state, L)
-        if state.mode.countsSeconds && !counted { onSecondTicksNeeded?() }
+        if state.needsSecondTicks && !counted { onSecondTicksNeeded?() }
         // A key's quit ends the key loop itself; any other (the login
         // ended) must end it from outside.
         if state.wantsQuit, !quitting {
@@ -219,8 +219,8 @@ public final class ChatApp {
     // MARK: - Time
 
     /// Whether something on screen counts seconds (a flash view's countdown,
-    /// a recording's clock).
-    public var needsSecondTicks: Bool { state.mode.countsSeconds }
+    /// a recording's clock, someone's typing mark).
+    public var needsSecondTicks: Bool { state.needsSecondTicks }
 
     /// How long the run loop may sleep before the next `tick()`: a second
     /// while something counts seconds, otherwise until just after the next
@@ -236,8 +236,9 @@ public final class ChatApp {
     /// whether the screen needs a redraw for the time alone — a countdown
     /// on screen, or a new minute (time labels, 昨天 at midnight).
     public func tick() async -> Bool {
+        let typing = state.live
         await dispatch(.tick)
-        if state.mode.countsSeconds { return true }
+        if state.mode.countsSeconds || state.live != typing { return true }
         let minute = Int(state.now.timeIntervalSince1970 / 60)
         defer { lastTickMinute = minute }
         return minute != lastTickMinute

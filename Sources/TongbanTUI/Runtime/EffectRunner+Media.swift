@@ -149,6 +149,13 @@ extension EffectRunner {
         }
     }
 
+    /// Enter on the voice message playing: it stops.
+    func stopPlaying() async {
+        player?.send(SIGTERM)
+        player = nil
+        await dispatch(.playing(messageId: nil))
+    }
+
     /// `o`: a file is saved first; a multi-image message opens its first picture.
     func openExternally(_ m: ChatMessage) async {
         if MessageKinds.attachment(in: m) != nil {

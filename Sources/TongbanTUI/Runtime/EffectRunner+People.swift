@@ -63,9 +63,11 @@ extension EffectRunner {
             guard let jpeg = await avatarFile(path),
                   let info = await attempt(.profile, { try await self.session.setAvatar(jpeg: jpeg) }) else { return }
             await dispatch(.people(.mine(info, nil, nil)))
-        case .acceptStrangers(let accept):
-            let settings = await attempt(.settings) { try await self.session.setAcceptStrangers(accept) }
-            await dispatch(.people(.mine(nil, settings ?? UserSettings(acceptStrangers: !accept), nil)))
+        case .settings(let change):
+            // Refused: the page shows what the server has.
+            var settings = await attempt(.settings) { try await self.session.setSettings(change) }
+            if settings == nil { settings = try? await session.settings() }
+            await dispatch(.people(.mine(nil, settings, nil)))
         case .signOutDevice(let id):
             guard await attempt(.signOut, { try await self.session.signOut(device: id) }) != nil else { return }
             await dispatch(.outcome(.deviceSignedOut(id: id)))

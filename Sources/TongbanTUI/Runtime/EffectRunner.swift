@@ -134,6 +134,8 @@ final class EffectRunner {
             if let current, !(await chatEffects.sendText(text, in: current.conversation, emit: emit(current.ref))) {
                 await dispatch(.sendRefused(text))
             }
+        case .sendCard(let account):
+            if let current { await chatEffects.sendCard(of: account, in: current.conversation, emit: emit(current.ref)) }
         case .sendFiles(let name, let paths):
             guard let current, let kind = OutgoingKinds.named(name) else { return }
             await chatEffects.send(kind, paths: paths, in: current.conversation, emit: emit(current.ref))
@@ -143,7 +145,8 @@ final class EffectRunner {
         case .searchUsers(let q): await dispatch(.usersFound(query: q, await listEffects.searchUsers(q, emit: listEmit)))
         case .startConversation(let user):
             if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
-        case .loadSignals: await dispatch(.signalsLoaded(await listEffects.signalInbox(emit: listEmit)))
+        case .signals(let effect): await signals(effect)
+        case .live(let effect): await live(effect)
         case .people(let command): await people(command)
         case .room(let command): await room(command)
         case .decodeAvatar(let key): decodeAvatar(key)
@@ -169,6 +172,7 @@ final class EffectRunner {
         case .completePath(let text):
             if let completed = PathCompletion.complete(text) { await dispatch(.pathCompleted(for: text, completed)) }
         case .play(let m): await play(m)
+        case .stopPlaying: await stopPlaying()
         case .openPicture(let m, let index): await openPicture(m, index: index)
         case .openExternally(let m): await openExternally(m)
         case .saveFile(let m, let thenOpen):
@@ -242,6 +246,11 @@ final class EffectRunner {
         case .joinable(let on): mapped = .joinable(on)
         case .leave:
             if await listEffects.leaveGroup(id: c.id, emit: listEmit) { await dispatch(.chat(.groupChanged, chat.ref)) }
+            return
+        case .dissolve:
+            guard let gid = c.groupId, await attempt(.dissolve, { try await self.session.dissolveGroup(gid) }) != nil else { return }
+            await dispatch(.outcome(.groupDissolved))
+            await dispatch(.chat(.groupChanged, chat.ref))
             return
         case .avatar(let path):
             await setGroupAvatar(path, of: chat)

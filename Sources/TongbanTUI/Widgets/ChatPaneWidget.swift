@@ -26,7 +26,10 @@ enum ChatPaneWidget {
         if room != nil { hx += g.put("# ", x: hx, y: y, style: Theme.dim) }
         hx += g.put(TextWrap.truncate(TerminalSanitizer.sanitize(c.nickname), width: nameW), x: hx, y: y, style: Theme.title, maxWidth: nameW)
         hx += g.put(after, x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
-        if let room, !room.info.topic.isEmpty {
+        let typers = s.live.typers(in: c.id, now: s.now)
+        if let typing = TypingWords.text(typers, isGroup: c.isMultiParty, names: chat.senderNames, L) {
+            g.put("  " + typing, x: hx, y: y, style: Theme.prompt, maxWidth: max(0, x + w - hx - 1))
+        } else if let room, !room.info.topic.isEmpty {
             g.put("  " + TerminalSanitizer.oneLine(room.info.topic), x: hx, y: y, style: Theme.dim, maxWidth: max(0, x + w - hx - 1))
         } else if c.isOnline && !c.isMultiParty {
             g.put(" ● " + L.string("ui.online"), x: hx, y: y, style: Theme.online)

@@ -155,7 +155,11 @@ enum ConversationListWidget {
             px += g.put(L.string("ui.mentioned") + " ", x: px, y: ry + 1, style: Theme.merge(base, Theme.mention), maxWidth: previewW)
         }
         let restW = max(1, previewW - (px - x - 1))
-        if let draft = c.draftText, !draft.isEmpty {
+        let typers = s.live.typers(in: c.id, now: s.now)
+        if let typing = TypingWords.text(typers, isGroup: c.isMultiParty, names: s.chat?.id == c.id ? s.chat?.senderNames ?? [:] : [:], L) {
+            // In place of the preview while it lasts (PROTOCOL.md v4).
+            g.put(TextWrap.truncate(typing, width: restW), x: px, y: ry + 1, style: Theme.merge(base, Theme.prompt), maxWidth: restW)
+        } else if let draft = c.draftText, !draft.isEmpty {
             let text = L.string("ui.draft", ["text": TerminalSanitizer.oneLine(draft)])
             g.put(TextWrap.truncate(text, width: restW), x: px, y: ry + 1, style: Theme.merge(base, Theme.draft), maxWidth: restW)
         } else {

@@ -53,7 +53,7 @@ enum OverlayWidget {
                 let text = TerminalSanitizer.oneLine("\(TimeLabel.text(h.sendTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)) \(who): \(h.text)")
                 lines.append((text, n == i ? Theme.selected : Style()))
             }
-            DialogWidget.render(title: "/", lines: lines, into: &g, area)
+            DialogWidget.render(title: L.string("ui.search.title"), lines: lines, into: &g, area)
         case .newChat(let dialog):
             let (q, users, i) = (dialog.query, dialog.found, dialog.index)
             var lines: [(String, Style)] = [(L.string("ui.newChat") + q + "▏", Theme.prompt)]
@@ -71,7 +71,7 @@ enum OverlayWidget {
             } else {
                 lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }
-            DialogWidget.render(title: "n", lines: lines, into: &g, area)
+            DialogWidget.render(title: L.string("ui.newChat.title"), lines: lines, into: &g, area)
         case .newGroup(let form):
             DialogWidget.render(title: L.string("ui.newGroup"), lines: newGroupLines(form, L, rows: area.height - 4),
                                 into: &g, area)
@@ -119,16 +119,21 @@ enum OverlayWidget {
                 lines.append((TerminalSanitizer.oneLine(line), n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.favorites"), lines: lines, into: &g, area)
-        case .signals(let pick):
-            let (items, i) = (pick.items, pick.index)
-            var lines: [(String, Style)] = []
-            if items.isEmpty { lines.append((L.string("ui.signals.empty"), Theme.dim)) }
-            for (n, it) in items.enumerated() {
-                let mark = it.isImOpened ? "  " : "● "
-                lines.append((TerminalSanitizer.oneLine("\(mark)\(it.from.username): \(it.replyContent)  ← \(it.signalContent)"),
-                              n == i ? Theme.selected : Style()))
+        case .signals(let view):
+            DialogWidget.render(title: L.string("ui.signals.title"),
+                                lines: SignalsWidget.lines(view, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds, rows: area.height - 4), into: &g, area)
+        case .readers(let page):
+            var lines: [(String, Style)] = [(TerminalSanitizer.oneLine(page.text), Theme.dim), ("", Style())]
+            if let read = page.read, let unread = page.unread {
+                lines.append((L.string("ui.readers.read", ["n": String(read.count)]), Theme.title))
+                lines += read.map { ("  " + TerminalSanitizer.oneLine($0.username), Style()) }
+                lines.append((L.string("ui.readers.unread", ["n": String(unread.count)]), Theme.title))
+                lines += unread.map { ("  " + TerminalSanitizer.oneLine($0.username), Style()) }
+            } else {
+                lines.append((L.string("ui.loading"), Theme.dim))
             }
-            DialogWidget.render(title: L.string("ui.signals"), lines: lines, into: &g, area)
+            let shown = Array(lines.prefix(2)) + Array(lines.dropFirst(2).dropFirst(page.top))
+            DialogWidget.render(title: L.string("ui.readers"), lines: shown, into: &g, area)
         case .roomDirectory(let d):
             DialogWidget.render(title: L.string("ui.rooms.directory"), lines: RoomWidgets.directoryLines(d, mine: s.rooms, L, rows: area.height - 4),
                                 into: &g, area)

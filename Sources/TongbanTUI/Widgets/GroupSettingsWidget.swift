@@ -26,6 +26,7 @@ enum GroupSettingsWidget {
             menu.append((L.string(chat.group?.joinable == false ? "ui.group.menu.open" : "ui.group.menu.close"), Style()))
         }
         if c.isMember { menu.append(("l  " + L.string("ui.group.leave"), Theme.error)) }
+        if isOwner { menu.append(("D  " + L.string("ui.group.dissolve"), Theme.error)) }
         menu.append(("c  " + L.string("ui.settings.clear"), Theme.error))
 
         // Members, owner first: a window that keeps the selected one in

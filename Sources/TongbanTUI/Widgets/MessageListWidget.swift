@@ -23,7 +23,9 @@ enum MessageListWidget {
                                     cachedKeys: chat.cachedKeys, playingId: s.playingId, now: s.now,
                                     isGroup: chat.conversation.isMultiParty, senderNames: chat.senderNames, me: chat.me,
                                     peerName: chat.conversation.nickname, marked: Set(s.marked ?? []),
-                                    blockedSenders: s.people.blockedImUids, unfolded: s.unfolded)
+                                    blockedSenders: s.people.blockedImUids, unfolded: s.unfolded,
+                                    peerReadSeq: chat.conversation.peerReadSeq,
+                                    readCounts: s.live.countsOf == chat.id ? s.live.readCounts : [:])
         let selected = s.selected
         let wanted = s.scroll + areaHeight + max(areaHeight, 20)
         var blocks: [[BubbleLine]] = []   // newest first

@@ -200,12 +200,20 @@ enum PeopleWidget {
                     }
                     text = label + TerminalSanitizer.oneLine(value)
                 }
-            case .strangers:
-                let on = page.acceptStrangers.map { !$0 }
-                text = (on == true ? "[x] " : on == false ? "[ ] " : "[?] ") + L.string("people.strangersOff")
+            case .setting(let which):
+                // Each reads as what ticking it does: friends only, typing shown, reads shown.
+                let on: Bool?
+                let label: String
+                switch which {
+                case .strangers: on = page.settings.map { !$0.acceptStrangers }; label = "people.strangersOff"
+                case .typing: on = page.settings?.shareTyping; label = "people.shareTyping"
+                case .reads: on = page.settings?.shareRead; label = "people.shareRead"
+                }
+                text = (on == true ? "[x] " : on == false ? "[ ] " : "[?] ") + L.string(label)
             case .device(let d):
                 let mark = d.current ? " " + L.string("people.thisDevice") : ""
-                text = L.string("people.device", ["agent": TerminalSanitizer.oneLine(d.userAgent),
+                let agent = TerminalSanitizer.oneLine(d.userAgent)
+                text = L.string("people.device", ["agent": agent.isEmpty ? L.string("people.device.unnamed") : agent,
                                                   "seen": TimeLabel.text(d.lastSeenAt, L, now: s.now,
                                                                          utcOffsetSeconds: s.utcOffsetSeconds)]) + mark
             case .password:
@@ -265,6 +273,7 @@ enum PeopleWidget {
         } else if !blocked {
             lines.append((L.string("people.action.add"), Style()))
         }
+        lines.append(("k  " + L.string("people.action.card"), Style()))
         lines.append((L.string(blocked ? "people.action.unblock" : "people.action.block"), Theme.error))
         lines.append(("c  " + L.string("ui.settings.clear"), Theme.error))
         switch page.asking {

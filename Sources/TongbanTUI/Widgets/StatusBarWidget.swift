@@ -59,6 +59,7 @@ enum StatusBarWidget {
         case .deleteConversation(_, let name): return L.string("ui.confirm.delete", ["name": name])
         case .leaveGroup(_, let name): return L.string("ui.confirm.leaveGroup", ["name": name])
         case .kick(_, let name): return L.string("ui.confirm.kick", ["name": name])
+        case .dissolveGroup(let name): return L.string("ui.confirm.dissolve", ["name": name])
         case .revoke: return L.string("ui.confirm.revoke")
         case .discard: return L.string("ui.confirmDiscard")
         case .deleteForMe(let ids) where ids.count > 1: return L.string("ui.confirmDeleteForMe.many", ["n": String(ids.count)])

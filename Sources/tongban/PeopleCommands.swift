@@ -235,21 +235,28 @@ struct Profile: AsyncParsableCommand {
 
 /// `tongban privacy --strangers on|off`.
 struct Privacy: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Whether people who are not your friends may message you.")
+    static let configuration = CommandConfiguration(
+        abstract: "Who may message you, and whether others see you typing and reading (PROTOCOL.md v4).")
     @OptionGroup var common: Common
     @Option(help: "on: anyone may message you (the default); off: friends only.") var strangers: Switch?
+    @Option(help: "on: others see when you type (the default); off: nobody does.") var typing: Switch?
+    @Option(help: "on: one-to-one chats show read receipts both ways (the default); off: neither way.") var reads: Switch?
 
     enum Switch: String, ExpressibleByArgument { case on, off }
 
     func run() async throws {
         let session = try await common.session()
         let settings: UserSettings
-        if let strangers {
-            settings = try await peopleAction("people.settingsFailed") { try await session.setAcceptStrangers(strangers == .on) }
+        let change = SettingsChange(acceptStrangers: strangers.map { $0 == .on }, shareTyping: typing.map { $0 == .on },
+                                    shareRead: reads.map { $0 == .on })
+        if !change.isEmpty {
+            settings = try await peopleAction("people.settingsFailed") { try await session.setSettings(change) }
         } else {
             settings = try await peopleAction("people.loadFailed") { try await session.settings() }
         }
         out(L.string(settings.acceptStrangers ? "people.strangersOn" : "people.strangersOff"))
+        out(L.string(settings.shareTyping ? "people.typingOn" : "people.typingOff"))
+        out(L.string(settings.shareRead ? "people.readsOn" : "people.readsOff"))
     }
 }
 

@@ -113,6 +113,8 @@ extension API {
         // share_read off on either side: absent both ways, no events.
         _ = try await b.settings(SettingsChange(shareRead: false))
         #expect(try await a.summary(conv)?.peerReadSeq == nil)
+        let told = try await a.syncEvents().compactMap { if case .conversation(let c) = $0, c.conversationId == conv { c } else { nil } }
+        #expect(told.last?.peerReadSeq == nil && told.count >= 1, "a's client hears at once that the receipts are gone")
         #expect(try await b.summary(conv)?.peerReadSeq == nil, "reciprocal: who does not share sees nobody's")
         #expect(try await b.read(conv, 3).status == 200)
         #expect(try await a.syncEvents().filter { if case .read = $0 { true } else { false } }.count == 1)

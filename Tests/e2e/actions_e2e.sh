@@ -51,12 +51,11 @@ expect_screen "周六九点山脚下见 （已编辑）"; ok
 tb alice react --with mei --last "🙏" >/dev/null || fail "alice react"
 expect_screen "🙏 1"; ok
 
-# I reply to it (k selects it, r quotes it) and she reads the quote.
+# I reply to it (the message pane selects the newest as it takes the keyboard, r quotes it) and she reads the quote.
 # (Wait for the message pane's hints: a key read together with the Esc would be Alt+key.)
 tmux send-keys -t "$SESSION" Escape
 expect_screen "r 回复"
 sleep 0.3
-tmux send-keys -t "$SESSION" k
 tmux send-keys -t "$SESSION" r
 expect_screen "回复 alice："
 tmux send-keys -t "$SESSION" -l "好，带上水"
@@ -68,7 +67,6 @@ expect_output "「周六九点山脚下见」 好，带上水" tb alice history 
 tmux send-keys -t "$SESSION" Escape
 expect_screen "r 回复"
 sleep 0.3
-tmux send-keys -t "$SESSION" k
 tmux send-keys -t "$SESSION" k
 tmux send-keys -t "$SESSION" 1
 expect_screen "👍 1"

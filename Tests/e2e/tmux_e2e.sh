@@ -122,7 +122,6 @@ tmux send-keys -t "$SESSION" Escape
 expect_screen "R 撤回"
 sleep 0.3
 tmux send-keys -t "$SESSION" k
-tmux send-keys -t "$SESSION" k
 tmux send-keys -t "$SESSION" R
 expect_screen "撤回这条消息？(y/N)"
 tmux send-keys -t "$SESSION" y

@@ -14,9 +14,12 @@ final class PeopleService: Sendable {
     let storage: any ChatStorage
     let config: ServerConfig
     let syncLog: SyncLogService
+    let conversations: ConversationService
     let notices: CommitNotifier
 
-    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier) {
+    init(storage: any ChatStorage, config: ServerConfig, syncLog: SyncLogService, notices: CommitNotifier,
+         conversations: ConversationService) {
+        self.conversations = conversations
         self.storage = storage
         self.config = config
         self.syncLog = syncLog
@@ -210,14 +213,29 @@ final class PeopleService: Sendable {
         try storage.read { tx in try tx.users.settings(uid: caller) }
     }
 
-    /// Applies the fields `change` has; the others stay.
+    /// Applies the fields `change` has; the others stay. Sharing reads
+    /// turned on or off shows at once on both sides of each one-to-one chat
+    /// (`peerReadSeq` comes or goes with a new summary).
     func setSettings(caller: Int, _ change: SettingsChange) throws -> UserSettings {
         guard !change.isEmpty else { throw APIFailure.invalid("give at least one of accept_strangers, share_typing, share_read") }
-        return try storage.write { tx in
-            let settings = try tx.users.settings(uid: caller).applying(change)
+        let (settings, cursors) = try storage.write { tx -> (UserSettings, [Int: Int]) in
+            let before = try tx.users.settings(uid: caller)
+            let settings = before.applying(change)
             try tx.users.setSettings(settings, uid: caller)
-            return settings
+            var cursors: [Int: Int] = [:]
+            guard settings.shareRead != before.shareRead else { return (settings, cursors) }
+            for (id, peer) in try tx.conversations.visiblePeers(of: caller) {
+                // A chat the caller deleted stays deleted: a summary would show it again.
+                let sides = try tx.conversations.member(id, uid: caller)?.hidden == true ? [peer] : [caller, peer]
+                for uid in sides {
+                    let summary = try conversations.summary(id, for: uid, in: tx)
+                    cursors[uid] = try syncLog.append(.conversation(summary), to: uid, in: tx)
+                }
+            }
+            return (settings, cursors)
         }
+        notices.committed(cursors)
+        return settings
     }
 
     // MARK: Parts

@@ -77,7 +77,7 @@ public final class ServerServices: Sendable {
                                   syncLog: syncLog, signals: signals, notices: notices)
         groups = GroupService(storage: storage, config: config, conversations: conversations, messages: messages,
                               media: media, syncLog: syncLog, notices: notices)
-        people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices)
+        people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices, conversations: conversations)
         receipts = ReceiptService(storage: storage, config: config, conversations: conversations, notices: notices)
         rooms = RoomService(storage: storage, config: config, hub: hub, messages: messages, notices: notices)
         if let bus {

@@ -206,6 +206,21 @@ import Testing
         #expect(view.update(.enter, Self.zh).effects == [.signals(.post("今晚看电影？"))])
     }
 
+    // MARK: List rows
+
+    @Test func listRowsShowPicturesOnAWideScreenAndInitialsOtherwise() throws {
+        var s = Fixture.state(width: 110, height: 14)
+        var convs = Fixture.conversations
+        convs[0].avatar = "face-alice"
+        s.list = ListState(conversations: convs)
+        #expect(Update.listFacesWanted(&s) == [.decodeAvatar(key: "face-alice")])
+        s.thumbnails["face-alice"] = .ready(Fixture.picture(width: 24, height: 24))
+        try Golden.check("list-avatars", s, Self.zh)
+        s.size = AppState.Size(width: 80, height: 14)
+        #expect(Update.listFacesWanted(&s).isEmpty, "no pictures on a narrow screen")
+        try Golden.check("list-initials", s, Self.zh)
+    }
+
     // MARK: Cards and the rest
 
     @Test func aCardShowsThePersonAndEnterOpensTheirPage() throws {

@@ -31,7 +31,10 @@ import Testing
         #expect(g.find("暂无消息") == nil)
         // A preview or hint line too long for a narrower pane ends in "…".
         let narrow = app.frame(width: 100, height: 30)
-        #expect(narrow.find("我会…") != nil, "the preview is cut with an ellipsis")
+        let row = try #require(narrow.find("Alice 爱丽丝"))
+        let preview = narrow.rowText(row.y + 1).split(separator: "│").first.map(String.init) ?? ""
+        #expect(preview.contains("好的") && preview.contains("…") && !preview.contains("我会回复你"),
+                "the preview is cut with an ellipsis: \(preview)")
         let hints = app.frame(width: 70, height: 30).rowText(29).trimmingCharacters(in: .whitespaces)
         #expect(hints.hasSuffix("…") && hints.contains("j/k"), "so are the key hints")
     }

@@ -159,7 +159,7 @@ enum Update {
         s.listIndex = min(s.listIndex, max(0, s.visibleConversations.count - 1))
         if case .stored = event, s.list.totalUnread > before { effects += Alerts.ring(&s) }
         if s.list.totalUnread != before { effects.append(.setTitle(s.titleText)) }
-        return effects
+        return effects + listFacesWanted(&s)
     }
 
     /// Takes a conversation off the list at once (the server is asked
@@ -221,6 +221,17 @@ enum Update {
         return left
     }
 
+    /// The list's pictures on a wide screen (seed 000 §五), for the rows a
+    /// screen can show: each decoded once, as avatars are.
+    static func listFacesWanted(_ s: inout AppState) -> [Effect] {
+        guard s.size.width >= ListFace.minimumWidth else { return [] }
+        var effects: [Effect] = []
+        for c in s.list.conversations.prefix(max(1, s.size.height)) where !c.avatar.isEmpty {
+            effects += avatarWanted(c.avatar, &s)
+        }
+        return effects
+    }
+
     /// Thumbnails of the open chat's cached pictures that nobody asked
     /// for yet: each is decoded once, beside the keys.
     static func thumbnailsWanted(_ s: inout AppState) -> [Effect] {
@@ -262,7 +273,7 @@ enum Update {
             if case .picture(let m, let index, _) = s.mode {
                 return [.showPicture(m, index: index, width: s.size.width, height: s.size.height)]
             }
-            return []
+            return listFacesWanted(&s)
         }
         if s.mode != .normal { return handleMode(key, &s, L) }
         // Ctrl-X Ctrl-E: compose in the editor, as bash and zsh do.

@@ -1,11 +1,12 @@
 import ChatCore
+import ChatMedia
 import TerminalUI
 
 /// The conversation list pane: a title with the unread total, then the
 /// rooms I am in, then the conversations, two rows each (name, time;
 /// preview or draft, unread badge).
 enum ConversationListWidget {
-    static func render(_ s: AppState, _ L: Localizer, into g: inout Grid, _ area: Rect) {
+    static func render(_ s: AppState, _ L: Localizer, _ options: RenderOptions = RenderOptions(), into g: inout Grid, _ area: Rect) {
         let x = area.x, y = area.y, w = area.width, h = area.height
         var title = L.string("ui.title")
         if s.list.totalUnread > 0 { title += " (\(UnreadBadge.text(s.list.totalUnread)))" }
@@ -55,7 +56,7 @@ enum ConversationListWidget {
                 if let room = s.room(convs[idx].id) {
                     renderRoomRow(room, base: base, now: s, L, into: &g, r)
                 } else {
-                    renderRow(convs[idx], base: base, now: s, L, into: &g, r)
+                    renderRow(convs[idx], base: base, now: s, L, options, into: &g, r)
                 }
             } else {
                 renderHit(hits[idx - convs.count], query: searching ?? "", base: base, now: s, L, into: &g, r)
@@ -126,9 +127,20 @@ enum ConversationListWidget {
         }
     }
 
-    static func renderRow(_ c: Conversation, base: Style, now s: AppState, _ L: Localizer, into g: inout Grid, _ r: Rect) {
-        let x = r.x, ry = r.y, w = r.width
-        g.fill(x: x, y: ry, w: w, h: 2, style: base)
+    static func renderRow(_ c: Conversation, base: Style, now s: AppState, _ L: Localizer, _ options: RenderOptions = RenderOptions(),
+                          into g: inout Grid, _ r: Rect) {
+        g.fill(x: r.x, y: r.y, w: r.width, h: 2, style: base)
+        // Seed 000 §五: the picture at the left of the row (a wide screen),
+        // else the name's first character in a cell of its own colour.
+        let face = ListFace.of(c, s)
+        switch face {
+        case .picture(let image, let key):
+            AvatarWidget.place(image, key, columns: ListFace.pictureColumns, rows: 2, options, into: &g, at: (r.x + 1, r.y))
+        case .initial(let text, let style):
+            g.put(text, x: r.x + 1, y: r.y, style: style)
+        }
+        let inset = face.width + 1
+        let x = r.x + inset, ry = r.y, w = r.width - inset
         let time = TimeLabel.text(c.lastMessageTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)
         let timeW = DisplayWidth.of(time)
         var cx = x + 1
@@ -201,5 +213,36 @@ struct ListItems {
             used += items[first].height
         }
         return first
+    }
+}
+
+/// What stands at the left of a conversation's row: its picture when the
+/// screen is wide enough and the picture is decoded, else the first
+/// character of its name on a colour of its own (stable per conversation).
+enum ListFace: Equatable {
+    case picture(RGBImage, key: String)
+    case initial(String, Style)
+
+    /// Pictures need this many columns of screen.
+    static let minimumWidth = 100
+    static let pictureColumns = 4
+
+    var width: Int {
+        switch self {
+        case .picture: ListFace.pictureColumns
+        case .initial: 2
+        }
+    }
+
+    static func of(_ c: Conversation, _ s: AppState) -> ListFace {
+        if s.size.width >= minimumWidth, !c.avatar.isEmpty, case .ready(let image)? = s.thumbnails[c.avatar] {
+            return .picture(image, key: c.avatar)
+        }
+        let first = TerminalSanitizer.oneLine(c.nickname).first.map { String($0).uppercased() } ?? "?"
+        let text = DisplayWidth.of(first) >= 2 ? first : first + " "
+        var style = Theme.sender(c.id)
+        style.bg = style.fg
+        style.fg = .index(15)
+        return .initial(DisplayWidth.of(text) == 2 ? text : "? ", style)
     }
 }

@@ -24,7 +24,7 @@ enum Screen {
             }
             return g
         }
-        if let list = layout.list { ConversationListWidget.render(s, L, into: &g, list) }
+        if let list = layout.list { ConversationListWidget.render(s, L, options, into: &g, list) }
         if let x = layout.separatorX {
             for y in 0..<layout.body.height { g.put("│", x: x, y: y, style: Theme.border) }
         }

@@ -221,6 +221,19 @@ import Testing
         try Golden.check("list-initials", s, Self.zh)
     }
 
+    @Test func aMultiImageBubbleDrawsItsFirstPicturesSideBySide() throws {
+        var s = Fixture.state(width: 80, height: 14)
+        let keys = ["p1", "p2", "p3", "p4", "p5"]
+        var m = Fixture.message("multi", .multiImage(MultiImagePayload(multiObjectKeys: keys)), type: .multiImage, me: false,
+                                minutesAgo: 1)
+        m.seq = 1
+        s.chat = ChatState(conversation: Fixture.conversations[0], messages: [m], isLoading: false, hasMoreHistory: false,
+                           newMessageBannerCount: 0, cachedKeys: Set(keys), me: "me")
+        #expect(Update.thumbnailsWanted(&s) == ["p1", "p2", "p3"].map { .decodeThumbnail(key: $0) }, "the first three only")
+        for (i, key) in ["p1", "p2", "p3"].enumerated() { s.thumbnails[key] = .ready(Fixture.picture(width: 8 + i * 2, height: 8)) }
+        try Golden.check("multi-image", s, Self.zh)
+    }
+
     // MARK: Cards and the rest
 
     @Test func aCardShowsThePersonAndEnterOpensTheirPage() throws {

@@ -237,11 +237,13 @@ enum Update {
     static func thumbnailsWanted(_ s: inout AppState) -> [Effect] {
         guard let chat = s.chat else { return [] }
         var effects: [Effect] = []
-        for m in chat.messages {
-            guard let p = m.content.image, !m.isRecalled, s.thumbnails[p.objectKey] == nil,
-                  chat.cachedKeys.contains(p.objectKey) else { continue }
-            s.thumbnails[p.objectKey] = .pending
-            effects.append(.decodeThumbnail(key: p.objectKey))
+        for m in chat.messages where !m.isRecalled {
+            // A picture, or the first pictures of several (drawn side by side).
+            let keys = m.content.image.map { [$0.objectKey] } ?? Array((m.content.multiImage?.multiObjectKeys ?? []).prefix(Bubbles.multiShown))
+            for key in keys where s.thumbnails[key] == nil && chat.cachedKeys.contains(key) {
+                s.thumbnails[key] = .pending
+                effects.append(.decodeThumbnail(key: key))
+            }
         }
         // A card's person's picture, as avatars are drawn.
         for m in chat.messages where !m.isRecalled {

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatMedia
 import TerminalUI
 
 /// `[图片] 96×64` and its thumbnail in half blocks; while the thumbnail is
@@ -42,8 +43,43 @@ extension Bubbles {
         return (w, (h + 1) / 2)
     }
 
+    /// How many of a multi-image message's pictures its bubble draws side by side.
+    static let multiShown = 3
+
+    /// `[3 张图片]`, then its first pictures side by side (those decoded),
+    /// and `+N` for the ones not drawn.
     static func multiImage(_ m: ChatMessage, _ c: BubbleContext, _ base: Style) -> [BubbleLine] {
         guard let p = m.content.multiImage else { return [] }
-        return wrap(c.L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base, m, c)
+        let align: BubbleLine.Align = m.isMe ? .right : .left
+        var out = wrap(c.L.string("ui.multi", ["n": String(p.multiObjectKeys.count)]), base, m, c)
+        let thumbs: [RGBImage] = p.multiObjectKeys.prefix(multiShown).compactMap {
+            if case .ready(let t)? = c.thumbnails[$0] { t } else { nil }
+        }
+        guard let strip = sideBySide(thumbs, gap: 1), strip.width <= c.width else { return out }
+        for r in 0..<((strip.height + 1) / 2) {
+            out.append(BubbleLine(text: "", style: base, align: align, picture: strip, pictureRow: r))
+        }
+        let more = p.multiObjectKeys.count - thumbs.count
+        if more > 0 { out.append(BubbleLine(text: "+\(more)", style: Theme.dim, align: align)) }
+        return out
+    }
+
+    /// Pictures in a row, top-aligned, `gap` pixels (cells) apart on the
+    /// terminal's own background (black); nil for none.
+    static func sideBySide(_ pictures: [RGBImage], gap: Int) -> RGBImage? {
+        guard !pictures.isEmpty else { return nil }
+        if pictures.count == 1 { return pictures[0] }
+        let height = pictures.map(\.height).max() ?? 0
+        let width = pictures.map(\.width).reduce(0, +) + gap * (pictures.count - 1)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var x0 = 0
+        for p in pictures {
+            for y in 0..<p.height {
+                let from = y * p.width * 3, to = (y * width + x0) * 3
+                pixels.replaceSubrange(to..<(to + p.width * 3), with: p.pixels[from..<(from + p.width * 3)])
+            }
+            x0 += p.width + gap
+        }
+        return RGBImage(width: width, height: height, pixels: pixels)
     }
 }

@@ -416,7 +416,9 @@ import Testing
         let shown = app.frame(width: 120, height: 40)
         #expect(shown.find("收藏") != nil && shown.find("Alice 爱丽丝  ") != nil, "the favourite names its chat")
         await app.handle(.enter)
-        #expect(app.selectedMessage?.id == kept.id, "opened in its chat, selected")
+        #expect(app.frame(width: 120, height: 40).find("来自 Alice 爱丽丝") != nil, "its page: the chat, when it was kept")
+        await app.handle(.enter)
+        #expect(app.selectedMessage?.id == kept.id, "Enter on its page: opened in its chat, selected")
         // Back to the list (Esc steps out of the input, the selection, the pane).
         for _ in 0..<4 where app.focus != .list { await app.handle(.escape) }
         #expect(app.focus == .list)

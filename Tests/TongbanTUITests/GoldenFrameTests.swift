@@ -205,6 +205,16 @@ import Testing
             kept(1, "Bob 鲍勃", 101, "\u{1B}[31m会议纪要\u{7}", daysAgo: 40),
         ], index: 1))
         try Golden.check("favorites", s, Self.zh)
+        // Enter: the favourite's page; Esc: back to the list where it was.
+        guard case .favorites(let list) = s.mode else { return }
+        s.mode = .favorites(Pick(list.items, index: 0))
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        try Golden.check("favorite-page", s, Self.zh)
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh)
+                == [.openMessage(conversationId: "c3", name: "周末爬山群", seq: 3, messageId: "m3")])
+        s.mode = .favorite(FavoritePage(list: Pick(list.items, index: 0)))
+        _ = Update.apply(.key(.escape), to: &s, Self.zh)
+        #expect(s.mode == .favorites(Pick(list.items, index: 0)))
     }
 
     @Test func chatWhileTypingWithANewMessageBanner() throws {

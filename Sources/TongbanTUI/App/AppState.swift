@@ -39,6 +39,8 @@ struct AppState {
         case record(MergedPayload, Int)
         /// v3: my favourites, newest first, and the one selected.
         case favorites(Pick<Favorite>)
+        /// One favourite's page (v4).
+        case favorite(FavoritePage)
         /// `,`: in a group, the selected member (the one `x` removes).
         case settings(member: Int)
         /// v3 people: the contacts view, adding a friend, my page, a peer's page.

@@ -132,11 +132,40 @@ extension Pick where Item == Favorite {
             index = min(index, max(0, items.count - 1))
             return .effects([.removeFavorite(gone.favoriteId)])
         case .enter:
-            guard let f = current else { return .close() }
-            return .close([.openMessage(conversationId: f.conversationId, name: f.conversationName, seq: f.message.seq,
-                                        messageId: f.message.clientMsgID)])
+            guard current != nil else { return .close() }
+            return Step(next: .show(.favorite(FavoritePage(list: self))))
         default: return .stay
         }
+    }
+}
+
+/// One favourite's page: the whole message, the chat it came from and when
+/// it was kept. Enter jumps to it in its chat, `x` removes it, Esc goes
+/// back to the list.
+struct FavoritePage: Equatable {
+    /// The list it was opened from (its highlighted item is this one).
+    var list: Pick<Favorite>
+    /// The first line shown (j/k scroll a long message).
+    var top = 0
+
+    var favorite: Favorite? { list.current }
+
+    mutating func update(_ key: Key) -> Step {
+        guard let f = favorite else { return .close() }
+        switch key {
+        case .escape, .char("q"), .left: return Step(next: .show(.favorites(list)))
+        case .down, .char("j"): top += 1
+        case .up, .char("k"): top = max(0, top - 1)
+        case .enter:
+            return .close([.openMessage(conversationId: f.conversationId, name: f.conversationName, seq: f.message.seq,
+                                        messageId: f.message.clientMsgID)])
+        case .char("x"):
+            var rest = list
+            let step = rest.update(.char("x"))
+            return Step(effects: step.effects, next: .show(.favorites(rest)))
+        default: break
+        }
+        return .stay
     }
 }
 

@@ -148,6 +148,9 @@ extension Update {
         case .favorites(var pick):
             let step = pick.update(key)
             return run(step, page: .favorites(pick), &s, L)
+        case .favorite(var page):
+            let step = page.update(key)
+            return run(step, page: .favorite(page), &s, L)
         case .actions(let pick):
             return menuKey(key, pick, &s, L)
         case .forward(var picker):

@@ -119,6 +119,24 @@ enum OverlayWidget {
                 lines.append((TerminalSanitizer.oneLine(line), n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.favorites"), lines: lines, into: &g, area)
+        case .favorite(let page):
+            guard let f = page.favorite else { return }
+            let m = IMMessageMapper.map(f.message, currentUID: s.myImUid)
+            var lines: [(String, Style)] = [
+                (L.string("ui.favorite.from", ["name": TerminalSanitizer.oneLine(f.conversationName)]), Theme.title),
+                (L.string("ui.favorite.kept", ["time": TimeLabel.text(f.createdAt, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)]),
+                 Theme.dim),
+                (L.string("ui.favorite.sent", ["time": TimeLabel.text(f.message.sendTime, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds)]),
+                 Theme.dim),
+                ("", Style()),
+            ]
+            // The whole message: its text wrapped, or what its kind says of it.
+            let body = m.text ?? MessageKinds.summary(of: m, localizer: L)
+            let width = max(10, min(area.width - 8, 60))
+            let text = TextWrap.wrap(TerminalSanitizer.sanitize(body, keepNewlines: true), width: width).map { ($0, Style()) }
+            lines += Array(text.dropFirst(min(page.top, max(0, text.count - 1))).prefix(max(1, area.height - 10)))
+            lines += [("", Style()), (L.string("ui.favorite.hint"), Theme.dim)]
+            DialogWidget.render(title: L.string("ui.favorite.title"), lines: lines, into: &g, area)
         case .signals(let view):
             DialogWidget.render(title: L.string("ui.signals.title"),
                                 lines: SignalsWidget.lines(view, L, now: s.now, utcOffsetSeconds: s.utcOffsetSeconds, rows: area.height - 4), into: &g, area)

@@ -234,6 +234,19 @@ import Testing
         try Golden.check("multi-image", s, Self.zh)
     }
 
+    @Test func theContactsViewListsMyRoomsAndEnterEntersOne() throws {
+        var s = Fixture.state(width: 90, height: 24)
+        let room = RoomInfo(roomId: 3, name: "同伴大厅", uniqueName: "lobby", topic: "", ownerId: "tb_7", presentCount: 2, createdAt: 0)
+        s.mode = .contacts(ContactsView.opened(s.people, groups: s.list.conversations, Self.zh))
+        _ = Update.apply(.people(.rooms([room])), to: &s, Self.zh)
+        try Golden.check("contacts-rooms", s, Self.zh)
+        guard case .contacts(var view) = s.mode else { Issue.record("no contacts view"); return }
+        let rows = ContactsView.rows(s.people, groups: s.list.conversations, query: "", Self.zh)
+        view.index = try #require(rows.firstIndex(of: .room(room)))
+        s.mode = .contacts(view)
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.room(.enter(unique: "lobby", again: false))])
+    }
+
     // MARK: Cards and the rest
 
     @Test func aCardShowsThePersonAndEnterOpensTheirPage() throws {

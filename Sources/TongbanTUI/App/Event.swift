@@ -65,6 +65,8 @@ enum PeopleEvent {
     case loaded(contacts: [Contact], requests: [FriendRequest], blocked: [UserBasicInfo]?)
     /// Users found for 添加好友's query.
     case found(query: String, [UserBasicInfo])
+    /// v4: rooms I own or entered lately.
+    case rooms([RoomInfo])
     /// My page's parts as the server has them (nil: not read).
     case mine(UserBasicInfo?, UserSettings?, [SessionInfo]?)
     /// A peer's page: shown when `opening`, else refreshed if on screen.

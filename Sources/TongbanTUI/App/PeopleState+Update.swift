@@ -52,6 +52,7 @@ extension ContactsView {
             case .request(let r)?: return .effects([.people(.respond(requestId: r.requestId, accept: true))])
             case .friend(let c)?: return .close([.startConversation(c.user)])
             case .group(let c)?: return Step(next: .open(c))
+            case .room(let r)?: return .close([.room(.enter(unique: r.uniqueName, again: false))])
             case .blocked(let u)?: return .effects([.people(.unblock(uid: u.uid))])
             default: return .stay
             }

@@ -7,6 +7,8 @@ struct PeopleState: Equatable {
     var contacts: [Contact] = []
     var requests: [FriendRequest] = []
     var blocked: [UserBasicInfo] = []
+    /// Rooms I own or entered lately (v4 `/room/mine`), as the server last said.
+    var rooms: [RoomInfo] = []
     /// My uid, to tell requests to me from mine.
     var myUid = 0
 
@@ -17,7 +19,7 @@ struct PeopleState: Equatable {
     var blockedImUids: Set<String> { Set(blocked.map { ConversationIDHelper.imUid($0.uid) }) }
 }
 
-/// The contacts view (通讯录): sections 新的朋友, 好友, 群聊, 黑名单, filtered
+/// The contacts view (通讯录): sections 新的朋友, 好友, 群聊, 房间, 黑名单, filtered
 /// by what is typed.
 struct ContactsView: Equatable {
     var query = ""
@@ -34,6 +36,8 @@ struct ContactsView: Equatable {
         case waiting(FriendRequest)
         case friend(Contact)
         case group(Conversation)
+        /// A room I own or entered lately: Enter enters it.
+        case room(RoomInfo)
         case blocked(UserBasicInfo)
         /// "Nothing here" under a heading.
         case empty(String)
@@ -70,6 +74,10 @@ struct ContactsView: Equatable {
             .sorted { ContactOrder.key($0.nickname) < ContactOrder.key($1.nickname) }
         rows += shown.map(Row.group)
         if shown.isEmpty { rows.append(.empty(L.string("people.section.noGroups"))) }
+        rows.append(.heading(L.string("people.section.rooms")))
+        let rooms = people.rooms.filter { matches($0.name, $0.uniqueName) }
+        rows += rooms.map(Row.room)
+        if rooms.isEmpty { rows.append(.empty(L.string("people.section.noRooms"))) }
         rows.append(.heading(L.string("people.section.blocked")))
         let blocked = people.blocked.filter { matches($0.username, $0.account) }
         rows += blocked.map(Row.blocked)

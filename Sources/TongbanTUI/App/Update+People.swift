@@ -16,6 +16,12 @@ extension Update {
                 view.reloaded(s.people, groups: s.list.conversations, L)
                 s.mode = .contacts(view)
             }
+        case .rooms(let rooms):
+            s.people.rooms = rooms
+            if case .contacts(var view) = s.mode {
+                view.reloaded(s.people, groups: s.list.conversations, L)
+                s.mode = .contacts(view)
+            }
         case .found(let query, let users):
             if case .addFriend(var form) = s.mode, form.found(users, for: query) { s.mode = .addFriend(form) }
         case .mine(let profile, let settings, let devices):

@@ -16,6 +16,8 @@ extension EffectRunner {
             guard await attempt(.loadPeople, { try await self.session.refreshPeople() }) != nil else { return }
             let blocked = await attempt(.loadPeople) { try await self.session.blocked() }
             await loadStoredPeople(blocked: blocked)
+            // The rooms section: quietly (an older server has no /room/mine).
+            if let rooms = try? await session.myRooms() { await dispatch(.people(.rooms(rooms))) }
         case .loadStored:
             // Quietly: offline at start is no failure of anything asked for.
             await loadStoredPeople(blocked: try? await session.blocked())

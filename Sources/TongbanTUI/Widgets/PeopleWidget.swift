@@ -135,6 +135,9 @@ enum PeopleWidget {
                               selected ? Theme.selected : Style()))
             case .group(let c):
                 lines.append(("  " + TerminalSanitizer.oneLine(c.nickname), selected ? Theme.selected : Style()))
+            case .room(let r):
+                let line = "# " + TerminalSanitizer.oneLine(r.name) + "  " + L.string("people.room.present", ["n": String(r.presentCount)])
+                lines.append(("  " + line, selected ? Theme.selected : Style()))
             case .blocked(let u):
                 lines.append(("  " + TerminalSanitizer.oneLine(name(u)), selected ? Theme.selected : Theme.dim))
             }

@@ -247,6 +247,38 @@ import Testing
         #expect(Update.apply(.key(.enter), to: &s, Self.zh) == [.room(.enter(unique: "lobby", again: false))])
     }
 
+    // MARK: Emoji
+
+    @Test func emojiByNameWithTabAndTheTextAsTypedWithEnter() throws {
+        var s = Self.oneToOne(peerReadSeq: nil)
+        s.focus = .input
+        for ch in "好的 :thu" { _ = Update.apply(.key(.char(ch)), to: &s, Self.zh) }
+        #expect(Update.emojiCandidates(s).first?.emoji == "👍")
+        let frame = Golden.describe(Screen.render(s, Self.zh, RenderOptions()))
+        #expect(frame.contains("Tab 选择：👍 thumbsup"), "the status line offers them")
+        _ = Update.apply(.key(.tab), to: &s, Self.zh)
+        #expect(s.input.text == "好的 👍")
+        // What is not a name at a word's start is left alone, and Enter sends it as typed.
+        for text in ["12:30", "好的 :)", "看:th"] {
+            s.input = InputLine(text: text)
+            #expect(Update.emojiCandidates(s).isEmpty, "\(text)")
+        }
+        s.input = InputLine(text: "见 :sm")
+        #expect(Update.apply(.key(.enter), to: &s, Self.zh).contains(.sendText("见 :sm")))
+    }
+
+    @Test func theEmojiGridPutsOneInTheInputBar() throws {
+        var s = Self.oneToOne(peerReadSeq: nil)
+        s.focus = .input
+        s.input = InputLine(text: "好")
+        _ = Update.apply(.key(.ctrl("g")), to: &s, Self.zh)
+        _ = Update.apply(.key(.right), to: &s, Self.zh)
+        _ = Update.apply(.key(.down), to: &s, Self.zh)
+        try Golden.check("emoji-grid", s, Self.zh)
+        _ = Update.apply(.key(.enter), to: &s, Self.zh)
+        #expect(s.mode == .normal && s.focus == .input && s.input.text == "好" + EmojiCatalog.all[1 + EmojiGrid.columns].emoji)
+    }
+
     // MARK: Cards and the rest
 
     @Test func aCardShowsThePersonAndEnterOpensTheirPage() throws {

@@ -49,6 +49,8 @@ struct AppState {
         case me(MyPage)
         case peer(PeerPage)
         case help
+        /// v4: the emoji grid (Ctrl-G in the input bar).
+        case emoji(EmojiGrid)
         /// `/rec`: a recorder is writing into `file` since `since`.
         case recording(file: URL, since: Date)
         /// A flash image on screen: its pixels live only in this value.

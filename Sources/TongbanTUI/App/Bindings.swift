@@ -18,7 +18,7 @@ enum Action: String, CaseIterable, Sendable {
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
     case messagesReaders = "messages.readers"
-    case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave"
+    case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave", inputEmoji = "input.emoji"
     case focusNext = "focus.next", focusPrevious = "focus.previous", help = "help", quit = "quit"
 }
 
@@ -112,6 +112,8 @@ struct Binding: Sendable {
         document(.input, "help.input.multi"),
         document(.input, "help.input.voice"),
         document(.input, "help.input.file"),
+        bind(.input, .inputEmoji, [.ctrl("g")], "help.input.emoji"),
+        document(.input, "help.input.emojiName"),
         document(.input, "help.input.mention"),
         document(.input, "help.input.group"),
 

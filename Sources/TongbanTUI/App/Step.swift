@@ -12,6 +12,8 @@ struct Step: Equatable {
     var pictures: [String] = []
     /// The pane that takes the keyboard after it.
     var focus: PaneFocus?
+    /// Text for the input bar, at its cursor (the emoji grid).
+    var insert: String?
 
     enum Next: Equatable {
         /// The page stays, as its update left it.
@@ -39,6 +41,7 @@ extension Update {
     static func run(_ step: Step, page: AppState.Mode, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         if let words = step.status { s.status = words }
         if let pane = step.focus { s.focus = pane }
+        if let text = step.insert { s.input.insert(text) }
         var effects = step.effects
         switch step.next {
         case .stay: s.mode = page

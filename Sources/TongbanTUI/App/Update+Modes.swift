@@ -14,6 +14,8 @@ extension Update {
             return submit(text, &s, L)
         case .inputNewline:
             s.input.insert("\n")
+        case .inputEmoji:
+            s.mode = .emoji(EmojiGrid())
         case .inputLeave:
             if s.replying != nil {
                 // The first Esc drops the reply; what was typed stays.
@@ -140,6 +142,9 @@ extension Update {
         case .signals(var view):
             let step = view.update(key, L)
             return run(step, page: .signals(view), &s, L)
+        case .emoji(var grid):
+            let step = grid.update(key)
+            return run(step, page: .emoji(grid), &s, L)
         case .readers(var page):
             let step = page.update(key)
             return run(step, page: .readers(page), &s, L)

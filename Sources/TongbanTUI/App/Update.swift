@@ -285,6 +285,7 @@ enum Update {
             if key == .ctrl("e"), s.focus == .input { return [.compose(s.input.text)] }
         }
         if s.focus == .input, let effects = mentionKey(key, &s) { return effects }
+        if s.focus == .input, let effects = emojiKey(key, &s) { return effects }
         // Listing a directory is I/O: the runner does it and answers with `.pathCompleted`.
         if key == .tab, s.focus == .input, PathCompletion.applies(to: s.input.text) { return [.completePath(s.input.text)] }
         let scope: Binding.Scope = s.focus == .list ? .list : s.focus == .messages ? .messages : .input

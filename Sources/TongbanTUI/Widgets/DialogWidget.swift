@@ -119,6 +119,22 @@ enum OverlayWidget {
                 lines.append((TerminalSanitizer.oneLine(line), n == i ? Theme.selected : Style()))
             }
             DialogWidget.render(title: L.string("ui.favorites"), lines: lines, into: &g, area)
+        case .emoji(let grid):
+            var lines: [(String, Style)] = []
+            let all = EmojiCatalog.all
+            for row in stride(from: 0, to: all.count, by: EmojiGrid.columns) {
+                // Each emoji in a cell three columns wide; the chosen one stands out.
+                let cells = all[row..<min(all.count, row + EmojiGrid.columns)].enumerated().map { i, e in
+                    row + i == grid.index ? "[" + e.emoji + "]" : " " + e.emoji + " "
+                }
+                lines.append((cells.joined(), Style()))
+            }
+            let name = grid.current.map { ":" + $0.names.joined(separator: ": :") + ":" } ?? ""
+            let room = max(1, area.height - 8)
+            let first = max(0, min(grid.index / EmojiGrid.columns - room / 2, lines.count - room))
+            let shown = Array(lines.dropFirst(first).prefix(room)) + [("", Style()), (name, Theme.prompt),
+                                                                      (L.string("ui.emoji.gridHint"), Theme.dim)]
+            DialogWidget.render(title: L.string("ui.emoji.title"), lines: shown, into: &g, area)
         case .favorite(let page):
             guard let f = page.favorite else { return }
             let m = IMMessageMapper.map(f.message, currentUID: s.myImUid)

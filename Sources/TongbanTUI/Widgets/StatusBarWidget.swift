@@ -30,6 +30,11 @@ enum StatusBarWidget {
                   maxWidth: w - x - 1)
         } else if let status = s.status {
             g.put(TerminalSanitizer.sanitize(status), x: x, y: y, style: Theme.merge(Theme.status, Theme.error), maxWidth: w - x - 1)
+        } else if case let emoji = Update.emojiCandidates(s), !emoji.isEmpty {
+            // `:name` completion: Tab takes the first.
+            let names = emoji.map { $0.emoji + " " + $0.name }.joined(separator: "  ")
+            g.put(TextWrap.truncate(L.string("ui.emoji.hint", ["names": names]), width: w - x - 1), x: x, y: y, style: Theme.status,
+                  maxWidth: w - x - 1)
         } else if s.focus == .input, case let candidates = Update.mentionCandidates(s), !candidates.isEmpty {
             // `@` completion: Tab takes the first.
             let names = candidates.map { c -> String in

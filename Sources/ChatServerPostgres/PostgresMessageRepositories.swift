@@ -81,6 +81,15 @@ struct PostgresConversationRepository: ConversationRepository {
             """).map(Self.member)
     }
 
+    func readStates(_ id: String) throws -> [MemberReadState] {
+        try conn.query("""
+            SELECT uid, read_seq, joined_seq FROM member WHERE conversation_id = \(id) AND left_seq IS NULL
+            """).map { row in
+            let (uid, read, joined) = try row.decode((Int, Int, Int).self)
+            return MemberReadState(uid: uid, readSeq: read, joinedSeq: joined)
+        }
+    }
+
     func activeMemberCount(_ id: String) throws -> Int {
         try conn.scalar("SELECT COUNT(*) FROM member WHERE conversation_id = \(id) AND left_seq IS NULL") ?? 0
     }

@@ -104,8 +104,12 @@ struct GroupBench: Sendable {
         if let admin = postgresAdminURL { rows += try await SeamBench(adminURL: admin).run() }
         if bigMembers > 0 {
             print("big group: \(bigMembers) members, \(senders) of them sending \(messages) each…")
-            let big = try await bench.runTongban(shape: .group(members: bigMembers, senders: senders))
+            let probe = ReadCountsProbe()
+            let big = try await bench.runTongban(shape: .group(members: bigMembers, senders: senders)) { base, accounts, http in
+                try await probe.measure(base: base, accounts: accounts, http: http)
+            }
             report("group of \(bigMembers)", big)
+            rows += probe.rows(members: bigMembers)
             rows += [
                 BenchRow(figure: "sends/s, group of \(bigMembers)", ours: big.sendsPerSecond, reference: group.sendsPerSecond,
                          referenceName: "group of \(members)", goal: "reported", met: nil),

@@ -86,7 +86,11 @@ struct ServerBench: Sendable {
         return rows
     }
 
-    func runTongban(paceMs: Int = 0, shape: Shape = .pairs, deployment: Deployment = .sqlite) async throws -> LoadResult {
+    /// `afterLoad` runs once the load was measured, on the same server (a
+    /// probe of what the load left behind, as the read counts of a big group).
+    func runTongban(paceMs: Int = 0, shape: Shape = .pairs, deployment: Deployment = .sqlite,
+                    afterLoad: (@Sendable (_ base: String, _ accounts: [AuthResponse], _ http: HTTPClient) async throws -> Void)? = nil)
+        async throws -> LoadResult {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-load-\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -99,7 +103,7 @@ struct ServerBench: Sendable {
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 2 * pairs
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
-            let result = try await measure(base: base, running: running, http: http, paceMs: paceMs, shape: shape)
+            let result = try await measure(base: base, running: running, http: http, paceMs: paceMs, shape: shape, afterLoad: afterLoad)
             try? await http.shutdown()
             return result
         } catch {
@@ -108,8 +112,9 @@ struct ServerBench: Sendable {
         }
     }
 
-    func measure(base: String, running: Deployment.Running, http: HTTPClient, paceMs: Int,
-                 shape: Shape) async throws -> LoadResult {
+    func measure(base: String, running: Deployment.Running, http: HTTPClient, paceMs: Int, shape: Shape,
+                 afterLoad: (@Sendable (_ base: String, _ accounts: [AuthResponse], _ http: HTTPClient) async throws -> Void)?)
+        async throws -> LoadResult {
         // Wait for the server.
         let probe = APIClient(baseURL: base, http: http)
         var up = false
@@ -257,6 +262,7 @@ struct ServerBench: Sendable {
         let total = senders * messages
         // Send -> acknowledgement, for comparison: the part of the latency before the notice.
         let acks = users.flatMap { u in zip(u.sentAt, u.answeredAt).filter { $0.1 > $0.0 }.map { Double($0.1 - $0.0) / 1e6 } }.sorted()
+        if let afterLoad { try await afterLoad(base, accounts, http) }
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99),
                           allP50ms: percentile(everyone, 50), allP99ms: percentile(everyone, 99), serverRSSMiB: rss,

@@ -141,15 +141,22 @@ final class ReceiptService: Sendable {
         }
     }
 
-    /// A group message's read and unread counts, for its sender.
+    /// A group message's read and unread counts, for its sender: one read of
+    /// the members' (uid, read seq, joined seq), then each seq counted over
+    /// those integers.
     func readCounts(caller: Int, conversationId: String, seqs: [Int]) throws -> ReadCountsResponse {
         guard (1...100).contains(seqs.count) else { throw APIFailure.invalid("seqs must list 1-100 seqs") }
         return try storage.read { tx in
-            let members = try ownMessages(caller: caller, conversationId: conversationId, seqs: seqs, in: tx)
+            try ownMessages(caller: caller, conversationId: conversationId, seqs: seqs, in: tx)
+            let members = try tx.conversations.readStates(conversationId).filter { $0.uid != caller }
             var counts: [String: ReadCountsResponse.Count] = [:]
             for seq in Set(seqs) {
-                let (read, unread) = Self.split(members, at: seq, sender: caller)
-                counts[String(seq)] = .init(read: read.count, unread: unread.count)
+                var read = 0, there = 0
+                for m in members where m.joinedSeq < seq {
+                    there += 1
+                    if m.readSeq >= seq { read += 1 }
+                }
+                counts[String(seq)] = .init(read: read, unread: there - read)
             }
             return ReadCountsResponse(counts: counts)
         }
@@ -158,17 +165,17 @@ final class ReceiptService: Sendable {
     /// Who read a group message of the caller's, and who has not.
     func readers(caller: Int, conversationId: String, seq: Int) throws -> ReadersResponse {
         try storage.read { tx in
-            let members = try ownMessages(caller: caller, conversationId: conversationId, seqs: [seq], in: tx)
-            let (read, unread) = Self.split(members, at: seq, sender: caller)
-            func infos(_ rows: [MemberRow]) throws -> [UserBasicInfo] { try rows.compactMap { try tx.users.info(uid: $0.uid) } }
-            return ReadersResponse(read: try infos(read), unread: try infos(unread))
+            try ownMessages(caller: caller, conversationId: conversationId, seqs: [seq], in: tx)
+            let there = try tx.conversations.readStates(conversationId).filter { $0.uid != caller && $0.joinedSeq < seq }
+                .sorted { $0.uid < $1.uid }
+            func infos(_ rows: [MemberReadState]) throws -> [UserBasicInfo] { try rows.compactMap { try tx.users.info(uid: $0.uid) } }
+            return ReadersResponse(read: try infos(there.filter { $0.readSeq >= seq }), unread: try infos(there.filter { $0.readSeq < seq }))
         }
     }
 
-    /// The group's members now, once the caller is found to be one who
-    /// sent every one of `seqs` (403 for another's message, 404 for none).
-    private func ownMessages(caller: Int, conversationId: String, seqs: [Int],
-                             in tx: any StorageTransaction) throws -> [MemberRow] {
+    /// Checks that the caller sent every one of `seqs` in the group (403 for
+    /// another's message, 404 for none).
+    private func ownMessages(caller: Int, conversationId: String, seqs: [Int], in tx: any StorageTransaction) throws {
         guard ConversationIDHelper.isGroup(conversationId) else {
             throw APIFailure.invalid("read counts are for groups (sg_); one-to-one chats carry peerReadSeq")
         }
@@ -178,13 +185,5 @@ final class ReceiptService: Sendable {
             guard let sender = senders[seq] else { throw APIFailure.notFound("no message \(seq) in this group") }
             guard sender == caller else { throw APIFailure.forbidden("read counts are for your own messages only") }
         }
-        return try tx.conversations.activeMembers(conversationId, afterUid: 0, limit: Int(Int32.max))
-    }
-
-    /// The members who were there at `seq` (joined before it), the sender
-    /// left out, split by whether they read it.
-    static func split(_ members: [MemberRow], at seq: Int, sender: Int) -> (read: [MemberRow], unread: [MemberRow]) {
-        let there = members.filter { $0.uid != sender && $0.joinedSeq < seq }
-        return (there.filter { $0.readSeq >= seq }, there.filter { $0.readSeq < seq })
     }
 }

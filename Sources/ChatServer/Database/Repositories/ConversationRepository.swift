@@ -56,6 +56,9 @@ package protocol ConversationRepository {
     /// Up to `limit` members who have not left with a uid above `uid`, by uid.
     func activeMembers(_ id: String, afterUid uid: Int, limit: Int) throws -> [MemberRow]
     func activeMemberCount(_ id: String) throws -> Int
+    /// Every member who has not left: uid, read seq and the seq they joined
+    /// after (read receipts count over these, PROTOCOL.md v4).
+    func readStates(_ id: String) throws -> [MemberReadState]
     /// Records that message `seq` mentioned `uids`.
     func noteMention(_ id: String, seq: Int, uids: [Int]) throws
 
@@ -69,4 +72,12 @@ package protocol ConversationRepository {
     /// Everyone who shares a conversation with `uid`, except where either
     /// blocked the other (PROTOCOL.md v4: they do not see each other online).
     func contacts(of uid: Int) throws -> [Int]
+}
+
+/// A member's place in a group's reading (`ConversationRepository.readStates`).
+package struct MemberReadState: Sendable, Equatable {
+    package var uid: Int
+    package var readSeq: Int
+    package var joinedSeq: Int
+    package init(uid: Int, readSeq: Int, joinedSeq: Int) { self.uid = uid; self.readSeq = readSeq; self.joinedSeq = joinedSeq }
 }

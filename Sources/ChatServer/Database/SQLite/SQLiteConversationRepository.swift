@@ -71,6 +71,15 @@ struct SQLiteConversationRepository: ConversationRepository {
             """), arguments: [id, uid, limit])
     }
 
+    func readStates(_ id: String) throws -> [MemberReadState] {
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT uid, readSeq, joinedSeq FROM member WHERE conversationId = ? AND leftSeq IS NULL
+            """), arguments: [id])
+        var out: [MemberReadState] = []
+        while let row = try rows.next() { out.append(MemberReadState(uid: row[0], readSeq: row[1], joinedSeq: row[2])) }
+        return out
+    }
+
     func activeMemberCount(_ id: String) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM member WHERE conversationId = ? AND leftSeq IS NULL"),
                          arguments: [id]) ?? 0

@@ -252,10 +252,6 @@ struct PostgresSignalRepository: SignalRepository {
             """, as: Int.self) ?? 0
     }
 
-    func owner(ofSignal id: Int) throws -> Int? {
-        try conn.scalar("SELECT owner_uid FROM signal WHERE id = \(id)")
-    }
-
     func insertReply(signalId: Int, from: Int, content: String, createdAt: Int) throws -> Int {
         try conn.scalar("""
             INSERT INTO signal_reply(signal_id, from_uid, content, created_at)

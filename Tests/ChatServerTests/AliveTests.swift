@@ -191,6 +191,29 @@ extension API {
         #expect(await socket.wait(after: later) { $0 == .readChanged(conversationId: conv) } != nil)
     }
 
+    /// `make run`'s demo: `me` is friends with Alice and Bob, whose signals
+    /// are in the feed; Carol, a stranger, asks to be friends a while after start.
+    @Test func theDemoHasFriendsSignalsAndAStrangersRequest() async throws {
+        let server = try await TestServer.start {
+            $0.demo = true
+            $0.demoFriendRequestDelay = .milliseconds(200)
+        }
+        defer { Task { await server.stop() } }
+        let login = try await server.anonymous.post("/auth/login", LoginRequest(account: "me", password: "tongban-demo"))
+        let auth = try login.decode(AuthResponse.self)
+        let me = API(base: server.base, token: auth.token)
+        let socket = try await WSProbe.open(port: server.port, token: auth.token)
+        defer { Task { await socket.close() } }
+        #expect(Set(try await me.friends().compactMap(\.account)) == ["alice", "bob"])
+        #expect(Set(try await me.feed().compactMap(\.from.account)) == ["alice", "bob"])
+        let devices = try await me.get("/auth/sessions").decode([SessionInfo].self)
+        #expect(devices.filter { !$0.current }.allSatisfy { !$0.userAgent.isEmpty }, "the demo's own sessions have a name")
+        // Carol's request comes by push.
+        #expect(await socket.wait(timeout: .seconds(10)) { if case .sync = $0 { true } else { false } } != nil)
+        let incoming = try await me.get("/friend/requests").decode(FriendRequestsResponse.self).incoming
+        #expect(incoming.map(\.from.account) == ["carol"])
+    }
+
     @Test func theSignalFeedPostsRepliesHidesReportsAndDeletes() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }

@@ -11,13 +11,15 @@ expect_screen() {
   fail "screen never showed: $1"
 }
 
-# expect_gone TEXT: waits up to 10 s until the pane no longer shows TEXT.
+# expect_gone TEXT [TARGET]: waits up to 10 s until the pane (default
+# $SESSION) no longer shows TEXT.
 expect_gone() {
+  local target=${2:-$SESSION}
   for _ in $(seq 1 100); do
-    if ! tmux capture-pane -p -t "$SESSION" | grep -qF -- "$1"; then return 0; fi
+    if ! tmux capture-pane -p -t "$target" | grep -qF -- "$1"; then return 0; fi
     sleep 0.1
   done
-  fail "screen still shows: $1"
+  fail "$target still shows: $1"
 }
 
 # expect_output TEXT COMMAND...: waits up to 10 s until the command prints TEXT.

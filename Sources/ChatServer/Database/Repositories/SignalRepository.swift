@@ -43,7 +43,6 @@ package struct SignalReportRow: Sendable, Equatable {
 package protocol SignalRepository {
     /// Stores a signal; returns its id.
     func insertSignal(owner: Int, content: String, createdAt: Int) throws -> Int
-    func owner(ofSignal id: Int) throws -> Int?
     /// Stores a reply; returns its id.
     func insertReply(signalId: Int, from: Int, content: String, createdAt: Int) throws -> Int
     /// The newest `limit` replies to `owner`'s signals, newest first.

@@ -9,10 +9,6 @@ struct SQLiteSignalRepository: SignalRepository {
         return Int(db.lastInsertedRowID)
     }
 
-    func owner(ofSignal id: Int) throws -> Int? {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT ownerUid FROM signal WHERE id = ?"), arguments: [id])
-    }
-
     func insertReply(signalId: Int, from: Int, content: String, createdAt: Int) throws -> Int {
         try db.cachedStatement(sql: "INSERT INTO signal_reply(signalId, fromUid, content, createdAt) VALUES (?, ?, ?, ?)")
             .execute(arguments: [signalId, from, content, createdAt])

@@ -51,6 +51,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Secret chats' cryptography (PROTOCOL.md v4): X3DH, the Double Ratchet and the
+        // safety number on swift-crypto, with no I/O of its own.
+        .target(
+            name: "ChatCrypto",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // Test support: FakeChatAPI, the real server in this process (LocalServer) behind ChatSync's ChatAPI.
         // Only test targets depend on it.
         .target(
@@ -155,6 +162,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore"], swiftSettings: strict),
+        .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCrypto"], swiftSettings: strict),
         .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore"], swiftSettings: strict),
         .testTarget(
             name: "ChatViewModelsTests",

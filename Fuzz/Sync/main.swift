@@ -51,6 +51,9 @@ func requireWellFormedEvent(_ event: SyncEvent) {
     case .newLogin(let s):
         // The status line and my page draw the device's words, sanitised.
         requireShowable(s.userAgent, keepNewlines: false)
+    case .read(_, _, let seq):
+        // Only a number reaches the store (a conversation's peer read seq); ids are keys, never drawn.
+        require(seq >= 0, "a read event with seq \(seq)")
     }
     requireCodableRoundTrip(event, "SyncEvent")
     // What the server stores and later splices into a page: JSONSyntax must

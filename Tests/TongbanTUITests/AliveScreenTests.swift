@@ -180,6 +180,18 @@ import Testing
         #expect(item.receiveId == "r1" && s.mode == .normal)
     }
 
+    @Test func anOpenedReplyLinesUpWithTheUnopenedOnesAndHostileWordsAreDefused() {
+        let lines = SignalsWidget.lines(SignalsView(tab: .inbox, inbox: [
+            SignalInboxItem(receiveId: "r1", signalId: 3, signalContent: "爬山？", replyContent: "我去\u{1B}[2J",
+                            from: UserBasicInfo(uid: 9, username: "Carol"), isImOpened: false),
+            SignalInboxItem(receiveId: "r2", signalId: 3, signalContent: "爬山？", replyContent: "算我一个",
+                            from: UserBasicInfo(uid: 8, username: "Bob"), isImOpened: true),
+        ]), Self.zh, now: Self.now, utcOffsetSeconds: 0, rows: 20).map(\.0)
+        let carol = lines.first { $0.hasPrefix("● Carol：我去") }
+        #expect(carol != nil && carol?.contains("\u{1B}") == false, "the escape never reaches the screen: \(lines)")
+        #expect(lines.contains("  Bob：算我一个  ← 爬山？"), "\(lines)")
+    }
+
     @Test func theFeedRepliesHidesAndReportsAndMineDeletesAfterAsking() {
         var view = SignalsView()
         view.loaded(.feed(Self.feed))

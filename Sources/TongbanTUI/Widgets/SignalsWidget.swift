@@ -19,18 +19,19 @@ enum SignalsWidget {
             empty = "ui.signals.feedEmpty"
             rowsOf = (v.feed ?? []).map { s in
                 let mark = s.replied ? L.string("ui.signals.repliedMark") : ""
-                return "\(s.from.username)  \(TimeLabel.text(s.createdAt, L, now: now, utcOffsetSeconds: utcOffsetSeconds))  \(s.content)\(mark)"
+                return TerminalSanitizer.oneLine("\(s.from.username)  \(TimeLabel.text(s.createdAt, L, now: now, utcOffsetSeconds: utcOffsetSeconds))  \(s.content)") + mark
             }
         case .mine:
             empty = "ui.signals.mineEmpty"
             rowsOf = (v.mine ?? []).map { s in
                 "\(TimeLabel.text(s.createdAt, L, now: now, utcOffsetSeconds: utcOffsetSeconds))  " + L.string("ui.signals.replies", ["n": String(s.replyCount)])
-                    + "  \(s.content)"
+                    + "  " + TerminalSanitizer.oneLine(s.content)
             }
         case .inbox:
             empty = "ui.signals.empty"
+            // The mark goes on after the words are made one line (which trims leading blanks).
             rowsOf = (v.inbox ?? []).map { it in
-                (it.isImOpened ? "  " : "● ") + "\(it.from.username)：\(it.replyContent)  ← \(it.signalContent)"
+                (it.isImOpened ? "  " : "● ") + TerminalSanitizer.oneLine("\(it.from.username)：\(it.replyContent)  ← \(it.signalContent)")
             }
         }
         let loaded: Bool = switch v.tab { case .feed: v.feed != nil; case .mine: v.mine != nil; case .inbox: v.inbox != nil }
@@ -38,9 +39,9 @@ enum SignalsWidget {
         // The window of rows around the highlighted one.
         let room = max(1, rows - 5)
         let first = max(0, min(v.index - room / 2, rowsOf.count - room))
+        // Others wrote these words: each row was made one line, without escapes, above.
         for (n, row) in rowsOf.enumerated().dropFirst(first).prefix(room) {
-            // Others wrote these words: one line, no escapes.
-            out.append((TerminalSanitizer.oneLine(row), n == v.index ? Theme.selected : Style()))
+            out.append((row, n == v.index ? Theme.selected : Style()))
         }
         out.append(("", Style()))
         if let c = v.composing {

@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "ChatServerTests",
             dependencies: [
-                "ChatServer", "ChatServerPostgres", "ChatCore",
+                "ChatServer", "ChatServerPostgres", "ChatCore", "ChatCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

@@ -9,6 +9,8 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
     public var code: APIErrorCode
     public var message: String
     public var retryAfter: Int?
+    /// v4, `devices_changed`: the current devices per imUid.
+    public var devices: [String: [String]]?
 
     public init(_ code: APIErrorCode, _ message: String, retryAfter: Int? = nil) {
         self.code = code; self.message = message; self.retryAfter = retryAfter
@@ -26,7 +28,7 @@ public struct APIFailure: Error, Sendable, CustomStringConvertible {
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        let body = (try? JSONEncoder().encode(APIErrorBody(code: code, message: message))) ?? Data()
+        let body = (try? JSONEncoder().encode(APIErrorBody(code: code, message: message, devices: devices))) ?? Data()
         return Response(status: .init(code: code.httpStatus), headers: headers,
                         body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

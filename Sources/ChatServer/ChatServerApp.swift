@@ -73,6 +73,8 @@ public enum ChatServerApp {
         authed.addRoutes(GroupController(groups: service.groups, read: read).routes, atPath: "/group")
         authed.addRoutes(FavoriteController(messages: service.messages, read: read).routes, atPath: "/favorite")
         authed.addRoutes(RoomController(rooms: service.rooms, read: read).routes, atPath: "/room")
+        authed.addRoutes(KeyController(keys: service.keys, read: read).routes, atPath: "/keys")
+        authed.addRoutes(SecretController(secrets: service.secrets, read: read).routes, atPath: "/secret")
         return router
     }
 
@@ -85,7 +87,8 @@ public enum ChatServerApp {
                 try await WebSocketSession.shouldUpgrade(head: head, channel: channel, service: service)
             },
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: nil),
-            services: [PruneService(syncLog: service.syncLog, quotas: Quotas(config: config))],
+            services: [PruneService(syncLog: service.syncLog, quotas: Quotas(config: config)),
+                       ExpiryService(secrets: service.secrets)],
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? config.port) },
             logger: config.logger
         )
@@ -143,6 +146,21 @@ struct PruneService: Service {
             if Task.isShuttingDownGracefully { break }
             try? syncLog.prune()
             try? syncLog.storage.write { tx in try quotas.prune(in: tx) }
+        }
+    }
+}
+
+/// Deletes disappearing secret messages as their time comes (every second:
+/// a message is gone within a second of its `expireAt`, on whichever node).
+struct ExpiryService: Service {
+    let secrets: SecretService
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            if Task.isShuttingDownGracefully { break }
+            do { try secrets.sweepExpired() } catch {
+                secrets.config.logger.warning("deleting expired secret messages failed: \(error)")
+            }
         }
     }
 }

@@ -113,6 +113,13 @@ struct PostgresConversationRepository: ConversationRepository {
         try conn.execute("UPDATE member SET is_im_opened = TRUE WHERE conversation_id = \(id)")
     }
 
+    func secretPeers(of uid: Int) throws -> [Int] {
+        try conn.query("""
+            SELECT CASE WHEN uid_low = \(uid) THEN uid_high ELSE uid_low END FROM conversation
+            WHERE (uid_low = \(uid) OR uid_high = \(uid)) AND substr(id, 1, 3) = 'ss_'
+            """).map { try $0.decode(Int.self) }
+    }
+
     func visiblePeers(of uid: Int) throws -> [(conversationId: String, uid: Int)] {
         try conn.query("""
             SELECT peer.conversation_id, peer.uid FROM member me

@@ -214,6 +214,22 @@ enum PostgresMigrations {
             "CREATE INDEX signal_report_signal ON signal_report(signal_id)",
             "CREATE TABLE room_visit (uid BIGINT NOT NULL, rid BIGINT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (uid, rid))",
         ]),
+        // Secret chats, as SQLite's v11-secret.
+        ("v9-secret", [
+            """
+            CREATE TABLE device_key (
+                uid BIGINT NOT NULL, device_id TEXT NOT NULL, identity_key BYTEA NOT NULL, signing_key BYTEA NOT NULL,
+                spk_id BIGINT NOT NULL, spk_key BYTEA NOT NULL, spk_signature BYTEA NOT NULL, created_at BIGINT NOT NULL,
+                PRIMARY KEY (uid, device_id))
+            """,
+            """
+            CREATE TABLE one_time_prekey (
+                uid BIGINT NOT NULL, device_id TEXT NOT NULL, key_id BIGINT NOT NULL, key BYTEA NOT NULL,
+                PRIMARY KEY (uid, device_id, key_id))
+            """,
+            "CREATE TABLE secret_expiry (message_id BIGINT PRIMARY KEY, expire_at BIGINT NOT NULL)",
+            "CREATE INDEX secret_expiry_at ON secret_expiry(expire_at)",
+        ]),
     ]
 
     /// `upTo`: the last step to apply (tests bring a database to an older schema); nil applies all.

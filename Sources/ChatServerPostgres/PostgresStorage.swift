@@ -144,6 +144,7 @@ struct PostgresTransaction: StorageTransaction {
     var people: any PeopleRepository { PostgresPeopleRepository(conn: conn) }
     var rooms: any RoomRepository { PostgresRoomRepository(conn: conn) }
     var usage: any UsageRepository { PostgresUsageRepository(conn: conn) }
+    var keys: any KeyRepository { PostgresKeyRepository(conn: conn) }
     var sendBatch: (any SendBatchRepository)? { PostgresSendBatchRepository(conn: conn) }
 }
 

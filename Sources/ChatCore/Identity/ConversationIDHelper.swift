@@ -4,6 +4,8 @@ public enum ConversationIDHelper {
     public static let imUidPrefix = "tb_"
     public static let singleChatPrefix = "si_"
     public static let groupPrefix = "sg_"
+    /// v4: a secret (end-to-end encrypted) chat, `ss_` + the two imUids as in `si_`.
+    public static let secretPrefix = "ss_"
 
     /// `sg_<gid>`.
     public static func group(_ gid: Int) -> String { "\(groupPrefix)\(gid)" }
@@ -54,6 +56,22 @@ public enum ConversationIDHelper {
         return "\(singleChatPrefix)\(sorted[0])_\(sorted[1])"
     }
 
+    /// v4: the secret chat of two users (`ss_` + the imUids sorted as in `make`).
+    public static func secret(myUid: Int, targetUid: Int) -> String {
+        secretPrefix + make(myUid: myUid, targetUid: targetUid).dropFirst(singleChatPrefix.count)
+    }
+
+    /// A well-formed `ss_` id.
+    public static func isSecret(_ conversationId: String) -> Bool {
+        conversationId.hasPrefix(secretPrefix) && uids(conversationId) != nil
+    }
+
+    /// The open chat of a secret chat's two people (and an `si_` id as it is).
+    public static func openChat(of conversationId: String) -> String {
+        guard isSecret(conversationId) else { return conversationId }
+        return singleChatPrefix + conversationId.dropFirst(secretPrefix.count)
+    }
+
     /// The two imUids of a conversation id, validated: both well formed,
     /// different, and in the order ``make(myUid:targetUid:)`` produces.
     public static func parse(_ conversationId: String) -> (String, String)? {
@@ -61,8 +79,9 @@ public enum ConversationIDHelper {
         return (imUid(a), imUid(b))
     }
 
-    /// The two uids of a valid conversation id, in the id's order. Byte-level
-    /// (`si_tb_<a>_tb_<b>`): the server checks an id on every request.
+    /// The two uids of a valid one-to-one conversation id, open (`si_`) or
+    /// secret (`ss_`), in the id's order. Byte-level (`si_tb_<a>_tb_<b>`):
+    /// the server checks an id on every request.
     public static func uids(_ conversationId: String) -> (Int, Int)? {
         let bytes = conversationId.utf8
         var i = bytes.startIndex
@@ -86,7 +105,8 @@ public enum ConversationIDHelper {
             }
             return digits > 0 ? value : nil
         }
-        guard literal("si_tb_"), let a = number(), literal("_tb_"), let b = number(), i == bytes.endIndex, a != b else { return nil }
+        let start = i
+        guard literal("si_tb_") || { i = start; return literal("ss_tb_") }(), let a = number(), literal("_tb_"), let b = number(), i == bytes.endIndex, a != b else { return nil }
         // The order make() produces: the imUids compared as strings.
         guard imUid(a) < imUid(b) else { return nil }
         return (a, b)

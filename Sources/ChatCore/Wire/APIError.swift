@@ -18,6 +18,12 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case quota
     /// The server's disk is full: nothing was stored; the same request may be retried later.
     case storageFull = "storage_full"
+    /// v4: a secret message's envelopes do not match the current devices.
+    case devicesChanged = "devices_changed"
+    /// v4: a sixth device with keys.
+    case tooManyDevices = "too_many_devices"
+    /// v4: a secret chat with someone who has no device with keys.
+    case noDevices = "no_devices"
 
     public var httpStatus: Int {
         switch self {
@@ -25,7 +31,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
         case .unauthorized: 401
         case .forbidden, .blocked: 403
         case .notFound: 404
-        case .conflict: 409
+        case .conflict, .devicesChanged, .tooManyDevices, .noDevices: 409
         case .cursorExpired: 410
         case .tooLarge, .quota: 413
         case .unsupportedMedia: 415
@@ -41,6 +47,8 @@ public struct APIErrorBody: Codable, Sendable, Hashable {
     public struct Detail: Codable, Sendable, Hashable {
         public var code: String
         public var message: String
+        /// v4, `devices_changed` only: the current devices per imUid.
+        public var devices: [String: [String]]?
     }
     public var error: Detail
     public init(code: APIErrorCode, message: String) {
@@ -48,5 +56,8 @@ public struct APIErrorBody: Codable, Sendable, Hashable {
     }
     public init(rawCode: String, message: String) {
         error = Detail(code: rawCode, message: message)
+    }
+    public init(code: APIErrorCode, message: String, devices: [String: [String]]?) {
+        error = Detail(code: code.rawValue, message: message, devices: devices)
     }
 }

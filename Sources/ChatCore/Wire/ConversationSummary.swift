@@ -26,6 +26,8 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
     public var isMember: Bool?
     /// v4, one-to-one only: the peer's read seq; absent when either side does not share reads.
     public var peerReadSeq: Int?
+    /// v4: true for a secret (end-to-end encrypted) chat, `ss_`.
+    public var secret: Bool?
 
     public var isGroup: Bool { groupId != nil || ConversationIDHelper.isGroup(conversationId) }
 
@@ -37,6 +39,7 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         groupId: Int? = nil, memberCount: Int? = nil, isMember: Bool? = nil, peerReadSeq: Int? = nil
     ) {
         self.peerReadSeq = peerReadSeq
+        self.secret = ConversationIDHelper.isSecret(conversationId) ? true : nil
         self.conversationId = conversationId
         self.userId = userId
         self.showName = showName
@@ -80,6 +83,7 @@ public struct ConversationSummary: Codable, Sendable, Hashable {
         memberCount = try c.decodeIfPresent(Int.self, forKey: .memberCount).map(WireRange.count)
         isMember = try c.decodeIfPresent(Bool.self, forKey: .isMember)
         peerReadSeq = try c.decodeIfPresent(Int.self, forKey: .peerReadSeq).map { try WireRange.seq($0, .peerReadSeq, in: c) }
+        secret = try c.decodeIfPresent(Bool.self, forKey: .secret)
     }
 }
 

@@ -67,6 +67,7 @@ extension WireMessage {
         }
         if let editedAt { out.append(0x2C); JSONText.appendKey("editedAt", to: &out); JSONText.appendInt(editedAt, to: &out) }
         if deletedForMe == true { out.append(0x2C); JSONText.appendKey("deletedForMe", to: &out); out.append(contentsOf: "true".utf8) }
+        if expired == true { out.append(0x2C); JSONText.appendKey("expired", to: &out); out.append(contentsOf: "true".utf8) }
         out.append(0x7D)
     }
 }
@@ -80,7 +81,7 @@ extension SyncEvent {
         switch self {
         case .message(let m): kind = "message"; message = m
         case .messageUpdate(let m): kind = "message_update"; message = m
-        case .conversation, .group, .contact, .friendRequest, .newLogin, .read: return try encode(self)
+        case .conversation, .group, .contact, .friendRequest, .newLogin, .read, .devices, .secretRetry: return try encode(self)
         }
         var out: [UInt8] = []
         out.reserveCapacity(256 + message.content.utf8.count)

@@ -13,6 +13,10 @@ public enum SyncEvent: Sendable, Hashable {
     case newLogin(NewLoginSession)
     /// v4: in a one-to-one chat, `userId` (the peer) read up to `seq`.
     case read(conversationId: String, userId: String, seq: Int)
+    /// v4: `userId`'s set of devices with keys changed (secret chats).
+    case devices(userId: String)
+    /// v4: a device of the peer could not open a secret message of mine.
+    case secretRetry(conversationId: String, clientMsgID: String, deviceId: String)
 }
 
 /// v4: the session a `new_login` event announces.
@@ -29,6 +33,7 @@ public struct NewLoginSession: Codable, Sendable, Hashable {
 extension SyncEvent: Codable {
     private enum CodingKeys: String, CodingKey {
         case kind, message, conversation, group, contact, removed, request, session, conversationId, userId, seq
+        case clientMsgID, deviceId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +53,11 @@ extension SyncEvent: Codable {
             self = .read(conversationId: try c.decode(String.self, forKey: .conversationId),
                          userId: try c.decode(String.self, forKey: .userId),
                          seq: try WireRange.seq(c.decode(Int.self, forKey: .seq), .seq, in: c))
+        case "devices": self = .devices(userId: try c.decode(String.self, forKey: .userId))
+        case "secret_retry":
+            self = .secretRetry(conversationId: try c.decode(String.self, forKey: .conversationId),
+                                clientMsgID: try c.decode(String.self, forKey: .clientMsgID),
+                                deviceId: try c.decode(String.self, forKey: .deviceId))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown event kind \(kind)")
         }
@@ -74,6 +84,11 @@ extension SyncEvent: Codable {
         case .read(let conversationId, let userId, let seq):
             try c.encode("read", forKey: .kind); try c.encode(conversationId, forKey: .conversationId)
             try c.encode(userId, forKey: .userId); try c.encode(seq, forKey: .seq)
+        case .devices(let userId):
+            try c.encode("devices", forKey: .kind); try c.encode(userId, forKey: .userId)
+        case .secretRetry(let conversationId, let clientMsgID, let deviceId):
+            try c.encode("secret_retry", forKey: .kind); try c.encode(conversationId, forKey: .conversationId)
+            try c.encode(clientMsgID, forKey: .clientMsgID); try c.encode(deviceId, forKey: .deviceId)
         }
     }
 }

@@ -20,6 +20,8 @@ public struct WireMessage: Codable, Sendable, Hashable {
     /// v3: only in a `message_update` to the user who deleted it for
     /// themselves (their other devices drop it); its content is then empty.
     public var deletedForMe: Bool?
+    /// v4: a disappearing secret message whose time ran out (its content is empty).
+    public var expired: Bool?
 
     public init(
         serverMsgID: String, clientMsgID: String, conversationId: String, seq: Int,
@@ -60,6 +62,7 @@ public struct WireMessage: Codable, Sendable, Hashable {
         reactions = (try? c.decodeIfPresent(Reactions.self, forKey: .reactions)).flatMap { $0.isEmpty ? nil : $0 }
         editedAt = (try c.decodeIfPresent(Int.self, forKey: .editedAt)).map(WireRange.clamp)
         deletedForMe = (try? c.decodeIfPresent(Bool.self, forKey: .deletedForMe)) == true ? true : nil
+        expired = (try? c.decodeIfPresent(Bool.self, forKey: .expired)) == true ? true : nil
     }
 }
 

@@ -20,8 +20,8 @@ struct RequestReader: Sendable {
         return Data(buffer.readableBytesView)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
-        let data = try await collect(request, limit: config.maxJSONBytes)
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int? = nil) async throws -> T {
+        let data = try await collect(request, limit: limit ?? config.maxJSONBytes)
         guard !data.isEmpty else { throw APIFailure.invalid("a JSON body is required") }
         guard String(validating: data, as: UTF8.self) != nil else { throw APIFailure.invalid("body is not valid UTF-8") }
         do {

@@ -37,12 +37,12 @@ struct MediaStore: Sendable {
 
     /// `chat/image/2026/11/22/<uuid>.jpg` (`chat/file/.../<uuid>.bin` for
     /// files): nothing else is accepted, so a key can never leave the media folder.
-    static var keyPattern: Regex<(Substring, Substring, Substring)> { /^chat\/(image|audio|file)\/[0-9]{4}\/[0-9]{2}\/[0-9]{2}\/[0-9a-f-]{36}\.(jpg|png|gif|webp|mp3|m4a|ogg|wav|bin)$/ }
+    static var keyPattern: Regex<(Substring, Substring, Substring)> { /^chat\/(image|audio|file|blob)\/[0-9]{4}\/[0-9]{2}\/[0-9]{2}\/[0-9a-f-]{36}\.(jpg|png|gif|webp|mp3|m4a|ogg|wav|bin)$/ }
 
     /// Files (`chat_file`) are any bytes: always served as a download,
     /// never as something a browser would render.
     static let fileType = "application/octet-stream"
-    static func isFileKey(_ key: String) -> Bool { key.hasPrefix("chat/file/") }
+    static func isFileKey(_ key: String) -> Bool { key.hasPrefix("chat/file/") || key.hasPrefix("chat/blob/") }
 
     static func isValidKey(_ key: String) -> Bool { key.wholeMatch(of: keyPattern) != nil }
 
@@ -55,10 +55,12 @@ struct MediaStore: Sendable {
         case "chat_image": table = Self.imageTypes; folder = "image"
         case "chat_audio": table = Self.audioTypes; folder = "audio"
         case "chat_file": table = [:]; folder = "file"
-        default: throw APIFailure.invalid("type must be chat_image, chat_audio or chat_file")
+        // v4: a secret chat's encrypted bytes, which only its two people can open.
+        case "chat_blob": table = [:]; folder = "blob"
+        default: throw APIFailure.invalid("type must be chat_image, chat_audio, chat_file or chat_blob")
         }
         let ext: String
-        if folder == "file" {
+        if folder == "file" || folder == "blob" {
             ext = "bin"
         } else {
             guard let known = table[type] else {
@@ -68,7 +70,7 @@ struct MediaStore: Sendable {
         }
         guard bytes.count <= maxBytes else { throw APIFailure(.tooLarge, "media is larger than \(maxBytes) bytes") }
         guard !bytes.isEmpty else { throw APIFailure.invalid("empty upload") }
-        guard folder == "file" || Self.matches(type: type, bytes: bytes) else {
+        guard folder == "file" || folder == "blob" || Self.matches(type: type, bytes: bytes) else {
             throw APIFailure(.unsupportedMedia, "the bytes are not \(type)")
         }
         var cal = Calendar(identifier: .gregorian)

@@ -63,6 +63,8 @@ package protocol StorageTransaction {
     var people: any PeopleRepository { get }
     var rooms: any RoomRepository { get }
     var usage: any UsageRepository { get }
+    /// v4: devices' public keys for secret chats.
+    var keys: any KeyRepository { get }
     /// Whole batches of sends at once, where the backend has them.
     var sendBatch: (any SendBatchRepository)? { get }
 }

@@ -41,11 +41,14 @@ package final class AuthService: Sendable {
     private let checking = Mutex<[String: Int]>([:])
     let syncLog: SyncLogService
     let notices: CommitNotifier
+    /// A session that ends takes its secret-chat keys with it.
+    let keys: KeyService
 
     /// `tokenCacheOpen`: false on a cluster's node until its listener hears
     /// other nodes' logouts (`setTokenCache(open:)`).
     init(storage: any ChatStorage, config: ServerConfig, limits: any SharedLimits, hub: PushHub, syncLog: SyncLogService,
-         notices: CommitNotifier, tokenCacheOpen: Bool = true) {
+         notices: CommitNotifier, keys: KeyService, tokenCacheOpen: Bool = true) {
+        self.keys = keys
         self.syncLog = syncLog
         self.notices = notices
         hasher = PasswordHasher(threads: config.limits.hashThreads, queue: config.limits.hashQueue)
@@ -241,21 +244,29 @@ package final class AuthService: Sendable {
             throw APIFailure(.unauthorized, "the current password is wrong")
         }
         let mine = Credentials.tokenHash(token)
-        let ended = try storage.write { tx -> [String] in
+        let (ended, cursors) = try storage.write { tx -> ([String], [Int: Int]) in
             try tx.accounts.setPassword(uid: caller, salt: salt, hash: newHash, rounds: rounds)
-            var ended: [String] = []
+            var ended: [String] = [], cursors: [Int: Int] = [:]
             for session in try tx.accounts.sessions(uid: caller) where session.tokenHash != mine {
                 try tx.accounts.deleteToken(hash: session.tokenHash)
+                cursors.merge(try self.keys.sessionEnded(uid: caller, sessionId: session.sessionId, in: tx)) { max($0, $1) }
                 ended.append(session.tokenHash)
             }
-            return ended
+            return (ended, cursors)
         }
+        notices.committed(cursors)
         for hash in ended { forget(tokenHash: hash) }
     }
 
     func logout(token: String) throws {
         let hash = Credentials.tokenHash(token)
-        try storage.write { tx in try tx.accounts.deleteToken(hash: hash) }
+        let cursors = try storage.write { tx -> [Int: Int] in
+            guard let uid = try tx.accounts.uid(forTokenHash: hash) else { return [:] }
+            let session = try tx.accounts.sessions(uid: uid).first { $0.tokenHash == hash }
+            try tx.accounts.deleteToken(hash: hash)
+            return try session.map { try self.keys.sessionEnded(uid: uid, sessionId: $0.sessionId, in: tx) } ?? [:]
+        }
+        notices.committed(cursors)
         forget(tokenHash: hash)
     }
 
@@ -283,13 +294,14 @@ package final class AuthService: Sendable {
     /// once and its sockets close with 4001, on every node.
     func revokeSession(caller: Int, sessionId: String) throws {
         guard !sessionId.isEmpty, sessionId.count <= 64 else { throw APIFailure.invalid("session_id must be 1-64 characters") }
-        let hash = try storage.write { tx -> String in
+        let (hash, cursors) = try storage.write { tx -> (String, [Int: Int]) in
             guard let row = try tx.accounts.session(sessionId, uid: caller) else {
                 throw APIFailure.notFound("no session \(sessionId)")
             }
             try tx.accounts.deleteToken(hash: row.tokenHash)
-            return row.tokenHash
+            return (row.tokenHash, try self.keys.sessionEnded(uid: caller, sessionId: sessionId, in: tx))
         }
+        notices.committed(cursors)
         forget(tokenHash: hash)
     }
 

@@ -13,6 +13,7 @@ extension MessageService {
         guard Reactions.isValidEmoji(emoji) else {
             throw APIFailure.invalid("emoji must be one character of at most \(Reactions.maxEmojiBytes) bytes")
         }
+        try Self.refuseSecret(conversationId, "reactions")
         let target = try ConversationService.target(of: conversationId, caller: caller)
         let (reactions, cursors) = try storage.write { tx -> (Reactions, [Int: Int]) in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)
@@ -38,6 +39,7 @@ extension MessageService {
     /// The sender's new text for their own text, mention or reply, within
     /// the edit window; returns the message as it now is.
     func edit(caller: Int, conversationId: String, clientMsgID: String, content: String) throws -> WireMessage {
+        try Self.refuseSecret(conversationId, "edits")
         let target = try ConversationService.target(of: conversationId, caller: caller)
         let (message, cursors) = try storage.write { tx -> (WireMessage, [Int: Int]) in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)

@@ -8,6 +8,7 @@ extension MessageService {
     /// Keeps a copy of a message the caller can see. Keeping the same one
     /// again answers with the copy already kept.
     func addFavorite(caller: Int, conversationId: String, clientMsgID: String) throws -> Favorite {
+        try Self.refuseSecret(conversationId, "favourites")
         let target = try ConversationService.target(of: conversationId, caller: caller)
         return try storage.write { tx -> Favorite in
             let msg = try self.visibleMessage(clientMsgID, in: conversationId, caller: caller, in: tx)

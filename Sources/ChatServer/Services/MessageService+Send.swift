@@ -12,6 +12,9 @@ extension MessageService {
         let payload: MessageContent
         /// Made before the write: the writer's transaction does only what must be serial.
         let serverMsgID: String
+        /// v4, a secret chat's ciphertext: its outer fields and the sending device.
+        var secret: SecretPayload? = nil
+        var device: String? = nil
     }
 
     /// What a committed send leaves to do after the commit.
@@ -25,9 +28,9 @@ extension MessageService {
     }
 
     /// Sends one message in its own transaction (the demo peers, tests).
-    func send(caller: Int, request r: SendMessageRequest) throws -> SendMessageResponse {
+    func send(caller: Int, token: String? = nil, request r: SendMessageRequest) throws -> SendMessageResponse {
         let job: SendJob
-        do { job = try prepareSend(caller: caller, request: r) } catch {
+        do { job = try prepareSend(caller: caller, token: token, request: r) } catch {
             if let row = try alreadySent(caller: caller, request: r) { return Self.response(row) }
             throw error
         }
@@ -41,9 +44,9 @@ extension MessageService {
     /// Sends one message through the group-commit writer: concurrent sends
     /// share one transaction (each in its own savepoint, so one bad send
     /// fails alone), and the request's task waits without holding a thread.
-    func sendBatched(caller: Int, request r: SendMessageRequest) async throws -> SendMessageResponse {
+    func sendBatched(caller: Int, token: String? = nil, request r: SendMessageRequest) async throws -> SendMessageResponse {
         let job: SendJob
-        do { job = try prepareSend(caller: caller, request: r) } catch {
+        do { job = try prepareSend(caller: caller, token: token, request: r) } catch {
             if let row = try alreadySent(caller: caller, request: r) { return Self.response(row) }
             throw error
         }
@@ -69,11 +72,17 @@ extension MessageService {
 
     /// The checks that need no write: a single chat's membership, content,
     /// signal reply. A group's membership is checked in the write.
-    func prepareSend(caller: Int, request r: SendMessageRequest) throws -> SendJob {
+    func prepareSend(caller: Int, token: String? = nil, request r: SendMessageRequest) throws -> SendJob {
         let conversationId = r.recvID
         let target = try ConversationService.target(of: conversationId, caller: caller)
         guard !r.clientMsgId.isEmpty, r.clientMsgId.count <= 128 else {
             throw APIFailure.invalid("clientMsgId must be 1-128 characters")
+        }
+        if ConversationIDHelper.isSecret(conversationId) || r.contentType == SecretWire.contentType {
+            return try prepareSecretSend(caller: caller, token: token, target: target, request: r)
+        }
+        if r.content.utf8.count > config.maxJSONBytes {
+            throw APIFailure(.tooLarge, "body is larger than \(config.maxJSONBytes) bytes")
         }
         let payload = try validateContent(type: r.contentType, content: r.content)
         switch target {
@@ -109,9 +118,12 @@ extension MessageService {
         switch job.target {
         case .group, .room:
             _ = try conversations.activeMember(conversationId, uid: caller, in: tx)
-        case .single:
+        case .single(let peer):
             // A receipt of a flash image still goes through: it only ends the sender's own picture.
             if payload.flashViewedTarget == nil { try checkNotRefused(caller: caller, target: job.target, in: tx) }
+            if let secret = job.secret, let device = job.device {
+                return try writeSecretSend(job, secret, peer: peer, device: device, in: tx)
+            }
         }
         let audience = try audience(of: conversationId, target: job.target, in: tx)
         let mentioned = try mentionedMembers(payload, caller: caller, target: job.target, audience: audience, in: tx)
@@ -233,6 +245,7 @@ extension MessageService {
             guard seen.insert(item.conversationId + "\n" + item.clientMsgID).inserted else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is in the record twice")
             }
+            try Self.refuseSecret(item.conversationId, "merged forwards")
             _ = try ConversationService.target(of: item.conversationId, caller: caller)
             guard let (m, _) = try inHistory(item.clientMsgID, of: item.conversationId, caller: caller, in: tx) else {
                 throw APIFailure.invalid("message \(item.clientMsgID.prefix(64)) is not one you can forward")

@@ -6,7 +6,7 @@ import ChatCore
 /// What it leaves, `writeSend` writes one job at a time, as on SQLite.
 extension MessageService {
     /// An output for each job written here, nil for each left to
-    /// `writeSend`: media, flash receipts, mentions, a group the sender is
+    /// `writeSend`: media, flash receipts, mentions, secret sends, a group the sender is
     /// not in, an id
     /// another sender's message holds, the first message of a chat (the
     /// conversation is made there), a receiver who refuses the sender (the
@@ -19,7 +19,8 @@ extension MessageService {
         var seen = Set<String>()
         for (i, job) in jobs.enumerated() {
             // A room's sends are pushed, not logged: `writeSend` writes them.
-            guard Self.isPlain(job.payload), !job.target.isRoom else { continue }
+            // A secret send's checks (its devices, its blobs, its timer) are `writeSend`'s.
+            guard Self.isPlain(job.payload), !job.target.isRoom, job.secret == nil else { continue }
             let id = job.request.clientMsgId
             guard seen.insert("s\(job.caller) \(id)").inserted, seen.insert("c\(job.request.recvID) \(id)").inserted else { continue }
             candidates.append(i)

@@ -248,11 +248,14 @@ extension MessageService.Audience {
 
 extension MessageRow {
     var wire: WireMessage {
-        WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
+        var w = WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
                     sendID: sendID, recvID: recvID, contentType: contentType, content: content,
                     sendTime: sendTime, revoked: revoked, flashViewed: flashViewed,
                     // A revoked message forgets who reacted to it and when it was edited.
                     reactions: revoked || reactions.isEmpty ? nil : reactions, editedAt: revoked ? nil : editedAt)
+        // A disappearing secret message whose time ran out keeps its row (its seq) with nothing in it.
+        if contentType == SecretWire.contentType && content.isEmpty { w.expired = true }
+        return w
     }
 }
 

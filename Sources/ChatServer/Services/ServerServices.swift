@@ -22,6 +22,8 @@ public final class ServerServices: Sendable {
     let people: PeopleService
     let rooms: RoomService
     let receipts: ReceiptService
+    let keys: KeyService
+    let secrets: SecretService
 
     /// Where request handlers wait on the database (nil: Swift's cooperative pool).
     let threads: StorageThreads?
@@ -65,8 +67,9 @@ public final class ServerServices: Sendable {
         notices = CommitNotifier(hub: hub, bus: bus)
         presence = PresenceService(hub: hub, storage: storage)
         syncLog = SyncLogService(storage: storage, config: config)
+        keys = KeyService(storage: storage, config: config, syncLog: syncLog, notices: notices, limits: limits)
         auth = AuthService(storage: storage, config: config, limits: limits, hub: hub, syncLog: syncLog, notices: notices,
-                           tokenCacheOpen: bus == nil)
+                           keys: keys, tokenCacheOpen: bus == nil)
         conversations = ConversationService(storage: storage, config: config, presence: presence, syncLog: syncLog,
                                             notices: notices)
         media = MediaService(storage: storage, objects: objects, config: config)
@@ -79,6 +82,9 @@ public final class ServerServices: Sendable {
                               media: media, syncLog: syncLog, notices: notices)
         people = PeopleService(storage: storage, config: config, syncLog: syncLog, notices: notices, conversations: conversations)
         receipts = ReceiptService(storage: storage, config: config, conversations: conversations, notices: notices)
+        secrets = SecretService(storage: storage, config: config, keys: keys, conversations: conversations,
+                                messages: messages, syncLog: syncLog, notices: notices)
+
         rooms = RoomService(storage: storage, config: config, hub: hub, messages: messages, notices: notices)
         if let bus {
             cluster = ClusterService(bus: bus, hub: hub, auth: auth, syncLog: syncLog, logger: config.logger,

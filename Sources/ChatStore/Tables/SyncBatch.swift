@@ -20,6 +20,12 @@ public struct AppliedChanges: Sendable, Hashable {
     public var newRequests: [FriendRequest] = []
     /// v4: the account signed in on other devices (what the app tells the user).
     public var newLogins: [NewLoginSession] = []
+    /// v4: users whose devices with keys changed (their safety number did).
+    public var devicesChanged: Set<String> = []
+    /// v4: my secret messages a peer's device asks to be sealed again.
+    public var secretRetries: [SecretRetry] = []
+    /// v4: secret messages this device could not open (a retry is asked).
+    public var undecryptable: [SecretRetry] = []
     public init() {}
 
     /// Adds a later batch's changes (its newest incoming messages win).
@@ -33,6 +39,19 @@ public struct AppliedChanges: Sendable, Hashable {
         peopleChanged = peopleChanged || later.peopleChanged
         newRequests += later.newRequests
         newLogins += later.newLogins
+        devicesChanged.formUnion(later.devicesChanged)
+        secretRetries += later.secretRetries
+        undecryptable += later.undecryptable
+    }
+}
+
+/// A secret message and the device (`tb_N:deviceId`) it concerns.
+public struct SecretRetry: Sendable, Hashable {
+    public var conversationId: String
+    public var clientMsgID: String
+    public var deviceKey: String
+    public init(conversationId: String, clientMsgID: String, deviceKey: String) {
+        self.conversationId = conversationId; self.clientMsgID = clientMsgID; self.deviceKey = deviceKey
     }
 }
 
@@ -98,6 +117,11 @@ enum SyncBatch {
                 if request.status == .pending, request.to.uid == me.uid { changes.newRequests.append(request) }
             case .newLogin(let session):
                 changes.newLogins.append(session)
+            case .devices(let userId):
+                changes.devicesChanged.insert(userId)
+            case .secretRetry(let conversationId, let clientMsgID, let deviceId):
+                changes.secretRetries.append(SecretRetry(conversationId: conversationId, clientMsgID: clientMsgID,
+                                                         deviceKey: deviceId))
             case .read(let conversationId, _, let seq):
                 guard me.isMine(conversationId) else { continue }
                 try ConversationTable.notePeerRead(conversationId, seq: seq, db: db)

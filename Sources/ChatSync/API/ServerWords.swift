@@ -25,6 +25,9 @@ public enum ServerWords {
             case .storageFull?: return l.string("error.serverFull")
             case .revokeWindowPassed?: return l.string("error.revokeWindow")
             case .editWindowPassed?: return l.string("error.editWindow")
+            case .devicesChanged?: return l.string("error.devicesChanged")
+            case .tooManyDevices?: return l.string("error.tooManyDevices")
+            case .noDevices?: return l.string("error.noDevices")
             case .invalidRequest?, .cursorExpired?, nil: return l.string("error.invalid")
             }
         }

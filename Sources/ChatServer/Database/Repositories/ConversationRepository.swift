@@ -69,6 +69,8 @@ package protocol ConversationRepository {
     func markOpened(_ id: String) throws
     /// The peers in `uid`'s single chats who have not hidden them.
     func visiblePeers(of uid: Int) throws -> [(conversationId: String, uid: Int)]
+    /// v4: the people `uid` has a secret chat with (hidden or not).
+    func secretPeers(of uid: Int) throws -> [Int]
     /// Everyone who shares a conversation with `uid`, except where either
     /// blocked the other (PROTOCOL.md v4: they do not see each other online).
     func contacts(of uid: Int) throws -> [Int]

@@ -112,6 +112,13 @@ struct SQLiteConversationRepository: ConversationRepository {
             """), arguments: [uid]).map { row in (row[0], row[1]) }
     }
 
+    func secretPeers(of uid: Int) throws -> [Int] {
+        try Int.fetchAll(db.cachedStatement(sql: """
+            SELECT CASE WHEN uidLow = ?1 THEN uidHigh ELSE uidLow END FROM conversation
+            WHERE (uidLow = ?1 OR uidHigh = ?1) AND substr(id, 1, 3) = 'ss_'
+            """), arguments: [uid])
+    }
+
     func contacts(of uid: Int) throws -> [Int] {
         try Int.fetchAll(db.cachedStatement(sql: """
             SELECT peer FROM (SELECT CASE WHEN uidLow = ?1 THEN uidHigh ELSE uidLow END AS peer FROM conversation

@@ -323,6 +323,32 @@ enum SQLiteMigrations {
                 t.primaryKey(["uid", "rid"])
             }
         }
+        // Secret chats (PROTOCOL.md v4): devices' public keys, one-time
+        // prekeys (each claimed once), disappearing messages' times.
+        m.registerMigration("v11-secret") { db in
+            try db.create(table: "device_key") { t in
+                t.column("uid", .integer).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("identityKey", .blob).notNull()
+                t.column("signingKey", .blob).notNull()
+                t.column("spkId", .integer).notNull()
+                t.column("spkKey", .blob).notNull()
+                t.column("spkSignature", .blob).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.primaryKey(["uid", "deviceId"])
+            }
+            try db.create(table: "one_time_prekey") { t in
+                t.column("uid", .integer).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("keyId", .integer).notNull()
+                t.column("key", .blob).notNull()
+                t.primaryKey(["uid", "deviceId", "keyId"])
+            }
+            try db.create(table: "secret_expiry") { t in
+                t.primaryKey("messageId", .integer)
+                t.column("expireAt", .integer).notNull().indexed()
+            }
+        }
         return m
     }
 }

@@ -136,6 +136,7 @@ struct SQLiteTransaction: StorageTransaction {
     var people: any PeopleRepository { SQLitePeopleRepository(db: db) }
     var rooms: any RoomRepository { SQLiteRoomRepository(db: db) }
     var usage: any UsageRepository { SQLiteUsageRepository(db: db) }
+    var keys: any KeyRepository { SQLiteKeyRepository(db: db) }
 }
 
 /// SQLite's "database or disk is full" (also when a journal or WAL page

@@ -34,7 +34,7 @@ let package = Package(
         // The per-user SQLite store on GRDB.
         .target(
             name: "ChatStore",
-            dependencies: ["ChatCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ChatCore", "ChatCrypto", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         // The client's network side: API client, push + poll sync, send queue, media cache.

@@ -140,7 +140,8 @@ extension ChatStore {
     /// from `from` to `to` are now known complete.
     public func saveHistory(conversationId: String, messages: [WireMessage], coveringFrom from: Int, to: Int) throws {
         try dbPool.write { db in
-            try MessageTable.saveHistory(conversationId: conversationId, messages: messages, coveringFrom: from, to: to, db: db)
+            try MessageTable.saveHistory(conversationId: conversationId, messages: messages, coveringFrom: from, to: to,
+                                         me: self.me, db: db)
         }
     }
 

@@ -80,6 +80,7 @@ extension Session {
     /// Adds or takes back my `emoji` on a message; the store takes the
     /// server's answer at once (the sync's `message_update` says the same).
     public func react(to clientMsgID: String, in id: String, emoji: String, on: Bool) async throws {
+        if ConversationIDHelper.isSecret(id) { return try await reactSecretly(to: clientMsgID, in: id, emoji: emoji, on: on) }
         let reactions = try await api.react(conversationId: id, clientMsgID: clientMsgID, emoji: emoji, on: on)
         try store.setReactions(clientMsgID: clientMsgID, reactions)
     }
@@ -87,6 +88,7 @@ extension Session {
     /// My text, mention or reply `clientMsgID` now says `text`; a mention
     /// keeps whom it named, a reply what it quotes. The store takes the message as the server now has it.
     public func edit(_ clientMsgID: String, in id: String, to text: String) async throws {
+        if ConversationIDHelper.isSecret(id) { return try await editSecretly(clientMsgID, in: id, to: text) }
         guard let m = try store.message(clientMsgID: clientMsgID) else { throw StoreError.unknownMessage(clientMsgID) }
         let (_, decoded) = IMMessageMapper.decode(contentType: m.contentType, content: m.content)
         // A kind that cannot be edited goes as the text: the server says no.

@@ -70,7 +70,8 @@ public final class Session: Sendable {
         let engine = sync
         (api as? APIClient)?.onUnauthorized { [weak engine] in engine?.loginEnded() }
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
-        sendQueue = SendQueue(api: api, store: store, media: media, policy: sendPolicy)
+        sendQueue = SendQueue(api: api, store: store, media: media, policy: sendPolicy, deviceId: credentials.sessionId)
+        sync.attach(media: media)
     }
 
     static func credentialsURL(_ paths: StorePaths) -> URL {
@@ -140,6 +141,8 @@ public final class Session: Sendable {
     public static func logout(paths: StorePaths) async throws -> Bool {
         guard let creds = try saved(paths: paths) else { return false }
         try? await APIClient(baseURL: creds.server, token: creds.token, caFile: creds.trustedCAFile).logout()
+        // The device's secret-chat keys, sessions and decrypted secret history go with the login.
+        try ChatStore(paths: paths, server: creds.server, uid: creds.uid).forgetSecrets()
         try FileManager.default.removeItem(at: credentialsURL(paths))
         return true
     }

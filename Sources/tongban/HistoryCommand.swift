@@ -52,10 +52,11 @@ struct History: AsyncParsableCommand {
     @Option(help: "How many of the newest messages.") var limit = 40
     @Flag(help: "Print JSON.") var json = false
     @Flag(name: .customLong("offline"), help: "Do not contact the server.") var offline = false
+    @Flag(help: "The secret (end-to-end encrypted) chat with --with, as this device decrypted it.") var secret = false
 
     func run() async throws {
         let session = try await common.session()
-        let conv = try await conversationId(session, with: with)
+        let conv = secret ? try await secretConversation(session, with: with) : try await conversationId(session, with: with)
         if !offline {
             _ = try await syncNow(session)
             _ = try await online(session) { try await fillNewest(session, conv) }
@@ -66,6 +67,7 @@ struct History: AsyncParsableCommand {
             let m = r.chatMessage(myImUid: me)
             var text = m.isRecalled ? MessageKinds.summary(of: m, localizer: L) : (m.text ?? MessageKinds.summary(of: m, localizer: L))
             if let p = m.content.groupNotice { text = p.sentence(me: me, L) }
+            if let p = m.content.secretNotice { text = p.sentence(L) }
             return HistoryLine(id: m.id, serverId: m.serverId, conversationId: m.conversationId, seq: r.seq, senderId: m.senderId,
                                receiverId: m.receiverId, isMe: m.isMe, type: m.type.rawValue, content: text, createTime: m.createTime,
                                status: m.status.rawValue, errorReason: m.errorReason, isRecalled: m.isRecalled, isFlash: m.isFlash,
@@ -82,7 +84,7 @@ struct History: AsyncParsableCommand {
         let name = try session.reader.conversation(id: conv, localizer: L)?.nickname ?? with
         let senders = try ConversationIDHelper.groupId(conv).map { try session.reader.senderNames(groupId: $0) } ?? [:]
         for l in lines {
-            if l.type == ChatMessageType.groupNotice.rawValue {
+            if l.type == ChatMessageType.groupNotice.rawValue || l.type == ChatMessageType.secretNotice.rawValue {
                 out("[\(TimeLabel.text(l.createTime, L))] — \(TerminalSanitizer.oneLine(l.content)) —")
                 continue
             }

@@ -22,11 +22,12 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Any file, sent as is (up to the server's media limit).") var file: String?
     @Flag(help: "When the server cannot be reached, leave the message in the outbox (exit 0); the next tongban command sends it. Without it, a message that could not be sent is taken back (exit 1), except when the server may have it already: then it stays queued (exit 75).")
     var queue = false
+    @Flag(help: "Into the secret (end-to-end encrypted) chat with --to, started if new.") var secret = false
     @Argument(help: "The text; read from standard input when omitted and no media is given.") var text: [String] = []
 
     func run() async throws {
         let session = try await common.session()
-        let conv = try await conversationId(session, with: to)
+        let conv = secret ? try await secretConversation(session, with: to) : try await conversationId(session, with: to)
         let record: StoredMessage
         do {
             record = try await enqueue(session, conv)

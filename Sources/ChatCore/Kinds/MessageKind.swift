@@ -141,7 +141,7 @@ public enum MessageAction: Sendable, Equatable {
 public enum MessageKinds {
     public static let all: [MessageKind] = [
         .text, .image, .flashImage, .multiImage, .audio, .file, .signalQuote, .card, .mention, .quote, .merged, .groupNotice,
-        .flashViewed, .revokeNotice, .timeMarker, .unknown,
+        .flashViewed, .revokeNotice, .timeMarker, .sealed, .secretNotice, .unknown,
     ]
 
     private static let byCustomType: [String: MessageKind] = {

@@ -56,6 +56,9 @@ public enum IMMessageMapper {
         case _ where ContentType.isGroupNotice(contentType) || ContentType.isRoomNotice(contentType):
             if let p = GroupNoticePayload(contentType: contentType, jsonText: content) { return (.groupNotice, .groupNotice(p)) }
             return (.unknown, .unknown(UnknownPayload(contentType: contentType, raw: content)))
+        case SecretWire.contentType:
+            let secret = MessageContent.secret(content)
+            return (secret.messageType, secret)
         case ContentType.revokeNotice:
             if let obj = JSONObject(jsonText: content), let target = obj.nonEmpty("clientMsgID") {
                 return (.revoked, .revokeNotice(targetClientMsgID: target))

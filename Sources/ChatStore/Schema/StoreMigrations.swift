@@ -255,6 +255,49 @@ enum StoreMigrations {
             // PROTOCOL.md v4 read receipts: how far the peer of a one-to-one chat read.
             try db.alter(table: "conversation") { t in t.add(column: "peerReadSeq", .integer) }
         }
+        m.registerMigration("v13-secret") { db in
+            // PROTOCOL.md v4 secret chats. This device's keys (private halves
+            // included: the store is 0600 and never leaves the machine), its
+            // ratchet sessions with other devices, the devices it knows of each
+            // person (safety numbers), base keys it has answered (replays),
+            // and each secret chat's disappearing-message timer.
+            try db.create(table: "secretIdentity") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("deviceId", .text).notNull()
+                t.column("keys", .blob).notNull()
+                t.column("uploaded", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "secretSession") { t in
+                t.column("imUid", .text).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("identityKey", .blob).notNull()
+                t.column("ad", .blob).notNull()
+                t.column("state", .blob).notNull()
+                // The X3DH start sent with each message until the peer answers.
+                t.column("start", .blob)
+                // A session this device answered: the initiator's base key.
+                t.column("baseKey", .blob)
+                t.primaryKey(["imUid", "deviceId"])
+            }
+            try db.create(table: "secretDevice") { t in
+                t.column("imUid", .text).notNull()
+                t.column("deviceId", .text).notNull()
+                t.column("identityKey", .blob).notNull()
+                t.column("signingKey", .blob).notNull()
+                t.primaryKey(["imUid", "deviceId"])
+            }
+            try db.create(table: "secretPeer") { t in
+                t.primaryKey("imUid", .text)
+                // The safety number the user marked verified ("" for none).
+                t.column("verified", .text).notNull().defaults(to: "")
+            }
+            try db.create(table: "secretBaseKey") { t in t.primaryKey("baseKey", .blob) }
+            try db.create(table: "secretChat") { t in
+                t.primaryKey("conversationId", .text)
+                t.column("timerSeconds", .integer).notNull().defaults(to: 0)
+                t.column("timerSeq", .integer).notNull().defaults(to: 0)
+            }
+        }
         return m
     }
 }

@@ -134,7 +134,14 @@ enum ConversationTable {
         conv.isOnline = s.isOnline
         conv.isImOpened = conv.isImOpened || s.isImOpened
         conv.hidden = false
-        if let last = s.lastMessage {
+        if let last = s.lastMessage, last.contentType == SecretWire.contentType {
+            // A secret chat's last message is opened once, from its own event:
+            // the preview is this device's copy of it, if it has one.
+            if last.seq >= (conv.lastSeq ?? 0), let mine = try MessageTable.record(clientMsgID: last.clientMsgID, db: db),
+               mine.conversationId == s.conversationId {
+                conv.setLast(mine)
+            }
+        } else if let last = s.lastMessage {
             if (last.seq) >= (conv.lastSeq ?? 0) { conv.setLast(MessageRecord(wire: last)) }
             try MessageTable.insertOrMerge(MessageRecord(wire: last), db: db)
         } else if s.maxSeq == 0 || s.maxSeq <= conv.clearedSeq {

@@ -196,9 +196,16 @@ enum MessageTable {
 
     /// History from `/chat/messages`; seqs from...to are then known complete.
     static func saveHistory(conversationId: String, messages: [WireMessage], coveringFrom from: Int, to: Int,
-                            db: Database) throws {
+                            me: StoreOwner? = nil, db: Database) throws {
+        var ignored = AppliedChanges()
         for w in messages where w.conversationId == conversationId {
-            try insertOrMerge(MessageRecord(wire: w), db: db)
+            if w.contentType == SecretWire.contentType, let me {
+                // A secret message is opened once; a page that brings it again keeps what was opened.
+                guard let record = try SecretIngest.record(for: w, me: me, db: db, changes: &ignored) else { continue }
+                try insertOrMerge(record, db: db)
+            } else {
+                try insertOrMerge(MessageRecord(wire: w), db: db)
+            }
         }
         if from <= to { try HistoryTable.addRange(conversationId: conversationId, low: from, high: to, db: db) }
         if var conv = try ConversationRecord.fetchOne(db, id: conversationId),

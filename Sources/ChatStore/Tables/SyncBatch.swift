@@ -26,6 +26,12 @@ public struct AppliedChanges: Sendable, Hashable {
     public var secretRetries: [SecretRetry] = []
     /// v4: secret messages this device could not open (a retry is asked).
     public var undecryptable: [SecretRetry] = []
+    /// v4: blobs of secret messages opened here, to fetch and decrypt.
+    public var secretBlobs: [SecretBlob] = []
+    /// v4: cached objects of disappearing messages whose time ran out.
+    public var expiredObjects: [String] = []
+    /// v4: a one-time prekey of this device was used (time to top up).
+    public var prekeysUsed = false
     public init() {}
 
     /// Adds a later batch's changes (its newest incoming messages win).
@@ -42,6 +48,9 @@ public struct AppliedChanges: Sendable, Hashable {
         devicesChanged.formUnion(later.devicesChanged)
         secretRetries += later.secretRetries
         undecryptable += later.undecryptable
+        secretBlobs += later.secretBlobs
+        expiredObjects += later.expiredObjects
+        prekeysUsed = prekeysUsed || later.prekeysUsed
     }
 }
 
@@ -67,7 +76,13 @@ enum SyncBatch {
             switch event {
             case .message(let w):
                 guard me.isMine(w.conversationId) else { continue }
-                let record = MessageRecord(wire: w)
+                let record: MessageRecord
+                if w.contentType == SecretWire.contentType {
+                    guard let opened = try SecretIngest.record(for: w, me: me, db: db, changes: &changes) else { continue }
+                    record = opened
+                } else {
+                    record = MessageRecord(wire: w)
+                }
                 let isNew = try MessageTable.insertOrMerge(record, db: db, clearedSeqs: &clearedSeqs)
                 if isNew && !record.isControl && record.sendID != me.imUid && !ContentType.isGroupNotice(w.contentType) {
                     changes.incoming[w.conversationId, default: 0] += 1
@@ -91,7 +106,12 @@ enum SyncBatch {
                 try MessageTable.deleteForMe([w.clientMsgID], in: w.conversationId, me: me, db: db, changes: &changes)
             case .messageUpdate(let w):
                 guard me.isMine(w.conversationId) else { continue }
-                try MessageTable.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)
+                if w.contentType == SecretWire.contentType {
+                    guard let opened = try SecretIngest.record(for: w, me: me, db: db, changes: &changes) else { continue }
+                    try MessageTable.insertOrMerge(opened, db: db, clearedSeqs: &clearedSeqs)
+                } else {
+                    try MessageTable.insertOrMerge(MessageRecord(wire: w), db: db, clearedSeqs: &clearedSeqs)
+                }
                 changes.updatedClientMsgIDs.insert(w.clientMsgID)
                 if touched[w.conversationId] == nil { touched[w.conversationId] = [] }
             case .conversation(let s):

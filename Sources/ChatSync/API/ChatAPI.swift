@@ -146,6 +146,17 @@ public protocol ChatAPI: Sendable {
 
     func dissolveGroup(groupId: Int) async throws
     func myRooms() async throws -> [RoomInfo]
+
+    // MARK: Secret chats (v4)
+
+    func uploadKeys(_ keys: DeviceKeysUpload) async throws
+    func prekeyCount() async throws -> Int
+    func devices(userId: Int) async throws -> [DeviceBundle]
+    func claimKeys(userId: Int, deviceIds: [String]?) async throws -> [DeviceBundle]
+    func startSecret(userId: Int) async throws -> ConversationSummary
+    func secretRetry(conversationId: String, clientMsgID: String) async throws
+    func secretReseal(_ request: SecretResealRequest) async throws
+    func secretFlashViewed(conversationId: String, clientMsgID: String) async throws
 }
 
 /// The defaults of PROTOCOL.md's optional parameters.

@@ -53,6 +53,14 @@ public final class MediaCacheService: Sendable {
         return url
     }
 
+    /// Deletes the cached copy of `objectKey` (a disappearing message's), wherever it is.
+    public func remove(objectKey: String) {
+        while let url = localURL(for: objectKey) {
+            memory.withLock { _ = $0.removeValue(forKey: objectKey) }
+            guard (try? FileManager.default.removeItem(at: url)) != nil else { return }
+        }
+    }
+
     /// A private file for bytes waiting to be uploaded (kept across restarts
     /// because the outbox points at it).
     public func pendingUploadFile(_ data: Data, ext: String) throws -> URL {

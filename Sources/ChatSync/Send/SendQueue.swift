@@ -51,9 +51,13 @@ public actor SendQueue {
     /// earlier attempt that arrive late are dropped.
     private var uploadAttempt: [String: Int] = [:]
 
+    /// v4: this login's session, the device its secret messages are sealed from.
+    let deviceId: String?
+
     public init(api: any ChatAPI, store: ChatStore, media: MediaCacheService? = nil, policy: Policy = Policy(),
-                logger: Logger = Logger(label: "tongban.send")) {
+                deviceId: String? = nil, logger: Logger = Logger(label: "tongban.send")) {
         self.api = api; self.store = store; self.media = media; self.policy = policy; self.logger = logger
+        self.deviceId = deviceId
         lock = SendLock(storePath: store.path)
     }
 
@@ -302,6 +306,7 @@ public actor SendQueue {
 
     func sendOne(_ row: OutboxItem) async -> Outcome {
         var content = row.content
+        let secret = ConversationIDHelper.isSecret(row.conversationId)
         do {
             if let pending = row.pendingUploads, let uploads = try? JSONDecoder().decode([PendingUpload].self, from: Data(pending.utf8)) {
                 let id = row.clientMsgID, count = Double(uploads.count)
@@ -318,10 +323,14 @@ public actor SendQueue {
                     }
                     // Bytes taken by the connection count up to 99% of this
                     // file's share; the rest when the server has answered.
-                    let key = try await api.upload(data, contentType: u.contentType, kind: u.kind) { [weak self] fraction in
+                    // A secret chat's media leaves encrypted; its key travels inside the message.
+                    let sealed = secret ? try SecretChannel.sealBlob(data) : nil
+                    let key = try await api.upload(sealed?.blob ?? data, contentType: secret ? "application/octet-stream" : u.contentType,
+                                                   kind: secret ? "chat_blob" : u.kind) { [weak self] fraction in
                         Task { await self?.reportChunk(id, attempt: attempt, (Double(i) + fraction * 0.99) / count) }
                     }.objectKey
                     content = content.replacingOccurrences(of: u.placeholder, with: key)
+                    if let sealed { content = SecretChannel.addingBlobKey(content, key: sealed.key, sha256: sealed.sha256) }
                     if kept {
                         _ = try? media?.save(data, for: key, conversationId: row.conversationId)
                     }
@@ -331,6 +340,10 @@ public actor SendQueue {
                 try store.updatePendingContent(clientMsgID: row.clientMsgID, content: content)
                 // Files we made for the upload are no longer needed.
                 for u in uploads where u.path.contains("/pending/") { try? FileManager.default.removeItem(atPath: u.path) }
+            }
+            if secret {
+                try await sendSecret(row, content: content)
+                return .done
             }
             let request = SendMessageRequest(recvID: row.conversationId, content: content, contentType: row.contentType,
                                              clientMsgId: row.clientMsgID,
@@ -359,5 +372,28 @@ public actor SendQueue {
             // A store error, or anything else: nothing says the server did not apply it.
             return .transient(SyncEngine.reason(error), mayHaveArrived: true)
         }
+    }
+
+    /// A secret chat's message: sealed for every device and sent as
+    /// contentType 300 (its timer, flash flag and blobs outside, for the
+    /// server to act on); a flash image's receipt is `/secret/flash-viewed`.
+    func sendSecret(_ row: OutboxItem, content: String) async throws {
+        let decoded = IMMessageMapper.decode(contentType: row.contentType, content: content).1
+        if let target = decoded.flashViewedTarget {
+            try await api.secretFlashViewed(conversationId: row.conversationId, clientMsgID: target)
+            _ = try store.discardUnsent(clientMsgID: row.clientMsgID)
+            return
+        }
+        let kind = MessageKinds.kind(of: decoded)
+        let timer = try store.secretTimer(conversationId: row.conversationId)
+        var outer = SecretChannel.Outer()
+        outer.flash = kind.capabilities.contains(.ephemeral)
+        outer.blobs = MessageKinds.objectKeys(in: decoded)
+        if timer > 0 { outer.expireAt = Int(Date().timeIntervalSince1970) + timer }
+        let channel = SecretChannel(api: api, store: store)
+        let response = try await channel.send(SecretPlaintext(contentType: row.contentType, content: content),
+                                              to: row.conversationId, clientMsgID: row.clientMsgID, outer: outer,
+                                              deviceId: try deviceId ?? store.secretDeviceId())
+        try store.markSent(clientMsgID: row.clientMsgID, response: response)
     }
 }

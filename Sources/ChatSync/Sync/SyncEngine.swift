@@ -85,6 +85,12 @@ public final class SyncEngine: Sendable {
 
     public var isSignedOut: Bool { endedLogin.withLock { $0 } }
 
+    /// Where opened secret blobs are kept (the session's media cache).
+    let mediaCache = Mutex<MediaCacheService?>(nil)
+    /// Whether this run made sure the server has this device's keys.
+    let keysChecked = Mutex(false)
+    public func attach(media: MediaCacheService) { mediaCache.withLock { $0 = media } }
+
     /// Where the push socket connects (default: the API's `/chat/ws`).
     let pushURL: String?
     /// This device's sign-in: which pulled `new_login` events are news.
@@ -164,6 +170,7 @@ public final class SyncEngine: Sendable {
     /// server. Profiles and members of what changed are fetched at the end.
     func pullOnce() async throws -> AppliedChanges {
         pullsStarted.withLock { $0 = ($0.count + 1, .now) }
+        await ensureSecretKeys()
         var total = AppliedChanges()
         var cursor = try store.syncCursor()
         while !Task.isCancelled {
@@ -188,6 +195,7 @@ public final class SyncEngine: Sendable {
             }
             if storeFull.withLock({ full in defer { full = false }; return full }) { emit(.storage(full: false)) }
             changes.newLogins = ownLogin.news(changes.newLogins)
+            await secretFollowUp(changes)
             total.merge(changes)
             let advanced = page.cursor > cursor
             cursor = max(page.cursor, cursor)

@@ -1,0 +1,217 @@
+import ChatCore
+import ChatCrypto
+import Foundation
+import GRDB
+
+/// The outer fields of a secret message that every envelope's associated
+/// data binds (docs/protocol.md "Secret chats: envelopes").
+public struct SecretOuter: Sendable, Hashable {
+    public var conversationId: String
+    public var clientMsgID: String
+    /// The sending device as an envelope key, `tb_1:<deviceId>`.
+    public var sender: String
+    public var kind: String
+    public var expireAt: Int?
+    public var flash: Bool
+    public var blobs: [String]
+
+    public init(conversationId: String, clientMsgID: String, sender: String, kind: String, expireAt: Int? = nil,
+                flash: Bool = false, blobs: [String] = []) {
+        self.conversationId = conversationId; self.clientMsgID = clientMsgID; self.sender = sender; self.kind = kind
+        self.expireAt = expireAt; self.flash = flash; self.blobs = blobs
+    }
+
+    /// The binding for the envelope of `receiver` (an envelope key).
+    func binding(receiver: String) -> Data {
+        let lines = ["Tongban secret v1", conversationId, clientMsgID, sender, receiver, kind,
+                     expireAt.map(String.init) ?? "", flash ? "1" : "", blobs.joined(separator: ",")]
+        return Data(lines.joined(separator: "\n").utf8)
+    }
+}
+
+/// A device to seal for: its keys as the server lists them, and a claimed
+/// bundle when this device has no session with it yet.
+public struct SecretRecipient: Sendable, Hashable {
+    public var imUid: String
+    public var deviceId: String
+    public var identityKey: Data
+    public var bundle: PrekeyBundle?
+    public init(imUid: String, deviceId: String, identityKey: Data, bundle: PrekeyBundle? = nil) {
+        self.imUid = imUid; self.deviceId = deviceId; self.identityKey = identityKey; self.bundle = bundle
+    }
+    public var envelopeKey: String { SecretWire.envelopeKey(imUid: imUid, deviceId: deviceId) }
+}
+
+public enum SecretVaultError: Error, Equatable, CustomStringConvertible {
+    /// No keys on this device yet.
+    case noIdentity
+    /// These devices need a claimed bundle (no session with them).
+    case needsBundles([String])
+    public var description: String {
+        switch self {
+        case .noIdentity: "this device has no secret-chat keys yet"
+        case .needsBundles(let keys): "no session with \(keys.count) device(s) yet"
+        }
+    }
+}
+
+/// What opening an envelope gave.
+enum Opened {
+    case plaintext(Data)
+    /// No envelope for this device: sent before it had keys.
+    case notForThisDevice
+    /// Sent by this very device (it keeps its own copy).
+    case mine
+    case failed
+}
+
+/// X3DH and the Double Ratchet over this store's tables: each seal or open
+/// runs inside the caller's write transaction (load, step, save), so two
+/// processes sharing the store never use one message key twice.
+enum SecretVault {
+    struct Identity {
+        var deviceId: String
+        var keys: DeviceKeys
+        var uploaded: Bool
+    }
+
+    struct Session {
+        var identityKey: Data
+        var ad: Data
+        var state: RatchetSession
+        var start: Data?
+        var baseKey: Data?
+    }
+
+    static func identity(_ db: Database) throws -> Identity? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT deviceId, keys, uploaded FROM secretIdentity WHERE id = 1"),
+              let keys = try? JSONDecoder().decode(DeviceKeys.self, from: row["keys"] as Data) else { return nil }
+        return Identity(deviceId: row["deviceId"], keys: keys, uploaded: row["uploaded"])
+    }
+
+    static func save(_ identity: Identity, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO secretIdentity(id, deviceId, keys, uploaded) VALUES (1, ?, ?, ?)",
+                       arguments: [identity.deviceId, try JSONEncoder().encode(identity.keys), identity.uploaded])
+    }
+
+    static func session(_ imUid: String, _ deviceId: String, _ db: Database) throws -> Session? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT identityKey, ad, state, start, baseKey FROM secretSession WHERE imUid = ? AND deviceId = ?
+            """, arguments: [imUid, deviceId]),
+              let state = try? JSONDecoder().decode(RatchetSession.self, from: row["state"] as Data) else { return nil }
+        return Session(identityKey: row["identityKey"], ad: row["ad"], state: state, start: row["start"], baseKey: row["baseKey"])
+    }
+
+    static func save(_ s: Session, _ imUid: String, _ deviceId: String, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO secretSession(imUid, deviceId, identityKey, ad, state, start, baseKey) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [imUid, deviceId, s.identityKey, s.ad, try JSONEncoder().encode(s.state), s.start, s.baseKey])
+    }
+
+    /// X3DH's start as a prekey envelope carries it: identity key (32) ‖
+    /// base key (32) ‖ signed prekey id (4) ‖ one-time prekey id (4, 0 = none).
+    static func encode(_ start: X3DH.Start) -> Data {
+        var out = start.identityKey + start.baseKey
+        for v in [start.signedPrekeyId, start.oneTimePrekeyId ?? 0] {
+            out += withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian) { Data($0) }
+        }
+        return out
+    }
+
+    static func decodeStart(_ bytes: Data) -> X3DH.Start? {
+        guard bytes.count == 72 else { return nil }
+        let b = [UInt8](bytes)
+        func u32(_ at: Int) -> Int { b[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let otk = u32(68)
+        return X3DH.Start(identityKey: Data(b[0..<32]), baseKey: Data(b[32..<64]), signedPrekeyId: u32(64),
+                          oneTimePrekeyId: otk == 0 ? nil : otk)
+    }
+
+    /// Seals `plaintext` for each recipient; throws `needsBundles` (and
+    /// changes nothing) when a recipient without a session came without a bundle.
+    static func seal(_ plaintext: Data, _ outer: SecretOuter, for recipients: [SecretRecipient],
+                     _ db: Database) throws -> [String: SecretEnvelope] {
+        guard let me = try identity(db) else { throw SecretVaultError.noIdentity }
+        var sessions: [String: Session] = [:]
+        var missing: [String] = []
+        for r in recipients {
+            if let s = try session(r.imUid, r.deviceId, db), s.identityKey == r.identityKey {
+                sessions[r.envelopeKey] = s
+            } else if let bundle = r.bundle, bundle.identityKey == r.identityKey {
+                let (secret, ad, start) = try X3DH.initiate(me.keys, with: bundle)
+                sessions[r.envelopeKey] = Session(identityKey: r.identityKey, ad: ad,
+                                                  state: try RatchetSession.initiator(secret: secret, remoteRatchetKey: bundle.signedPrekey.key),
+                                                  start: encode(start), baseKey: nil)
+            } else {
+                missing.append(r.envelopeKey)
+            }
+        }
+        guard missing.isEmpty else { throw SecretVaultError.needsBundles(missing) }
+        var envelopes: [String: SecretEnvelope] = [:]
+        for r in recipients {
+            guard var s = sessions[r.envelopeKey] else { continue }
+            let (header, ciphertext) = try s.state.encrypt(plaintext, ad: s.ad + outer.binding(receiver: r.envelopeKey))
+            if let start = s.start {
+                envelopes[r.envelopeKey] = SecretEnvelope(t: "prekey", b: (start + header + ciphertext).base64EncodedString())
+            } else {
+                envelopes[r.envelopeKey] = SecretEnvelope(t: "msg", b: (header + ciphertext).base64EncodedString())
+            }
+            try save(s, r.imUid, r.deviceId, db)
+        }
+        return envelopes
+    }
+
+    /// Opens this device's envelope of a message `senderImUid` sent. Nothing
+    /// is saved unless it opened.
+    static func open(_ payload: SecretPayload, _ outer: SecretOuter, senderImUid: String, myImUid: String,
+                     _ db: Database) throws -> Opened {
+        guard var me = try identity(db) else { return .failed }
+        if senderImUid == myImUid && payload.from == me.deviceId { return .mine }
+        let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: me.deviceId)
+        guard let envelope = payload.envelopes[mine] else { return .notForThisDevice }
+        guard let bytes = Data(base64Encoded: envelope.b) else { return .failed }
+        let body: Data
+        var session: Session?
+        var newBase: Data?
+        if envelope.isPrekey {
+            guard bytes.count > 72 + 40, let start = decodeStart(bytes.prefix(72)) else { return .failed }
+            body = bytes.dropFirst(72)
+            let known = try self.session(senderImUid, payload.from, db)
+            if let known, known.baseKey == start.baseKey {
+                session = known
+            } else {
+                // A new session from this device: never from a base key answered before (a replay).
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM secretBaseKey WHERE baseKey = ?", arguments: [start.baseKey]) == true {
+                    return .failed
+                }
+                if let listed = try knownIdentity(senderImUid, payload.from, db), listed != start.identityKey { return .failed }
+                guard let (secret, ad) = try? X3DH.respond(&me.keys, to: start) else { return .failed }
+                session = Session(identityKey: start.identityKey, ad: ad,
+                                  state: RatchetSession.responder(secret: secret, keys: me.keys), start: nil, baseKey: start.baseKey)
+                newBase = start.baseKey
+            }
+        } else {
+            body = bytes
+            session = try self.session(senderImUid, payload.from, db)
+        }
+        guard var s = session, body.count > 40 else { return .failed }
+        let ad = s.ad + outer.binding(receiver: mine)
+        guard let plaintext = try? s.state.decrypt(header: Data(body.prefix(40)), ciphertext: Data(body.dropFirst(40)), ad: ad) else {
+            return .failed
+        }
+        // An answer from the peer: our start is known to them now.
+        if !envelope.isPrekey { s.start = nil }
+        try save(s, senderImUid, payload.from, db)
+        if let base = newBase {
+            try db.execute(sql: "INSERT OR IGNORE INTO secretBaseKey(baseKey) VALUES (?)", arguments: [base])
+            // The one-time prekey it named is used up.
+            try save(me, db)
+        }
+        return .plaintext(plaintext)
+    }
+
+    static func knownIdentity(_ imUid: String, _ deviceId: String, _ db: Database) throws -> Data? {
+        try Data.fetchOne(db, sql: "SELECT identityKey FROM secretDevice WHERE imUid = ? AND deviceId = ?",
+                          arguments: [imUid, deviceId])
+    }
+}

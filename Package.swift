@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "ChatSync",
             dependencies: [
-                "ChatCore", "ChatStore",
+                "ChatCore", "ChatStore", "ChatCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,7 +101,7 @@ let package = Package(
         // The full-screen client: app state, key handling, drawing.
         .target(
             name: "TongbanTUI",
-            dependencies: ["ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI", "ChatMedia", "Spawn"],
+            dependencies: ["ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "TerminalUI", "ChatMedia", "Spawn"],
             swiftSettings: strict
         ),
         // The PROTOCOL.md server on Hummingbird + WebSocket, its own SQLite store.
@@ -145,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "ChatMedia",
+                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "ChatMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -55,6 +55,14 @@ extension ChatStore {
         try dbPool.write { db in try SecretVault.seal(plaintext, outer, for: recipients, db) }
     }
 
+    /// Keeps what this device is about to send (its copy of a control).
+    public func rememberSecretSent(clientMsgID: String, plaintext: Data) throws {
+        try dbPool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO secretSent(clientMsgID, plaintext) VALUES (?, ?)",
+                           arguments: [clientMsgID, plaintext])
+        }
+    }
+
     /// Forgets the session with one device (a reseal starts a new one).
     public func dropSecretSession(imUid: String, deviceId: String) throws {
         try dbPool.write { db in
@@ -137,6 +145,7 @@ extension ChatStore {
             try db.execute(sql: "DELETE FROM secretDevice")
             try db.execute(sql: "DELETE FROM secretPeer")
             try db.execute(sql: "DELETE FROM secretChat")
+            try db.execute(sql: "DELETE FROM secretSent")
             try db.execute(sql: "DELETE FROM message WHERE substr(conversationId, 1, 3) = 'ss_'")
             try db.execute(sql: "DELETE FROM conversation WHERE substr(id, 1, 3) = 'ss_'")
         }

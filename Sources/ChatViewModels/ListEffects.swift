@@ -134,6 +134,18 @@ public struct ListEffects {
         }
     }
 
+    /// v4: starts (or finds) the secret chat with `user`.
+    public func startSecretChat(with user: UserBasicInfo, emit: Emit) async -> Conversation? {
+        do {
+            let id = try await session.startSecretChat(with: user)
+            if let list = read() { await emit(.stored(list)) }
+            return try session.reader.conversation(id: id, localizer: localizer)
+        } catch {
+            await emit(.told(.failed(Failure(error))))
+            return nil
+        }
+    }
+
     /// Replies to my signals; empty (with the reason as an error) when the
     /// server cannot be asked.
     /// My favourites, newest first; nil (and the reason) when the server cannot say.

@@ -11,7 +11,7 @@ import Testing
         #expect(try store.appliedMigrations() == ["v1-core", "v2-search", "v3-outbox-failed", "v4-search-in-background",
                                                  "v5-profile-account", "v6-groups", "v7-outbox-may-have-arrived",
                                                  "v8-pinned-order", "v9-message-actions", "v10-search-mentions-and-files",
-                                                 "v11-people", "v12-peer-read"])
+                                                 "v11-people", "v12-peer-read", "v13-secret"])
         let attrs = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attrs[.posixPermissions] as? Int) == 0o600)
         let dirAttrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("u").path)
@@ -41,7 +41,7 @@ import Testing
             }
         }
         let store = try ChatStore(path: path, myUid: 1)
-        #expect(try store.appliedMigrations().last == "v12-peer-read")
+        #expect(try store.appliedMigrations().last == "v13-secret")
         let kept = try #require(try store.message(clientMsgID: "c1"))
         #expect(kept.reactions.isEmpty && kept.editedAt == nil, "an old message has no reactions and was never edited")
         let old = try #require(try store.conversation(id: conv))

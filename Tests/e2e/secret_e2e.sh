@@ -81,4 +81,31 @@ NEW_NUM=$(tb mei safety-number bob | head -1)
 tb mei send --secret --to bob "第三台 $CANARY-3" >/dev/null || fail "mei's message after bob's new device"
 tb bob3 history --secret --with mei | grep -q "第三台 $CANARY-3" || fail "bob's new device reads what came after it"; ok
 tb bob3 history --secret --with mei | grep -q "此设备加入前的加密消息不可见" || fail "bob's new device says older ones are not for it"; ok
+# The disappearing-message timer: set on one side, a notice on both.
+tb mei secret timer bob 5m | grep -q "5 分钟" || fail "mei sets the timer"
+tb mei history --secret --with bob | grep -q "你设置了消息定时销毁：5 分钟" || fail "mei's chat says the timer changed"; ok
+tb bob history --secret --with mei | grep -q "mei 设置了消息定时销毁：5 分钟" || fail "bob's chat says the timer changed"; ok
+tb bob secret timer mei off >/dev/null || fail "bob turns it off"
+tb mei history --secret --with bob | grep -q "bob 设置了消息定时销毁：关闭" || fail "mei hears bob turned it off"; ok
+
+# The full-screen client: the secret chat is its own row with 🔒, and the peer's page has the safety number.
+if command -v tmux >/dev/null; then
+  SESSION=tongban-secret-e2e-$$
+  trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true; cleanup' EXIT
+  . "$(dirname "$0")/screen.sh"
+  tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+    "TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_NO_NOTIFY=1 $BIN/tongban start --data-dir $WORK/mei 2>$WORK/mei.err"
+  expect_screen "bob 🔒"; ok
+  tmux send-keys -t "$SESSION" Enter
+  expect_screen "第三台 $CANARY-3"; ok
+  expect_screen "Alt-Enter/Ctrl-J 换行"
+  tmux send-keys -t "$SESSION" Escape
+  expect_screen "r 回复"
+  sleep 0.3
+  tmux send-keys -t "$SESSION" ,
+  expect_screen "安全码"; ok
+  expect_screen "$(echo "$NEW_NUM" | cut -d' ' -f1-6)"; ok
+  tmux send-keys -t "$SESSION" v
+  expect_screen "✓ 已验证"; ok
+fi
 echo "secret e2e: $PASS checks passed"

@@ -19,7 +19,7 @@ public struct SecretNoticePayload: KindPayload {
         case timer
     }
     public var notice: Notice
-    /// Who it is about (safety number), or who set the timer.
+    /// Who it is about (safety number), or who set the timer ("" for me).
     public var name: String
     public var seconds: Int
     public init(_ notice: Notice, name: String = "", seconds: Int = 0) {
@@ -53,6 +53,7 @@ public struct SecretNoticePayload: KindPayload {
         switch notice {
         case .beforeThisDevice: l.string("secret.notice.beforeDevice")
         case .safetyChanged: l.string("secret.notice.safetyChanged", ["name": name])
+        case .timer where name.isEmpty: l.string("secret.notice.timer.mine", ["timer": Self.timerWords(seconds, l)])
         case .timer: l.string("secret.notice.timer", ["name": name, "timer": Self.timerWords(seconds, l)])
         }
     }

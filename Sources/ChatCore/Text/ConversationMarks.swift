@@ -8,9 +8,10 @@ public enum ConversationMarks {
         return c.isGroup ? L.string("ui.group.count", ["count": String(c.memberCount)]) : ""
     }
 
-    /// ` [已退出]` for a group I left, then ` 🔕` when muted.
+    /// ` 🔒` for a secret chat (v4), ` [已退出]` for a group I left, then ` 🔕` when muted.
     public static func flags(_ c: Conversation, _ L: Localizer) -> String {
-        (c.isGroup && !c.isMember ? " " + L.string("ui.group.left") : "") + (c.isMuted ? " 🔕" : "")
+        (ConversationIDHelper.isSecret(c.id) ? " 🔒" : "")
+            + (c.isGroup && !c.isMember ? " " + L.string("ui.group.left") : "") + (c.isMuted ? " 🔕" : "")
     }
 
     public static func text(_ c: Conversation, _ L: Localizer) -> String { count(c, L) + flags(c, L) }

@@ -151,6 +151,12 @@ public struct SecretPayload: Codable, Sendable, Hashable {
     public var expireAt: Int?
     public var envelopes: [String: SecretEnvelope]
     public var flash: Bool?
+    /// Set by the server: the envelopes a reseal replaced, by the device
+    /// that sealed them again (that envelope's `from`; the first reseal wins).
+    public var resealedBy: [String: String]?
+
+    /// The device that sealed the envelope of `receiver`.
+    public func sender(of receiver: String) -> String { resealedBy?[receiver] ?? from }
 
     public init(from: String, class kind: String, blobs: [String]? = nil, expireAt: Int? = nil,
                 envelopes: [String: SecretEnvelope], flash: Bool? = nil) {

@@ -13,7 +13,7 @@ struct MessageController {
         let routes = RouteCollection(context: ChatRequestContext.self)
         routes.post("message/send") { req, ctx in
             // A secret message may be up to 1 MiB; any other is held to 64 KiB once decoded.
-            let request = try await read.decode(SendMessageRequest.self, req, limit: SecretWire.maxBodyBytes)
+            let request = try await read.decodeSend(req)
             return json(bytes: try await messages.sendBatched(caller: ctx.uid, token: ctx.token, request: request).jsonBytes)
         }
         routes.post("message/revoke") { req, ctx in

@@ -21,7 +21,10 @@ struct RequestReader: Sendable {
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int? = nil) async throws -> T {
-        let data = try await collect(request, limit: limit ?? config.maxJSONBytes)
+        try decode(try await collect(request, limit: limit ?? config.maxJSONBytes), as: T.self)
+    }
+
+    func decode<T: Decodable>(_ data: Data, as type: T.Type) throws -> T {
         guard !data.isEmpty else { throw APIFailure.invalid("a JSON body is required") }
         guard String(validating: data, as: UTF8.self) != nil else { throw APIFailure.invalid("body is not valid UTF-8") }
         do {
@@ -29,6 +32,17 @@ struct RequestReader: Sendable {
         } catch {
             throw APIFailure.invalid(APIFailure.describe(decoding: error))
         }
+    }
+
+    /// A send's body: up to 1 MiB for a secret message (contentType 300),
+    /// the usual JSON limit for any other (413 either way past its limit).
+    func decodeSend(_ request: Request) async throws -> SendMessageRequest {
+        let data = try await collect(request, limit: SecretWire.maxBodyBytes)
+        guard data.count > config.maxJSONBytes else { return try decode(data, as: SendMessageRequest.self) }
+        guard let send = try? decode(data, as: SendMessageRequest.self), send.contentType == SecretWire.contentType else {
+            throw APIFailure(.tooLarge, "body is larger than \(config.maxJSONBytes) bytes")
+        }
+        return send
     }
 
     func intParam(_ request: Request, _ name: String) throws -> Int? {

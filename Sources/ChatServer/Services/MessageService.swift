@@ -254,7 +254,7 @@ extension MessageRow {
                     // A revoked message forgets who reacted to it and when it was edited.
                     reactions: revoked || reactions.isEmpty ? nil : reactions, editedAt: revoked ? nil : editedAt)
         // A disappearing secret message whose time ran out keeps its row (its seq) with nothing in it.
-        if contentType == SecretWire.contentType && content.isEmpty { w.expired = true }
+        if contentType == SecretWire.contentType && content.isEmpty && !revoked { w.expired = true }
         return w
     }
 }

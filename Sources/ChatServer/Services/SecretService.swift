@@ -108,6 +108,7 @@ final class SecretService: Sendable {
                 throw APIFailure.invalid("envelopes must name 1-10 devices")
             }
             var updated = payload
+            var resealed = payload.resealedBy ?? [:]
             for (key, envelope) in r.envelopes {
                 guard payload.envelopes[key] != nil else {
                     throw APIFailure.forbidden("device \(key.prefix(80)) had no envelope in that message")
@@ -115,9 +116,13 @@ final class SecretService: Sendable {
                 guard Data(base64Encoded: envelope.b) != nil, envelope.t == "prekey" || envelope.t == "msg" else {
                     throw APIFailure.invalid("an envelope must be {t: prekey|msg, b: base64}")
                 }
+                // The first reseal of a device's envelope wins; the others' envelopes keep their sender.
+                guard resealed[key] == nil else { continue }
                 updated.envelopes[key] = envelope
+                resealed[key] = device
             }
-            updated.from = device
+            guard resealed != (payload.resealedBy ?? [:]) else { return [:] }
+            updated.resealedBy = resealed
             try tx.messages.setContent(id: row.id, updated.jsonText)
             return try self.messages.announceUpdate(of: row.id, target: .single(peer: peer), caller: caller, in: tx)
         }

@@ -292,6 +292,12 @@ enum StoreMigrations {
                 t.column("verified", .text).notNull().defaults(to: "")
             }
             try db.create(table: "secretBaseKey") { t in t.primaryKey("baseKey", .blob) }
+            // What this device sealed, by clientMsgID: its own controls come
+            // back without an envelope for it and are applied from here.
+            try db.create(table: "secretSent") { t in
+                t.primaryKey("clientMsgID", .text)
+                t.column("plaintext", .blob).notNull()
+            }
             try db.create(table: "secretChat") { t in
                 t.primaryKey("conversationId", .text)
                 t.column("timerSeconds", .integer).notNull().defaults(to: 0)

@@ -42,20 +42,26 @@ enum SecretIngest {
         }
         var sealed = MessageRecord(wire: w)
         guard let payload = SecretPayload.decode(w.content) else { return sealed }
+        let mine = SecretWire.envelopeKey(imUid: me.imUid, deviceId: try SecretVault.identity(db)?.deviceId ?? "")
         let outer = SecretOuter(conversationId: w.conversationId, clientMsgID: w.clientMsgID,
-                                sender: SecretWire.envelopeKey(imUid: w.sendID, deviceId: payload.from), kind: payload.class,
+                                sender: SecretWire.envelopeKey(imUid: w.sendID, deviceId: payload.sender(of: mine)), kind: payload.class,
                                 expireAt: payload.expireAt, flash: payload.flash == true, blobs: payload.blobs ?? [])
-        switch try SecretVault.open(payload, outer, senderImUid: w.sendID, myImUid: me.imUid, db) {
+        var opened = try SecretVault.open(payload, outer, senderImUid: w.sendID, myImUid: me.imUid, db)
+        if case .mine = opened, let kept = try Data.fetchOne(db, sql: "SELECT plaintext FROM secretSent WHERE clientMsgID = ?",
+                                                             arguments: [w.clientMsgID]) {
+            opened = .plaintext(kept)
+        }
+        switch opened {
         case .plaintext(let data):
-            if payload.envelopes[SecretWire.envelopeKey(imUid: me.imUid, deviceId: try SecretVault.identity(db)?.deviceId ?? "")]?
-                .isPrekey == true { changes.prekeysUsed = true }
+            if payload.envelopes[mine]?.isPrekey == true { changes.prekeysUsed = true }
             guard let inner = SecretPlaintext.decode(data) else { return sealed }
             if payload.isControl {
                 try apply(inner, from: w, me: me, db: db, changes: &changes)
                 sealed.isControl = true
                 sealed.content = ""
                 if inner.ctl == "timer" {
-                    let name = try displayName(w.sendID, me: me, db: db)
+                    // My own change reads "你设置了…" (an empty name).
+                    let name = w.sendID == me.imUid ? "" : try displayName(w.sendID, me: me, db: db)
                     sealed.content = SecretNoticePayload(.timer, name: name, seconds: inner.seconds ?? 0).jsonText
                     sealed.isControl = false
                 }
@@ -73,10 +79,13 @@ enum SecretIngest {
             return record
         case .mine:
             // Sent from this device, whose own copy is gone (cleared): nothing to ask for.
+            sealed.isControl = payload.isControl
             return sealed
         case .failed:
+            // A control that does not open changes nothing on screen; a message says so and is asked for again.
+            sealed.isControl = payload.isControl
             changes.undecryptable.append(SecretRetry(conversationId: w.conversationId, clientMsgID: w.clientMsgID,
-                                                     deviceKey: SecretWire.envelopeKey(imUid: w.sendID, deviceId: payload.from)))
+                                                     deviceKey: mine))
             return sealed
         case .notForThisDevice:
             // Said once per chat; the others keep their seqs, unseen.

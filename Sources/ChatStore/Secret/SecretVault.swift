@@ -169,6 +169,7 @@ enum SecretVault {
         if senderImUid == myImUid && payload.from == me.deviceId { return .mine }
         let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: me.deviceId)
         guard let envelope = payload.envelopes[mine] else { return .notForThisDevice }
+        let from = payload.sender(of: mine)
         guard let bytes = Data(base64Encoded: envelope.b) else { return .failed }
         let body: Data
         var session: Session?
@@ -176,7 +177,7 @@ enum SecretVault {
         if envelope.isPrekey {
             guard bytes.count > 72 + 40, let start = decodeStart(bytes.prefix(72)) else { return .failed }
             body = bytes.dropFirst(72)
-            let known = try self.session(senderImUid, payload.from, db)
+            let known = try self.session(senderImUid, from, db)
             if let known, known.baseKey == start.baseKey {
                 session = known
             } else {
@@ -184,7 +185,7 @@ enum SecretVault {
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM secretBaseKey WHERE baseKey = ?", arguments: [start.baseKey]) == true {
                     return .failed
                 }
-                if let listed = try knownIdentity(senderImUid, payload.from, db), listed != start.identityKey { return .failed }
+                if let listed = try knownIdentity(senderImUid, from, db), listed != start.identityKey { return .failed }
                 guard let (secret, ad) = try? X3DH.respond(&me.keys, to: start) else { return .failed }
                 session = Session(identityKey: start.identityKey, ad: ad,
                                   state: RatchetSession.responder(secret: secret, keys: me.keys), start: nil, baseKey: start.baseKey)
@@ -192,7 +193,7 @@ enum SecretVault {
             }
         } else {
             body = bytes
-            session = try self.session(senderImUid, payload.from, db)
+            session = try self.session(senderImUid, from, db)
         }
         guard var s = session, body.count > 40 else { return .failed }
         let ad = s.ad + outer.binding(receiver: mine)
@@ -201,7 +202,7 @@ enum SecretVault {
         }
         // An answer from the peer: our start is known to them now.
         if !envelope.isPrekey { s.start = nil }
-        try save(s, senderImUid, payload.from, db)
+        try save(s, senderImUid, from, db)
         if let base = newBase {
             try db.execute(sql: "INSERT OR IGNORE INTO secretBaseKey(baseKey) VALUES (?)", arguments: [base])
             // The one-time prekey it named is used up.

@@ -105,6 +105,7 @@ public struct SecretChannel: Sendable {
                                     sender: SecretWire.envelopeKey(imUid: store.myImUid, deviceId: deviceId), kind: o.kind,
                                     expireAt: o.expireAt, flash: o.flash, blobs: o.blobs)
             let envelopes = try await seal(plaintext.jsonData, outer, for: recipients)
+            if o.kind == "ctl" { try store.rememberSecretSent(clientMsgID: clientMsgID, plaintext: plaintext.jsonData) }
             let payload = SecretPayload(from: deviceId, class: o.kind, blobs: o.blobs.isEmpty ? nil : o.blobs,
                                         expireAt: o.expireAt, envelopes: envelopes, flash: o.flash ? true : nil)
             do {

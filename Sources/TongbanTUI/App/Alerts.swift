@@ -21,7 +21,8 @@ enum Alerts {
             if conversation?.isMuted == true && !mentioned { continue }
             if conversation?.isMuted == true { ring = true }
             let message = IMMessageMapper.map(wire, currentUID: s.myImUid)
-            var body = MessageKinds.summary(of: message, localizer: L)
+            // A secret chat's notification never says what came (PROTOCOL.md v4).
+            var body = ConversationIDHelper.isSecret(id) ? L.string("summary.secret") : MessageKinds.summary(of: message, localizer: L)
             if mentioned { body = L.string("ui.mentioned") + " " + body }
             let title = TerminalSanitizer.oneLine(conversation?.nickname ?? L.string("ui.title"))
             effects.append(.notify(title: title, body: TerminalSanitizer.oneLine(body)))

@@ -291,7 +291,9 @@ struct AppState {
 
     /// Bubbles newest first (no time markers).
     /// The messages drawn as bubbles (selectable): not time markers, not a group's notices.
-    var bubbles: [ChatMessage] { chat?.messages.filter { $0.type != .time && $0.type != .groupNotice } ?? [] }
+    var bubbles: [ChatMessage] {
+        chat?.messages.filter { $0.type != .time && $0.type != .groupNotice && $0.type != .secretNotice } ?? []
+    }
 
     /// The selected message's position among bubbles, newest = 0.
     var selected: Int? {

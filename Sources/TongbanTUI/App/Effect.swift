@@ -67,6 +67,8 @@ enum Effect: Equatable {
     case openMessage(conversationId: String, name: String, seq: Int, messageId: String)
     case searchUsers(String)
     case startConversation(UserBasicInfo)
+    /// v4: starts (or opens) the secret chat with them.
+    case startSecret(UserBasicInfo)
     case openSignal(SignalInboxItem)
     /// v4 signals: the feed, mine, replies (EffectRunner+Live.swift).
     case signals(SignalEffect)
@@ -124,6 +126,10 @@ enum PeopleEffect: Equatable {
     case logout
     /// A peer's page (`,` in a single chat).
     case openPeer(uid: Int)
+    /// v4: marks the safety number with them verified.
+    case verify(uid: Int, number: String)
+    /// v4: a secret chat's disappearing-message timer, on both sides.
+    case secretTimer(conversationId: String, seconds: Int)
 }
 
 /// What the room effects do; each answers with `RoomEvent`s.

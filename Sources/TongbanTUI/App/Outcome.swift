@@ -56,6 +56,7 @@ enum Outcome: Equatable {
         case signalLoad = "ui.signals.loadFailed", signalPost = "ui.signals.postFailed", signalReply = "ui.signals.replyFailed"
         case signalHide = "ui.signals.hideFailed", signalReport = "ui.signals.reportFailed", signalDelete = "ui.signals.deleteFailed"
         case readers = "ui.readers.failed", dissolve = "group.dissolveFailed"
+        case verify = "secret.verifyFailed", secretTimer = "secret.timerFailed"
     }
 }
 

@@ -301,6 +301,17 @@ extension PeerPage {
         case .char("c"): return Step(next: .confirm(.clearHistory))
         // Their card (名片) into the open chat: `/card ACCOUNT` waits in the input bar for Enter.
         case .char("k"): return Step(next: .type("/card " + (user.account ?? String(uid))))
+        // v4: the secret chat with them; 安全码 verified; its disappearing-message timer.
+        case .char("S"): return .close([.startSecret(user)])
+        case .char("v"):
+            guard let number = safetyNumber else { return .stay }
+            verified = true
+            return .effects([.people(.verify(uid: uid, number: number))])
+        case .char("t"):
+            guard let id = secretChat else { return .stay }
+            let next = PeerPage.timers.first { $0 > timer } ?? 0
+            timer = next
+            return .effects([.people(.secretTimer(conversationId: id, seconds: next))])
         case .escape, .char("q"), .enter: return .close()
         default: break
         }

@@ -195,4 +195,14 @@ struct PeerPage: Equatable {
     /// The remark being typed (`m`), nil when not editing.
     var remark: String?
     var asking: Ask?
+    /// v4: the safety number with them (nil: either has no device with keys,
+    /// or the server could not be asked), and whether I marked it verified.
+    var safetyNumber: String?
+    var verified = false
+    /// v4: our secret chat, if there is one, and its disappearing-message timer.
+    var secretChat: String?
+    var timer = 0
+
+    /// The timer's choices in order: off, 30 s, 5 min, 1 h, 1 d.
+    static let timers = [0, 30, 300, 3600, 86400]
 }

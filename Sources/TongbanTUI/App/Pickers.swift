@@ -13,7 +13,9 @@ struct NewChatDialog: Equatable {
     var index = 0
 
     /// The rows below the users found.
-    static let actionRows = 6
+    static let actionRows = 7
+    /// The user the 私密聊天 row is for: the one last chosen among those found.
+    var person = 0
 
     mutating func update(_ key: Key, rooms: [RoomEntry], _ L: Localizer) -> Step {
         let q = query.trimmingCharacters(in: .whitespaces)
@@ -38,10 +40,22 @@ struct NewChatDialog: Equatable {
                 step.status = L.string("ui.room.badUnique")
                 return step
             case 4: return Self.directory(q)
-            default: return GroupRules.isValidName(q) ? Step(next: .show(.newRoom(NewRoomForm(name: q)))) : .close()
+            case 5: return GroupRules.isValidName(q) ? Step(next: .show(.newRoom(NewRoomForm(name: q)))) : .close()
+            default:
+                // 私密聊天 with the person last chosen (the first found until then).
+                guard users.indices.contains(person) else { return .close() }
+                return .close([.startSecret(users[person])])
             }
-        case .down: if let found { index = min(index + 1, max(0, found.count + Self.actionRows - 1)) }
-        case .up: if found != nil { index = max(0, index - 1) }
+        case .down:
+            if let found {
+                index = min(index + 1, max(0, found.count + Self.actionRows - 1))
+                if index < found.count { person = index }
+            }
+        case .up:
+            if let found {
+                index = max(0, index - 1)
+                if index < found.count { person = index }
+            }
         case .backspace: self = NewChatDialog(query: String(query.dropLast()))
         case .char(let c): self = NewChatDialog(query: query + String(c))
         case .paste(let text): self = NewChatDialog(query: query + text)

@@ -17,8 +17,15 @@ extension Update {
     /// Of those, the ones that act on the marked messages while marking (`v`).
     static let actsOnMarked: Set<Action> = [.messagesFavorite, .messagesForward, .messagesForwardMerged, .messagesDiscard, .messagesCopy]
 
+    static let staysInSecret: Set<Action> = [.messagesForward, .messagesForwardMerged, .messagesFavorite]
+
     static func messagesAction(_ action: Action, _ s: inout AppState, _ L: Localizer) -> [Effect] {
         guard let chat = s.chat else { s.focus = .list; return [] }
+        // What a secret chat says stays in it (PROTOCOL.md v4): no forwards out, no favourites.
+        if Self.staysInSecret.contains(action), ConversationIDHelper.isSecret(chat.conversation.id) {
+            s.status = L.string("ui.secret.noForward")
+            return []
+        }
         // The pane shows the scroll as the message list laid it out.
         let layout = MessageListWidget.layout(s, in: ScreenLayout(s).messages, L)
         s.scroll = layout.scroll
@@ -145,6 +152,8 @@ extension Update {
             s.focus = .input
             s.status = L.string("ui.editing")
         case .messagesType: s.focus = .input
+        case .messagesSecret:
+            if let c = s.chat?.conversation { return startSecret(with: c, &s, L) }
         case .messagesSettings:
             // A single chat's `,` is the peer's page; a group's, its settings; a room's, its page.
             if let c = s.chat?.conversation, c.isRoom { s.mode = .roomPage(RoomPage()); return [] }

@@ -92,6 +92,9 @@ enum Bubbles {
             out = draw(m, c, m.isMe ? Theme.mine : Theme.theirs)
         } else if let p = m.content.unknown {
             out = wrap(p.msgDesc ?? c.L.string("ui.unknown"), Theme.dim, m, c)
+        } else if m.content.sealed != nil {
+            // A secret message this device could not open: a retry is under way.
+            out = wrap(c.L.string("secret.undecryptable"), Theme.error, m, c)
         } else {
             out = []
         }

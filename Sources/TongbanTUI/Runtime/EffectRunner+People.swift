@@ -85,6 +85,10 @@ extension EffectRunner {
             await dispatch(.people(.loggedOut))
         case .openPeer(let uid):
             await reopenPeer(uid, opening: true)
+        case .verify(let uid, let number):
+            do { try session.markVerified(number, with: uid) } catch { await dispatch(.outcome(.failed(.verify, Failure(error)))) }
+        case .secretTimer(let id, let seconds):
+            _ = await attempt(.secretTimer) { try await self.session.setSecretTimer(seconds, in: id) }
         }
     }
 
@@ -109,7 +113,17 @@ extension EffectRunner {
             guard c.isGroup, c.isMember, let gid = ConversationIDHelper.groupId(c.id) else { return false }
             return ((try? session.reader.members(groupId: gid)) ?? []).contains { $0.uid == uid }
         }
-        await dispatch(.people(.peer(PeerPage(user: user, sharedGroups: groups.map(\.nickname)), opening: opening)))
+        var page = PeerPage(user: user, sharedGroups: groups.map(\.nickname))
+        let secret = ConversationIDHelper.secret(myUid: session.credentials.uid, targetUid: uid)
+        if (try? session.reader.conversation(id: secret, localizer: L)) != nil {
+            page.secretChat = secret
+            page.timer = (try? session.secretTimer(in: secret)) ?? 0
+        }
+        if let number = try? await session.safetyNumber(with: uid) {
+            page.safetyNumber = number
+            page.verified = (try? session.isVerified(number, with: uid)) ?? false
+        }
+        await dispatch(.people(.peer(page, opening: opening)))
     }
 
     /// `/avatar PATH` in a group (owner only): the picture made small and

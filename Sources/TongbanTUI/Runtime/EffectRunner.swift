@@ -145,6 +145,8 @@ final class EffectRunner {
         case .searchUsers(let q): await dispatch(.usersFound(query: q, await listEffects.searchUsers(q, emit: listEmit)))
         case .startConversation(let user):
             if let c = await listEffects.startConversation(with: user, emit: listEmit) { await dispatch(.open(c)) }
+        case .startSecret(let user):
+            if let c = await listEffects.startSecretChat(with: user, emit: listEmit) { await dispatch(.open(c)) }
         case .signals(let effect): await signals(effect)
         case .live(let effect): await live(effect)
         case .people(let command): await people(command)

@@ -68,6 +68,10 @@ enum OverlayWidget {
                 lines.append((L.string("ui.newChat.enterRoom", ["unique": q]), i == users.count + 3 ? Theme.selected : Theme.prompt))
                 lines.append((L.string("ui.newChat.directory", ["query": q]), i == users.count + 4 ? Theme.selected : Theme.prompt))
                 lines.append((L.string("ui.newChat.newRoom", ["name": q]), i == users.count + 5 ? Theme.selected : Theme.prompt))
+                if users.indices.contains(dialog.person) {
+                    let name = TerminalSanitizer.oneLine(users[dialog.person].username)
+                    lines.append((L.string("ui.newChat.secret", ["name": name]), i == users.count + 6 ? Theme.selected : Theme.prompt))
+                }
             } else {
                 lines.append((L.string("ui.newChat.hint"), Theme.dim))
             }

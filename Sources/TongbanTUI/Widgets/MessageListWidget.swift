@@ -41,9 +41,10 @@ enum MessageListWidget {
                 }
                 continue
             }
-            if let p = m.content.groupNotice {
+            if m.content.groupNotice != nil || m.content.secretNotice != nil {
                 // A centred grey line, like a time marker: not a bubble, not selectable.
-                let text = TerminalSanitizer.oneLine(p.sentence(me: chat.me, L))
+                let said = m.content.groupNotice?.sentence(me: chat.me, L) ?? m.content.secretNotice?.sentence(L) ?? ""
+                let text = TerminalSanitizer.oneLine(said)
                 for line in TextWrap.wrap(text, width: max(1, area.width - 4)).reversed() {
                     blocks.append([BubbleLine(text: line, style: Theme.notice, align: .center)])
                     laidOut += 1

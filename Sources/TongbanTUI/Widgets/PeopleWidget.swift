@@ -1,4 +1,5 @@
 import ChatCore
+import ChatCrypto
 import ChatMedia
 import ChatViewModels
 import TerminalUI
@@ -277,6 +278,22 @@ enum PeopleWidget {
             lines.append((L.string("people.action.add"), Style()))
         }
         lines.append(("k  " + L.string("people.action.card"), Style()))
+        lines.append((L.string("people.action.secret"), Style()))
+        if let id = page.secretChat, !id.isEmpty {
+            lines.append((L.string("people.secretTimer", ["timer": SecretNoticePayload.timerWords(page.timer, L)]), Style()))
+        }
+        lines.append(("", Style()))
+        if let number = page.safetyNumber {
+            lines.append((L.string("people.safetyNumber"), Theme.title))
+            // 12 groups of 5 digits, in two rows of six.
+            let groups = SafetyNumber.grouped(number).split(separator: " ").map(String.init)
+            lines.append(("  " + groups.prefix(6).joined(separator: " "), Theme.prompt))
+            lines.append(("  " + groups.dropFirst(6).joined(separator: " "), Theme.prompt))
+            lines.append((L.string(page.verified ? "people.safetyVerified" : "people.safetyNotVerified"),
+                          page.verified ? Theme.online : Style()))
+        } else {
+            lines.append((L.string("people.noSafetyNumber"), Theme.dim))
+        }
         lines.append((L.string(blocked ? "people.action.unblock" : "people.action.block"), Theme.error))
         lines.append(("c  " + L.string("ui.settings.clear"), Theme.error))
         switch page.asking {

@@ -87,6 +87,15 @@ import Testing
 
         s.mode = .peer(PeerPage(user: Self.alice, sharedGroups: ["周末爬山群", "公司大群"]))
         try Golden.check("people-peer", s, Self.zh)
+
+        // With a secret chat: its timer, and the safety number in two rows of six groups, verified.
+        var secret = PeerPage(user: Self.alice)
+        secret.secretChat = "ss_tb_1_tb_2"
+        secret.timer = 300
+        secret.safetyNumber = "303160142946352625697947311633429611874280169487170891082586"
+        secret.verified = true
+        s.mode = .peer(secret)
+        try Golden.check("people-peer-secret", s, Self.zh)
     }
 
     @Test func aGroupsPageShowsItsPicture() throws {

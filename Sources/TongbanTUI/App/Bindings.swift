@@ -5,7 +5,7 @@ import TerminalUI
 enum Action: String, CaseIterable, Sendable {
     case listDown = "list.down", listUp = "list.up", listTop = "list.top", listBottom = "list.bottom"
     case listOpen = "list.open", listPin = "list.pin", listDelete = "list.delete", listNew = "list.new"
-    case listMute = "list.mute", listSecret = "list.secret"
+    case listMute = "list.mute"
     case listContacts = "list.contacts", listMe = "list.me"
     case listSignals = "list.signals", listFavorites = "list.favorites", listSearch = "list.search", listRefresh = "list.refresh", listBack = "list.back"
     case messagesUp = "messages.up", messagesDown = "messages.down", messagesPageUp = "messages.pageUp"
@@ -17,7 +17,9 @@ enum Action: String, CaseIterable, Sendable {
     case messagesReact1 = "messages.react1", messagesReact2 = "messages.react2", messagesReact3 = "messages.react3"
     case messagesReact4 = "messages.react4", messagesReact5 = "messages.react5", messagesReact6 = "messages.react6"
     case messagesSettings = "messages.settings", messagesSearch = "messages.search", messagesBack = "messages.back"
-    case messagesReaders = "messages.readers", messagesSecret = "messages.secret"
+    case messagesReaders = "messages.readers"
+    /// v4: the secret chat with the one-to-one chat's peer (its list row, or the open chat).
+    case secretChat = "global.secret"
     case inputSend = "input.send", inputNewline = "input.newline", inputLeave = "input.leave", inputEmoji = "input.emoji"
     case focusNext = "focus.next", focusPrevious = "focus.previous", help = "help", quit = "quit"
 }
@@ -60,7 +62,6 @@ struct Binding: Sendable {
         bind(.list, .listOpen, [.enter], "help.list.open", hint: "hint.open"),
         bind(.list, .listPin, [.char("p")], "help.list.pin", hint: "hint.pin"),
         bind(.list, .listMute, [.char("m")], "help.list.mute"),
-        bind(.list, .listSecret, [.char("S")], "help.secret"),
         bind(.list, .listDelete, [.char("d")], "help.list.delete", hint: "hint.delete"),
         bind(.list, .listNew, [.char("n")], "help.list.new", hint: "hint.new"),
         bind(.list, .listSignals, [.char("s")], "help.list.signals", hint: "hint.signals"),
@@ -89,7 +90,6 @@ struct Binding: Sendable {
         bind(.messages, .messagesSelect, [.char("v")], "help.messages.multi"),
         bind(.messages, .messagesMark, [.char(" ")], "help.messages.mark"),
         bind(.messages, .messagesReaders, [.char("w")], "help.messages.readers"),
-        bind(.messages, .messagesSecret, [.char("S")], "help.secret"),
         bind(.messages, .messagesMenu, [.char(".")], "help.messages.menu", hint: "hint.menu"),
         Binding(scope: .messages, action: .messagesReact1, keys: [.char("1")], help: "help.messages.react", hint: "hint.react",
                 hintIn: [.messages], hintKeysText: "1-6"),
@@ -121,6 +121,7 @@ struct Binding: Sendable {
 
         bind(.everywhere, .focusNext, [.tab], "help.global.focus", hint: "hint.focus", in: [.messages]),
         bind(.everywhere, .focusPrevious, [.backTab], "help.global.focus"),
+        bind(.everywhere, .secretChat, [.char("S")], "help.secret"),
         bind(.everywhere, .help, [.char("?")], "help.global.help", hint: "hint.help", in: [.list]),
         bind(.everywhere, .quit, [.char("q"), .ctrl("c")], "help.global.quit", hint: "hint.quit", in: [.list]),
     ]

@@ -152,8 +152,6 @@ extension Update {
             s.focus = .input
             s.status = L.string("ui.editing")
         case .messagesType: s.focus = .input
-        case .messagesSecret:
-            if let c = s.chat?.conversation { return startSecret(with: c, &s, L) }
         case .messagesSettings:
             // A single chat's `,` is the peer's page; a group's, its settings; a room's, its page.
             if let c = s.chat?.conversation, c.isRoom { s.mode = .roomPage(RoomPage()); return [] }

@@ -300,6 +300,10 @@ enum Update {
         case .help:
             s.mode = .help
             return []
+        case .secretChat:
+            let convs = s.visibleConversations
+            let row = s.focus == .list ? (s.listIndex < convs.count ? convs[s.listIndex] : nil) : s.chat?.conversation
+            return row.map { startSecret(with: $0, &s, L) } ?? []
         case .quit:
             s.wantsQuit = true
             return []
@@ -331,7 +335,6 @@ enum Update {
         case .listOpen: if let c = current { return open(c, &s) }
         case .listPin: if let c = current { return list(.change(id: c.id, .pin(!c.isPinned, at: Self.ms(s.now))), &s) }
         case .listMute: if let c = current { return list(.change(id: c.id, .mute(!c.isMuted)), &s) }
-        case .listSecret: if let c = current { return startSecret(with: c, &s, L) }
         case .listDelete:
             if let c = current {
                 s.mode = .confirm(c.isGroup && c.isMember ? .leaveGroup(id: c.id, name: c.nickname)

@@ -270,6 +270,9 @@ enum StoreMigrations {
             try db.create(table: "secretSession") { t in
                 t.column("imUid", .text).notNull()
                 t.column("deviceId", .text).notNull()
+                // 0 is the session in use; higher slots are older ones kept for
+                // messages still on their way (both sides starting at once).
+                t.column("slot", .integer).notNull()
                 t.column("identityKey", .blob).notNull()
                 t.column("ad", .blob).notNull()
                 t.column("state", .blob).notNull()
@@ -277,7 +280,7 @@ enum StoreMigrations {
                 t.column("start", .blob)
                 // A session this device answered: the initiator's base key.
                 t.column("baseKey", .blob)
-                t.primaryKey(["imUid", "deviceId"])
+                t.primaryKey(["imUid", "deviceId", "slot"])
             }
             try db.create(table: "secretDevice") { t in
                 t.column("imUid", .text).notNull()

@@ -94,18 +94,31 @@ enum SecretVault {
                        arguments: [identity.deviceId, try JSONEncoder().encode(identity.keys), identity.uploaded])
     }
 
-    static func session(_ imUid: String, _ deviceId: String, _ db: Database) throws -> Session? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT identityKey, ad, state, start, baseKey FROM secretSession WHERE imUid = ? AND deviceId = ?
-            """, arguments: [imUid, deviceId]),
-              let state = try? JSONDecoder().decode(RatchetSession.self, from: row["state"] as Data) else { return nil }
-        return Session(identityKey: row["identityKey"], ad: row["ad"], state: state, start: row["start"], baseKey: row["baseKey"])
+    /// Sessions kept per device pair: the one in use and older ones.
+    static let keptSessions = 10
+
+    /// The sessions with a device, the one in use first.
+    static func sessions(_ imUid: String, _ deviceId: String, _ db: Database) throws -> [Session] {
+        try Row.fetchAll(db, sql: """
+            SELECT identityKey, ad, state, start, baseKey FROM secretSession WHERE imUid = ? AND deviceId = ? ORDER BY slot
+            """, arguments: [imUid, deviceId]).compactMap { row in
+            guard let state = try? JSONDecoder().decode(RatchetSession.self, from: row["state"] as Data) else { return nil }
+            return Session(identityKey: row["identityKey"], ad: row["ad"], state: state, start: row["start"], baseKey: row["baseKey"])
+        }
     }
 
-    static func save(_ s: Session, _ imUid: String, _ deviceId: String, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO secretSession(imUid, deviceId, identityKey, ad, state, start, baseKey) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [imUid, deviceId, s.identityKey, s.ad, try JSONEncoder().encode(s.state), s.start, s.baseKey])
+    /// Saves `current` as the session in use, the others after it (the oldest beyond ten are dropped).
+    static func save(_ current: Session, replacing at: Int?, among all: [Session], _ imUid: String, _ deviceId: String,
+                     _ db: Database) throws {
+        var ordered = all
+        if let at { ordered.remove(at: at) }
+        ordered.insert(current, at: 0)
+        try db.execute(sql: "DELETE FROM secretSession WHERE imUid = ? AND deviceId = ?", arguments: [imUid, deviceId])
+        for (slot, s) in ordered.prefix(keptSessions).enumerated() {
+            try db.execute(sql: """
+                INSERT INTO secretSession(imUid, deviceId, slot, identityKey, ad, state, start, baseKey) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [imUid, deviceId, slot, s.identityKey, s.ad, try JSONEncoder().encode(s.state), s.start, s.baseKey])
+        }
     }
 
     /// X3DH's start as a prekey envelope carries it: identity key (32) ‖
@@ -133,11 +146,17 @@ enum SecretVault {
                      _ db: Database) throws -> [String: SecretEnvelope] {
         guard let me = try identity(db) else { throw SecretVaultError.noIdentity }
         var sessions: [String: Session] = [:]
+        var kept: [String: (all: [Session], inUse: Int?)] = [:]
         var missing: [String] = []
         for r in recipients {
-            if let s = try session(r.imUid, r.deviceId, db), s.identityKey == r.identityKey {
+            let all = try self.sessions(r.imUid, r.deviceId, db)
+            // A device whose identity changed is someone new: its old sessions go.
+            let same = all.filter { $0.identityKey == r.identityKey }
+            if let s = same.first {
                 sessions[r.envelopeKey] = s
+                kept[r.envelopeKey] = (same, 0)
             } else if let bundle = r.bundle, bundle.identityKey == r.identityKey {
+                kept[r.envelopeKey] = ([], nil)
                 let (secret, ad, start) = try X3DH.initiate(me.keys, with: bundle)
                 sessions[r.envelopeKey] = Session(identityKey: r.identityKey, ad: ad,
                                                   state: try RatchetSession.initiator(secret: secret, remoteRatchetKey: bundle.signedPrekey.key),
@@ -156,7 +175,8 @@ enum SecretVault {
             } else {
                 envelopes[r.envelopeKey] = SecretEnvelope(t: "msg", b: (header + ciphertext).base64EncodedString())
             }
-            try save(s, r.imUid, r.deviceId, db)
+            let (all, inUse) = kept[r.envelopeKey] ?? ([], nil)
+            try save(s, replacing: inUse, among: all, r.imUid, r.deviceId, db)
         }
         return envelopes
     }
@@ -172,14 +192,14 @@ enum SecretVault {
         let from = payload.sender(of: mine)
         guard let bytes = Data(base64Encoded: envelope.b) else { return .failed }
         let body: Data
-        var session: Session?
+        let all = try sessions(senderImUid, from, db)
+        var candidates: [(Session, Int?)] = []
         var newBase: Data?
         if envelope.isPrekey {
             guard bytes.count > 72 + 40, let start = decodeStart(bytes.prefix(72)) else { return .failed }
             body = bytes.dropFirst(72)
-            let known = try self.session(senderImUid, from, db)
-            if let known, known.baseKey == start.baseKey {
-                session = known
+            if let i = all.firstIndex(where: { $0.baseKey == start.baseKey }) {
+                candidates = [(all[i], i)]
             } else {
                 // A new session from this device: never from a base key answered before (a replay).
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM secretBaseKey WHERE baseKey = ?", arguments: [start.baseKey]) == true {
@@ -187,28 +207,32 @@ enum SecretVault {
                 }
                 if let listed = try knownIdentity(senderImUid, from, db), listed != start.identityKey { return .failed }
                 guard let (secret, ad) = try? X3DH.respond(&me.keys, to: start) else { return .failed }
-                session = Session(identityKey: start.identityKey, ad: ad,
-                                  state: RatchetSession.responder(secret: secret, keys: me.keys), start: nil, baseKey: start.baseKey)
+                candidates = [(Session(identityKey: start.identityKey, ad: ad, state: RatchetSession.responder(secret: secret, keys: me.keys),
+                                       start: nil, baseKey: start.baseKey), nil)]
                 newBase = start.baseKey
             }
         } else {
             body = bytes
-            session = try self.session(senderImUid, from, db)
+            // The session in use first, then older ones (a message sent before both sides settled on one).
+            candidates = all.enumerated().map { ($0.element, $0.offset) }
         }
-        guard var s = session, body.count > 40 else { return .failed }
-        let ad = s.ad + outer.binding(receiver: mine)
-        guard let plaintext = try? s.state.decrypt(header: Data(body.prefix(40)), ciphertext: Data(body.dropFirst(40)), ad: ad) else {
-            return .failed
+        guard body.count > 40 else { return .failed }
+        let ad = outer.binding(receiver: mine)
+        for (candidate, index) in candidates {
+            var s = candidate
+            guard let plaintext = try? s.state.decrypt(header: Data(body.prefix(40)), ciphertext: Data(body.dropFirst(40)),
+                                                       ad: s.ad + ad) else { continue }
+            // An answer from the peer: our start is known to them now.
+            if !envelope.isPrekey { s.start = nil }
+            try save(s, replacing: index, among: all, senderImUid, from, db)
+            if let base = newBase {
+                try db.execute(sql: "INSERT OR IGNORE INTO secretBaseKey(baseKey) VALUES (?)", arguments: [base])
+                // The one-time prekey it named is used up.
+                try save(me, db)
+            }
+            return .plaintext(plaintext)
         }
-        // An answer from the peer: our start is known to them now.
-        if !envelope.isPrekey { s.start = nil }
-        try save(s, senderImUid, from, db)
-        if let base = newBase {
-            try db.execute(sql: "INSERT OR IGNORE INTO secretBaseKey(baseKey) VALUES (?)", arguments: [base])
-            // The one-time prekey it named is used up.
-            try save(me, db)
-        }
-        return .plaintext(plaintext)
+        return .failed
     }
 
     static func knownIdentity(_ imUid: String, _ deviceId: String, _ db: Database) throws -> Data? {

@@ -43,6 +43,8 @@ test-once:
 	BIN=$(BIN) bash Tests/e2e/rooms_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/rooms_tui_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/alive_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/secret_e2e.sh
+	SECRET_E2E_PG=1 BIN=$(BIN) bash Tests/e2e/secret_e2e.sh
 	python3 Tests/e2e/abuse_e2e.py --bin $(BIN)
 	BIN=$(BIN) bash Tests/bench/help_check.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh

@@ -6,21 +6,34 @@
 # database with WAL and SHM, its media folder, its log) holds neither a
 # random canary text nor the picture's bytes; the safety numbers printed
 # on both sides are equal; a third device of Bob's logs in and Mei's chat
-# says his safety number changed.
+# says his safety number changed. With SECRET_E2E_PG=1 the server keeps
+# its data in PostgreSQL, and a pg_dump and the cluster's own files are
+# searched as well.
 set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-secret-e2e.XXXXXX)
 SERVER_PID=""
 PASS=0
+PG_DIR=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  [ -n "$PG_DIR" ] && bash Tests/pg/cluster.sh stop "$PG_DIR" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 fail() { echo "secret e2e FAIL: $*"; exit 1; }
 ok() { PASS=$((PASS + 1)); }
 . "$(dirname "$0")/server.sh"
-start_server "$WORK/server" "$WORK/server.log"
+if [ -n "${SECRET_E2E_PG:-}" ]; then
+  PG_DIR=$(mktemp -u /tmp/tongban-pg.XXXXXX)
+  admin=$(bash Tests/pg/cluster.sh start "$PG_DIR") || fail "PostgreSQL did not start"
+  psql -q "$admin" -c "CREATE DATABASE tongban" || fail "cannot create the database"
+  DB="${admin%/postgres}/tongban"
+  mkdir -p "$WORK/server/media"
+  start_server "$WORK/server" "$WORK/server.log" --database "$DB" --media-dir "$WORK/server/media"
+else
+  start_server "$WORK/server" "$WORK/server.log"
+fi
 URL="http://127.0.0.1:$PORT"
 export TONGBAN_LANG=zh-Hans
 register_users secret-e2e-pw mei bob
@@ -52,6 +65,11 @@ CACHED=$(find "$WORK/bob" -name "$(echo "$KEY" | tr / _)" | head -1)
 
 # The server's files: no canary text, no picture bytes.
 sleep 0.5
+if [ -n "$PG_DIR" ]; then
+  pg_dump "$DB" >"$WORK/server/pg_dump.sql" || fail "pg_dump"
+  grep -q "ss_tb_" "$WORK/server/pg_dump.sql" || fail "the dump does not hold the secret chat at all"
+  cp -r "$PG_DIR/data" "$WORK/server/pg_data" 2>/dev/null || true
+fi
 HEX=$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[-200:-12].hex())' "$WORK/pic.png")
 if grep -rl -a -- "$CANARY" "$WORK/server" "$WORK/server.log"; then fail "the canary is in a server file"; fi; ok
 python3 - "$WORK/server" "$WORK/pic.png" <<'PY' || fail "the picture's bytes are in a server file"
@@ -108,4 +126,4 @@ if command -v tmux >/dev/null; then
   tmux send-keys -t "$SESSION" v
   expect_screen "✓ 已验证"; ok
 fi
-echo "secret e2e: $PASS checks passed"
+echo "secret e2e${PG_DIR:+ (PostgreSQL)}: $PASS checks passed"

@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "tongban-bench",
             dependencies: [
-                "ChatCore", "ChatStore", "ChatSync", "CEpoll", "Spawn",
+                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "CEpoll", "Spawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -107,6 +107,14 @@ extension ChatStore {
         }
     }
 
+    /// The devices known of `imUid`: id and identity key.
+    public func secretDeviceList(imUid: String) throws -> [(deviceId: String, identityKey: Data)] {
+        try dbPool.read { db in
+            try Row.fetchAll(db, sql: "SELECT deviceId, identityKey FROM secretDevice WHERE imUid = ? ORDER BY deviceId",
+                             arguments: [imUid]).map { ($0["deviceId"], $0["identityKey"]) }
+        }
+    }
+
     /// The devices known of `imUid`, as the safety number reads them.
     public func secretDevices(imUid: String) throws -> [SafetyNumber.Device] {
         try dbPool.read { db in

@@ -9,7 +9,7 @@ struct TongbanBench: AsyncParsableCommand {
         commandName: "tongban-bench",
         abstract: "Tongban's benchmarks: each prints a markdown table (ours, the reference, the ratio, the goal, met).",
         discussion: "Without a subcommand it runs `all`. Figures are only comparable within one run (see BENCHMARKS.md).",
-        subcommands: [All.self, Store.self, Server.self, Group.self, Room.self, Postgres.self, Abuse.self, Flood.self, MakeStore.self,
+        subcommands: [All.self, Store.self, Server.self, Group.self, Room.self, Postgres.self, Abuse.self, Secret.self, Flood.self, MakeStore.self,
                       MakeGroup.self],
         defaultSubcommand: All.self)
 }
@@ -38,6 +38,19 @@ extension TongbanBench {
             try await Room.table()
             try await Postgres.table()
             try await Abuse.table()
+            try await Secret.table()
+        }
+    }
+
+    struct Secret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Secret chats: one message sealed and opened (store transactions), and sends/s against an open chat's.",
+            discussion: "TONGBAN_BENCH_SECRET_SENDS (sends each way, default 300), TONGBAN_BENCH_SECRET_CRYPTO (seal + open, default 1000).")
+        func run() async throws { benchHeader(); try await Self.table() }
+        static func table() async throws {
+            let bench = SecretBench(sends: Int(benchEnvironment["TONGBAN_BENCH_SECRET_SENDS"] ?? "") ?? 300,
+                                    crypto: Int(benchEnvironment["TONGBAN_BENCH_SECRET_CRYPTO"] ?? "") ?? 1000)
+            printTable("Secret chats", try await bench.run())
         }
     }
 

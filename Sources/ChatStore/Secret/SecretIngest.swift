@@ -42,7 +42,7 @@ enum SecretIngest {
         }
         var sealed = MessageRecord(wire: w)
         guard let payload = SecretPayload.decode(w.content) else { return sealed }
-        let mine = SecretWire.envelopeKey(imUid: me.imUid, deviceId: try SecretVault.identity(db)?.deviceId ?? "")
+        let mine = SecretWire.envelopeKey(imUid: me.imUid, deviceId: try SecretVault.deviceId(db) ?? "")
         let outer = SecretOuter(conversationId: w.conversationId, clientMsgID: w.clientMsgID,
                                 sender: SecretWire.envelopeKey(imUid: w.sendID, deviceId: payload.sender(of: mine)), kind: payload.class,
                                 expireAt: payload.expireAt, flash: payload.flash == true, blobs: payload.blobs ?? [])

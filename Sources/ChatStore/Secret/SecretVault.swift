@@ -89,6 +89,11 @@ enum SecretVault {
         return Identity(deviceId: row["deviceId"], keys: keys, uploaded: row["uploaded"])
     }
 
+    /// This device's id alone (its keys are decoded only when a session starts).
+    static func deviceId(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT deviceId FROM secretIdentity WHERE id = 1")
+    }
+
     static func save(_ identity: Identity, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO secretIdentity(id, deviceId, keys, uploaded) VALUES (1, ?, ?, ?)",
                        arguments: [identity.deviceId, try JSONEncoder().encode(identity.keys), identity.uploaded])
@@ -97,27 +102,50 @@ enum SecretVault {
     /// Sessions kept per device pair: the one in use and older ones.
     static let keptSessions = 10
 
-    /// The sessions with a device, the one in use first.
-    static func sessions(_ imUid: String, _ deviceId: String, _ db: Database) throws -> [Session] {
-        try Row.fetchAll(db, sql: """
-            SELECT identityKey, ad, state, start, baseKey FROM secretSession WHERE imUid = ? AND deviceId = ? ORDER BY slot
-            """, arguments: [imUid, deviceId]).compactMap { row in
-            guard let state = try? JSONDecoder().decode(RatchetSession.self, from: row["state"] as Data) else { return nil }
-            return Session(identityKey: row["identityKey"], ad: row["ad"], state: state, start: row["start"], baseKey: row["baseKey"])
+    /// A kept session as stored: its ratchet state decoded only when tried.
+    struct Kept {
+        var identityKey: Data
+        var ad: Data
+        var state: Data
+        var start: Data?
+        var baseKey: Data?
+        var session: Session? {
+            (try? JSONDecoder().decode(RatchetSession.self, from: state)).map {
+                Session(identityKey: identityKey, ad: ad, state: $0, start: start, baseKey: baseKey)
+            }
         }
     }
 
-    /// Saves `current` as the session in use, the others after it (the oldest beyond ten are dropped).
-    static func save(_ current: Session, replacing at: Int?, among all: [Session], _ imUid: String, _ deviceId: String,
+    /// The sessions with a device, the one in use first.
+    static func sessions(_ imUid: String, _ deviceId: String, _ db: Database) throws -> [Kept] {
+        try Row.fetchAll(db, sql: """
+            SELECT identityKey, ad, state, start, baseKey FROM secretSession WHERE imUid = ? AND deviceId = ? ORDER BY slot
+            """, arguments: [imUid, deviceId]).map { row in
+            Kept(identityKey: row["identityKey"], ad: row["ad"], state: row["state"], start: row["start"], baseKey: row["baseKey"])
+        }
+    }
+
+    /// Saves `current` as the session in use (it was `at` among `all`, or
+    /// is new), the others after it; the oldest beyond ten are dropped.
+    static func save(_ current: Session, replacing at: Int?, among all: [Kept], _ imUid: String, _ deviceId: String,
                      _ db: Database) throws {
+        let state = try JSONEncoder().encode(current.state)
+        if at == 0 {
+            // The session in use stepped on: one row changes.
+            try db.execute(sql: """
+                UPDATE secretSession SET state = ?, start = ? WHERE imUid = ? AND deviceId = ? AND slot = 0
+                """, arguments: [state, current.start, imUid, deviceId])
+            return
+        }
         var ordered = all
         if let at { ordered.remove(at: at) }
-        ordered.insert(current, at: 0)
+        ordered.insert(Kept(identityKey: current.identityKey, ad: current.ad, state: state, start: current.start,
+                            baseKey: current.baseKey), at: 0)
         try db.execute(sql: "DELETE FROM secretSession WHERE imUid = ? AND deviceId = ?", arguments: [imUid, deviceId])
-        for (slot, s) in ordered.prefix(keptSessions).enumerated() {
+        for (slot, k) in ordered.prefix(keptSessions).enumerated() {
             try db.execute(sql: """
                 INSERT INTO secretSession(imUid, deviceId, slot, identityKey, ad, state, start, baseKey) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [imUid, deviceId, slot, s.identityKey, s.ad, try JSONEncoder().encode(s.state), s.start, s.baseKey])
+                """, arguments: [imUid, deviceId, slot, k.identityKey, k.ad, k.state, k.start, k.baseKey])
         }
     }
 
@@ -144,20 +172,23 @@ enum SecretVault {
     /// changes nothing) when a recipient without a session came without a bundle.
     static func seal(_ plaintext: Data, _ outer: SecretOuter, for recipients: [SecretRecipient],
                      _ db: Database) throws -> [String: SecretEnvelope] {
-        guard let me = try identity(db) else { throw SecretVaultError.noIdentity }
+        guard try deviceId(db) != nil else { throw SecretVaultError.noIdentity }
+        var me: Identity?
         var sessions: [String: Session] = [:]
-        var kept: [String: (all: [Session], inUse: Int?)] = [:]
+        var kept: [String: (all: [Kept], inUse: Int?)] = [:]
         var missing: [String] = []
         for r in recipients {
             let all = try self.sessions(r.imUid, r.deviceId, db)
             // A device whose identity changed is someone new: its old sessions go.
             let same = all.filter { $0.identityKey == r.identityKey }
-            if let s = same.first {
+            if let s = same.first?.session {
                 sessions[r.envelopeKey] = s
                 kept[r.envelopeKey] = (same, 0)
             } else if let bundle = r.bundle, bundle.identityKey == r.identityKey {
                 kept[r.envelopeKey] = ([], nil)
-                let (secret, ad, start) = try X3DH.initiate(me.keys, with: bundle)
+                if me == nil { me = try identity(db) }
+                guard let keys = me?.keys else { throw SecretVaultError.noIdentity }
+                let (secret, ad, start) = try X3DH.initiate(keys, with: bundle)
                 sessions[r.envelopeKey] = Session(identityKey: r.identityKey, ad: ad,
                                                   state: try RatchetSession.initiator(secret: secret, remoteRatchetKey: bundle.signedPrekey.key),
                                                   start: encode(start), baseKey: nil)
@@ -185,50 +216,53 @@ enum SecretVault {
     /// is saved unless it opened.
     static func open(_ payload: SecretPayload, _ outer: SecretOuter, senderImUid: String, myImUid: String,
                      _ db: Database) throws -> Opened {
-        guard var me = try identity(db) else { return .failed }
-        if senderImUid == myImUid && payload.from == me.deviceId { return .mine }
-        let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: me.deviceId)
+        guard let myDevice = try deviceId(db) else { return .failed }
+        if senderImUid == myImUid && payload.from == myDevice { return .mine }
+        let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: myDevice)
         guard let envelope = payload.envelopes[mine] else { return .notForThisDevice }
         let from = payload.sender(of: mine)
         guard let bytes = Data(base64Encoded: envelope.b) else { return .failed }
         let body: Data
         let all = try sessions(senderImUid, from, db)
-        var candidates: [(Session, Int?)] = []
+        var candidates: [(session: () -> Session?, index: Int?)] = []
         var newBase: Data?
+        var responder: Identity?
         if envelope.isPrekey {
             guard bytes.count > 72 + 40, let start = decodeStart(bytes.prefix(72)) else { return .failed }
             body = bytes.dropFirst(72)
-            if let i = all.firstIndex(where: { $0.baseKey == start.baseKey }) {
-                candidates = [(all[i], i)]
+            if let i = all.firstIndex(where: { $0.baseKey == start.baseKey }), let known = all[i].session {
+                candidates = [({ known }, i)]
             } else {
                 // A new session from this device: never from a base key answered before (a replay).
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM secretBaseKey WHERE baseKey = ?", arguments: [start.baseKey]) == true {
                     return .failed
                 }
                 if let listed = try knownIdentity(senderImUid, from, db), listed != start.identityKey { return .failed }
-                guard let (secret, ad) = try? X3DH.respond(&me.keys, to: start) else { return .failed }
-                candidates = [(Session(identityKey: start.identityKey, ad: ad, state: RatchetSession.responder(secret: secret, keys: me.keys),
-                                       start: nil, baseKey: start.baseKey), nil)]
+                guard var me = try identity(db), let (secret, ad) = try? X3DH.respond(&me.keys, to: start) else { return .failed }
+                responder = me
+                let fresh = Session(identityKey: start.identityKey, ad: ad, state: RatchetSession.responder(secret: secret, keys: me.keys),
+                                    start: nil, baseKey: start.baseKey)
+                candidates = [({ fresh }, nil)]
                 newBase = start.baseKey
             }
         } else {
             body = bytes
             // The session in use first, then older ones (a message sent before both sides settled on one).
-            candidates = all.enumerated().map { ($0.element, $0.offset) }
+            candidates = all.enumerated().map { kept in ({ kept.element.session }, kept.offset) }
         }
         guard body.count > 40 else { return .failed }
         let ad = outer.binding(receiver: mine)
         for (candidate, index) in candidates {
-            var s = candidate
+            guard var s = candidate() else { continue }
             guard let plaintext = try? s.state.decrypt(header: Data(body.prefix(40)), ciphertext: Data(body.dropFirst(40)),
                                                        ad: s.ad + ad) else { continue }
             // An answer from the peer: our start is known to them now.
             if !envelope.isPrekey { s.start = nil }
             try save(s, replacing: index, among: all, senderImUid, from, db)
-            if let base = newBase {
+            if let base = newBase, let responder {
                 try db.execute(sql: "INSERT OR IGNORE INTO secretBaseKey(baseKey) VALUES (?)", arguments: [base])
                 // The one-time prekey it named is used up.
-                try save(me, db)
+                try save(responder, db)
             }
             return .plaintext(plaintext)
         }

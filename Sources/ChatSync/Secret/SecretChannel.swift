@@ -14,12 +14,14 @@ public struct SecretChannel: Sendable {
     let api: any ChatAPI
     let store: ChatStore
 
+    public init(api: any ChatAPI, store: ChatStore) { self.api = api; self.store = store }
+
     /// How many one-time prekeys a top-up brings the server back to.
     static let prekeyTarget = 100
 
     /// Uploads this device's keys when the server does not have them yet
     /// (a new login makes new ones). Nil `deviceId`: a login from before v4.
-    func ensureKeys(deviceId: String?) async throws {
+    public func ensureKeys(deviceId: String?) async throws {
         guard let deviceId else { throw SecretVaultError.noIdentity }
         if let upload = try store.secretKeysToUpload(deviceId: deviceId) {
             try await api.uploadKeys(upload)
@@ -42,13 +44,21 @@ public struct SecretChannel: Sendable {
         return devices
     }
 
-    /// Every current device of both people but this one.
-    func recipients(peer: Int, myDevice: String) async throws -> [SecretRecipient] {
+    /// Every device of both people but this one: as last heard (a `devices`
+    /// event refreshes it), or from the server when not known yet or when
+    /// `fresh` (the server said they changed).
+    func recipients(peer: Int, myDevice: String, fresh: Bool) async throws -> [SecretRecipient] {
         var out: [SecretRecipient] = []
         for uid in [peer, store.myUid] {
-            for d in try await refreshDevices(of: uid) where !(uid == store.myUid && d.deviceId == myDevice) {
-                guard let identity = Data(base64Encoded: d.identityKey) else { continue }
-                out.append(SecretRecipient(imUid: ConversationIDHelper.imUid(uid), deviceId: d.deviceId, identityKey: identity))
+            let imUid = ConversationIDHelper.imUid(uid)
+            var known = fresh ? [] : try store.secretDeviceList(imUid: imUid)
+            if known.isEmpty {
+                known = try await refreshDevices(of: uid).compactMap { d in
+                    Data(base64Encoded: d.identityKey).map { (d.deviceId, $0) }
+                }
+            }
+            for (deviceId, identity) in known where !(uid == store.myUid && deviceId == myDevice) {
+                out.append(SecretRecipient(imUid: imUid, deviceId: deviceId, identityKey: identity))
             }
         }
         return out
@@ -83,24 +93,25 @@ public struct SecretChannel: Sendable {
     }
 
     /// What a secret send carries besides its plaintext.
-    struct Outer {
-        var kind = "msg"
-        var expireAt: Int?
-        var flash = false
-        var blobs: [String] = []
+    public struct Outer: Sendable {
+        public var kind = "msg"
+        public var expireAt: Int?
+        public var flash = false
+        public var blobs: [String] = []
+        public init() {}
     }
 
     /// Sends `plaintext` into a secret chat as `clientMsgID`: sealed for
     /// every current device, and again (same id) when they changed meanwhile.
-    func send(_ plaintext: SecretPlaintext, to conversationId: String, clientMsgID: String, outer o: Outer,
-              deviceId: String?) async throws -> SendMessageResponse {
+    public func send(_ plaintext: SecretPlaintext, to conversationId: String, clientMsgID: String, outer o: Outer,
+                     deviceId: String?) async throws -> SendMessageResponse {
         try await ensureKeys(deviceId: deviceId)
         guard let deviceId, let peer = ConversationIDHelper.peerUid(in: conversationId, myUid: store.myUid) else {
             throw StoreError.unknownConversation(conversationId)
         }
         var attempt = 0
         while true {
-            let recipients = try await recipients(peer: peer, myDevice: deviceId)
+            let recipients = try await recipients(peer: peer, myDevice: deviceId, fresh: attempt > 0)
             let outer = SecretOuter(conversationId: conversationId, clientMsgID: clientMsgID,
                                     sender: SecretWire.envelopeKey(imUid: store.myImUid, deviceId: deviceId), kind: o.kind,
                                     expireAt: o.expireAt, flash: o.flash, blobs: o.blobs)

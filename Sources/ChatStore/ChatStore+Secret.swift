@@ -63,6 +63,14 @@ extension ChatStore {
         }
     }
 
+    /// The key and hash of a secret message's blob, if this device opened one that names it.
+    public func secretBlobKey(objectKey: String) throws -> (key: String, sha256: String)? {
+        try dbPool.read { db in
+            try Row.fetchOne(db, sql: "SELECT key, sha256 FROM secretBlobKey WHERE objectKey = ?", arguments: [objectKey])
+                .map { ($0["key"], $0["sha256"]) }
+        }
+    }
+
     /// Forgets the session with one device (a reseal starts a new one).
     public func dropSecretSession(imUid: String, deviceId: String) throws {
         try dbPool.write { db in
@@ -154,6 +162,7 @@ extension ChatStore {
             try db.execute(sql: "DELETE FROM secretPeer")
             try db.execute(sql: "DELETE FROM secretChat")
             try db.execute(sql: "DELETE FROM secretSent")
+            try db.execute(sql: "DELETE FROM secretBlobKey")
             try db.execute(sql: "DELETE FROM message WHERE substr(conversationId, 1, 3) = 'ss_'")
             try db.execute(sql: "DELETE FROM conversation WHERE substr(id, 1, 3) = 'ss_'")
         }

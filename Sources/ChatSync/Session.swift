@@ -72,6 +72,8 @@ public final class Session: Sendable {
         media = MediaCacheService(root: paths.cacheDirectory, uid: credentials.uid, api: api)
         sendQueue = SendQueue(api: api, store: store, media: media, policy: sendPolicy, deviceId: credentials.sessionId)
         sync.attach(media: media)
+        let keys = store
+        media.openSecretBlobs { key in try? keys.secretBlobKey(objectKey: key) }
     }
 
     static func credentialsURL(_ paths: StorePaths) -> URL {

@@ -148,3 +148,18 @@ final class FakeKeyServer {
         #expect(unread.isEmpty, "not readable: \(unread.prefix(10)) (\(unread.count) of \(sent.reduce(0) { $0 + $1.readers.count }))")
     }
 }
+
+/// The envelope layouts of docs/protocol.md, byte for byte.
+@Suite struct SecretLayoutTests {
+    @Test func theAssociatedDataLinesAndThePrekeyStart() throws {
+        let outer = SecretOuter(conversationId: "ss_tb_1_tb_2", clientMsgID: "c-1", sender: "tb_1:aa", kind: "msg",
+                                expireAt: 1763800060, flash: false, blobs: ["chat/blob/x.bin", "chat/blob/y.bin"])
+        #expect(String(decoding: outer.binding(receiver: "tb_2:bb"), as: UTF8.self)
+            == "Tongban secret v1\nss_tb_1_tb_2\nc-1\ntb_1:aa\ntb_2:bb\nmsg\n1763800060\n\nchat/blob/x.bin,chat/blob/y.bin")
+        let start = X3DH.Start(identityKey: Data(repeating: 1, count: 32), baseKey: Data(repeating: 2, count: 32),
+                               signedPrekeyId: 3, oneTimePrekeyId: nil)
+        let bytes = SecretVault.encode(start)
+        #expect(bytes.count == 72 && bytes.suffix(8) == Data([0, 0, 0, 3, 0, 0, 0, 0]), "no one-time prekey is id 0")
+        #expect(SecretVault.decodeStart(bytes) == start)
+    }
+}

@@ -297,6 +297,13 @@ enum StoreMigrations {
             try db.create(table: "secretBaseKey") { t in t.primaryKey("baseKey", .blob) }
             // What this device sealed, by clientMsgID: its own controls come
             // back without an envelope for it and are applied from here.
+            // The keys of secret messages' blobs, so a picture fetched later
+            // (a flash image, one that failed to fetch) is opened too.
+            try db.create(table: "secretBlobKey") { t in
+                t.primaryKey("objectKey", .text)
+                t.column("key", .text).notNull()
+                t.column("sha256", .text).notNull()
+            }
             try db.create(table: "secretSent") { t in
                 t.primaryKey("clientMsgID", .text)
                 t.column("plaintext", .blob).notNull()

@@ -74,7 +74,10 @@ enum SecretIngest {
             var record = MessageRecord(wire: opened)
             record.isControl = false
             if let blob = blob(in: content, conversationId: w.conversationId), payload.blobs?.contains(blob.objectKey) == true {
-                changes.secretBlobs.append(blob)
+                try db.execute(sql: "INSERT OR REPLACE INTO secretBlobKey(objectKey, key, sha256) VALUES (?, ?, ?)",
+                               arguments: [blob.objectKey, blob.key, blob.sha256])
+                // A flash image is fetched only when viewed, and never kept.
+                if payload.flash != true { changes.secretBlobs.append(blob) }
             }
             return record
         case .mine:

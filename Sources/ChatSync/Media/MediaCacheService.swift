@@ -10,6 +10,19 @@ public final class MediaCacheService: Sendable {
     public let directory: URL
     let api: any ChatAPI
     private let memory = Mutex<[String: URL]>([:])
+    /// v4: the key of a secret chat's blob, by objectKey (nil: stored as sent).
+    private let blobKeys = Mutex<(@Sendable (String) -> (key: String, sha256: String)?)?>(nil)
+
+    /// Where the keys of secret chats' blobs are looked up (the session's store).
+    public func openSecretBlobs(with lookup: @escaping @Sendable (String) -> (key: String, sha256: String)?) {
+        blobKeys.withLock { $0 = lookup }
+    }
+
+    /// Downloaded bytes as the screens want them: a secret chat's blob decrypted (and its hash checked).
+    func opened(_ data: Data, objectKey: String) throws -> Data {
+        guard let found = blobKeys.withLock({ $0 })?(objectKey) else { return data }
+        return try SecretChannel.openBlob(data, key: found.key, sha256: found.sha256)
+    }
 
     public init(root: URL, uid: Int, api: any ChatAPI) {
         directory = root.appendingPathComponent("media_\(uid)", isDirectory: true)
@@ -78,7 +91,7 @@ public final class MediaCacheService: Sendable {
         guard let url = try await api.sign([objectKey]).urls[objectKey] else {
             throw APIError.server(status: 404, code: .notFound, rawCode: "not_found", message: "media is gone", retryAfter: nil)
         }
-        return try await api.download(url)
+        return try opened(try await api.download(url), objectKey: objectKey)
     }
 
     /// Downloads and caches; re-signs first when `url` is empty or expired.
@@ -93,7 +106,7 @@ public final class MediaCacheService: Sendable {
             fresh = api.ownMediaURL(from: signed, objectKey: objectKey) ?? signed
         }
         if localURL(for: objectKey) == nil {
-            try save(try await api.download(fresh), for: objectKey)
+            try save(try opened(try await api.download(fresh), objectKey: objectKey), for: objectKey)
         }
         return fresh
     }

@@ -172,3 +172,61 @@ public struct RatchetSession: Codable, Sendable, CustomStringConvertible {
 
     static func skippedKey(_ remote: Data, _ number: Int) -> String { remote.base64EncodedString() + "#" + String(number) }
 }
+
+extension RatchetSession {
+    /// A compact binary form for storage (a session is saved at every step):
+    /// version 1, then dhSelf, dhRemote, rootKey, sendChain, receiveChain
+    /// (each a length byte and its bytes), sent, received, previous chain
+    /// length (4 bytes big-endian each), then the skipped keys in the order
+    /// they were kept (a 2-byte length and the UTF-8 of the id, then 32 bytes).
+    public var serialized: Data {
+        var out = Data([1])
+        func bytes(_ d: Data?) { out.append(UInt8(d?.count ?? 0)); if let d { out += d } }
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).bigEndian) { out += $0 } }
+        for d in [dhSelf, dhRemote, rootKey, sendChain, receiveChain] { bytes(d) }
+        for v in [sent, received, previousChainLength, skippedOrder.count] { u32(v) }
+        for id in skippedOrder {
+            let utf8 = Data(id.utf8)
+            withUnsafeBytes(of: UInt16(truncatingIfNeeded: utf8.count).bigEndian) { out += $0 }
+            out += utf8
+            out += skipped[id] ?? Data(count: 32)
+        }
+        return out
+    }
+
+    /// The session `serialized` wrote; nil for anything else (a damaged row).
+    public init?(serialized data: Data) {
+        let b = [UInt8](data)
+        var i = 0
+        guard b.first == 1 else { return nil }
+        i = 1
+        func bytes() -> Data?? {
+            guard i < b.count else { return .none }
+            let n = Int(b[i]); i += 1
+            guard i + n <= b.count else { return .none }
+            defer { i += n }
+            return .some(n == 0 ? nil : Data(b[i..<(i + n)]))
+        }
+        func u32() -> Int? {
+            guard i + 4 <= b.count else { return nil }
+            defer { i += 4 }
+            return b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard case .some(let dhSelf?) = bytes(), case .some(let dhRemote) = bytes(), case .some(let rootKey?) = bytes(),
+              case .some(let sendChain) = bytes(), case .some(let receiveChain) = bytes(),
+              let sent = u32(), let received = u32(), let previous = u32(), let count = u32(), count <= 10 * Self.maxSkip
+        else { return nil }
+        var skipped: [String: Data] = [:], order: [String] = []
+        for _ in 0..<count {
+            guard i + 2 <= b.count else { return nil }
+            let n = Int(b[i]) << 8 | Int(b[i + 1]); i += 2
+            guard i + n + 32 <= b.count, let id = String(bytes: b[i..<(i + n)], encoding: .utf8) else { return nil }
+            i += n
+            skipped[id] = Data(b[i..<(i + 32)]); i += 32
+            order.append(id)
+        }
+        guard i == b.count else { return nil }
+        self.init(dhSelf: dhSelf, dhRemote: dhRemote, rootKey: rootKey, sendChain: sendChain, receiveChain: receiveChain,
+                  sent: sent, received: received, previousChainLength: previous, skipped: skipped, skippedOrder: order)
+    }
+}

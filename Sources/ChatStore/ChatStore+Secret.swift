@@ -11,7 +11,12 @@ extension ChatStore {
     /// use for `deviceId` (a new login gets new keys and forgets the old
     /// sessions); nil when they are already on the server.
     public func secretKeysToUpload(deviceId: String) throws -> DeviceKeysUpload? {
-        try dbPool.write { db in
+        // Almost always already there: a read, not a write transaction, says so.
+        let uploaded = try dbPool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT uploaded FROM secretIdentity WHERE id = 1 AND deviceId = ?", arguments: [deviceId])
+        }
+        if uploaded == true { return nil }
+        return try dbPool.write { db in
             if let id = try SecretVault.identity(db), id.deviceId == deviceId {
                 return id.uploaded ? nil : Self.upload(id.keys, prekeys: id.keys.oneTimePublic)
             }

@@ -124,8 +124,13 @@ public struct ListEffects {
 
     /// Starts (or finds) the chat with `user`; nil with an error when refused.
     public func startConversation(with user: UserBasicInfo, emit: Emit) async -> Conversation? {
+        await open(emit) { try await self.session.startConversation(with: user) }
+    }
+
+    /// The conversation `start` made or found, once the list shows it; nil (and the reason) when it failed.
+    private func open(_ emit: Emit, _ start: () async throws -> String) async -> Conversation? {
         do {
-            let id = try await session.startConversation(with: user)
+            let id = try await start()
             if let list = read() { await emit(.stored(list)) }
             return try session.reader.conversation(id: id, localizer: localizer)
         } catch {
@@ -136,14 +141,7 @@ public struct ListEffects {
 
     /// v4: starts (or finds) the secret chat with `user`.
     public func startSecretChat(with user: UserBasicInfo, emit: Emit) async -> Conversation? {
-        do {
-            let id = try await session.startSecretChat(with: user)
-            if let list = read() { await emit(.stored(list)) }
-            return try session.reader.conversation(id: id, localizer: localizer)
-        } catch {
-            await emit(.told(.failed(Failure(error))))
-            return nil
-        }
+        await open(emit) { try await self.session.startSecretChat(with: user) }
     }
 
     /// Replies to my signals; empty (with the reason as an error) when the

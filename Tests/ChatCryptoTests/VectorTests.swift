@@ -50,4 +50,24 @@ import Testing
         #expect(Self.hex(noOTK.withUnsafeBytes { Data($0) }) == "9fb125bc0fdcbfede2c07b8e3409e4887651dfa870a5c0a6fa1d656bbf4f94d5")
         #expect(Self.hex(start.identityKey) == "7d34a4815fa6b982535e60af3bd9b49556816080f1641ff81d2b7c8ae8268a44" && Self.hex(start.baseKey) == "0faa684ed28867b97f4a6a2dee5df8ce974e76b7018e3f22a1c4cf2678570f20")
     }
+
+    /// The stored form of a session: what it reads back opens what is still on its way.
+    @Test func aSessionStoredMidwayReadsBackWhole() throws {
+        let alice = DeviceKeys.generate(oneTime: 1)
+        var bob = DeviceKeys.generate(oneTime: 1)
+        let (secret, ad, start) = try X3DH.initiate(alice, with: bob.bundle(oneTimePrekeyId: bob.oneTimePublic.first?.id))
+        var sender = try RatchetSession.initiator(secret: secret, remoteRatchetKey: bob.signedPrekeyPublic.key)
+        let (theirs, _) = try X3DH.respond(&bob, to: start)
+        var receiver = RatchetSession.responder(secret: theirs, keys: bob)
+        let sent = try (0..<5).map { try sender.encrypt(Data("第\($0)条".utf8), ad: ad) }
+        // The last arrives first: four skipped keys are kept.
+        _ = try receiver.decrypt(header: sent[4].header, ciphertext: sent[4].ciphertext, ad: ad)
+        var stored = try #require(RatchetSession(serialized: receiver.serialized))
+        #expect(stored.serialized == receiver.serialized)
+        for n in [2, 0, 3, 1] {
+            #expect(try stored.decrypt(header: sent[n].header, ciphertext: sent[n].ciphertext, ad: ad) == Data("第\(n)条".utf8))
+        }
+        #expect(RatchetSession(serialized: Data([1, 2, 3])) == nil, "a damaged row is no session")
+        #expect(RatchetSession(serialized: receiver.serialized + Data([0])) == nil)
+    }
 }

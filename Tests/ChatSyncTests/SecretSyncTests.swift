@@ -6,23 +6,10 @@ import Foundation
 import Testing
 @testable import ChatSync
 
-/// A user's device: a login of its own (its session is the device), with its own data folder.
+/// A user's device: a login of its own (its session is the device), with
+/// its own data folder, whose first pull uploads its keys as a login's does.
 func makeDevice(_ server: String, _ account: String) async throws -> Session {
-    let root = tempURL(account)
-    let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"), cacheDirectory: root.appendingPathComponent("cache"),
-                           configDirectory: root.appendingPathComponent("config"))
-    let api = APIClient(baseURL: server)
-    let auth: AuthResponse
-    do {
-        auth = try await api.register(account: account, password: "password-\(account)")
-    } catch {
-        auth = try await api.login(account: account, password: "password-\(account)")
-    }
-    let creds = Session.Credentials(server: server, account: account, uid: auth.uid, imUid: auth.imUid,
-                                    username: auth.username, token: auth.token, sessionId: auth.sessionId)
-    try Session.save(creds, paths: paths)
-    let session = try Session(credentials: creds, paths: paths)
-    // The first pull uploads the device's keys, as a login's first sync does.
+    let session = try await makeSession(server, account, fast: false, device: true)
     _ = try await session.sync.pull()
     return session
 }

@@ -24,8 +24,9 @@ func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void 
     return try await ChatServerApp.start(config: config)
 }
 
-/// A registered user with their own local data folder.
-func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bool = true) async throws -> Session {
+/// A registered user with their own local data folder. `device`: the login
+/// keeps its session id, as a v4 login does (secret chats need it).
+func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bool = true, device: Bool = false) async throws -> Session {
     let root = root ?? tempURL(account)
     let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"), cacheDirectory: root.appendingPathComponent("cache"),
                            configDirectory: root.appendingPathComponent("config"))
@@ -37,7 +38,7 @@ func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bo
         auth = try await api.login(account: account, password: "password-\(account)")
     }
     let creds = Session.Credentials(server: server, account: account, uid: auth.uid, imUid: auth.imUid,
-                                    username: auth.username, token: auth.token)
+                                    username: auth.username, token: auth.token, sessionId: device ? auth.sessionId : nil)
     try Session.save(creds, paths: paths)
     var timing = SyncEngine.Timing()
     if fast {

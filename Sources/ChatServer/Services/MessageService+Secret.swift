@@ -103,8 +103,10 @@ extension MessageService {
                              clientMsgID: job.request.clientMsgId, contentType: SecretWire.contentType,
                              content: job.request.content, isControl: secret.isControl, in: tx, cursors: &cursors,
                              serverMsgID: job.serverMsgID)
-        cursors.merge(try noteSent(row, secret, target: job.target, caller: job.caller, in: tx)) { max($0, $1) }
-        let stored = try tx.messages.message(id: row.id) ?? row
+        let expired = try noteSent(row, secret, target: job.target, caller: job.caller, in: tx)
+        cursors.merge(expired) { max($0, $1) }
+        // Expired on arrival: the answer is the blanked row.
+        let stored = expired.isEmpty ? row : try tx.messages.message(id: row.id) ?? row
         return SendWrite(row: stored, cursors: cursors, isNew: true, destroyedKey: nil)
     }
 }

@@ -67,7 +67,8 @@ enum SecretIngest {
                 }
                 return sealed
             }
-            guard let type = inner.contentType, let content = inner.content else { return sealed }
+            // Only what a person writes (PROTOCOL.md: 101, 110, 114; and a 聊天记录): never a notice the server alone makes.
+            guard let type = inner.contentType, Self.writable.contains(type), let content = inner.content else { return sealed }
             var opened = w
             opened.contentType = type
             opened.content = content
@@ -101,6 +102,9 @@ enum SecretIngest {
             return sealed
         }
     }
+
+    /// The contentTypes a secret message may carry inside.
+    static let writable: Set<Int> = [ContentType.text, ContentType.custom, ContentType.quote, ContentType.merged]
 
     /// A reaction, an edit or a timer from inside a secret message.
     static func apply(_ ctl: SecretPlaintext, from w: WireMessage, me: StoreOwner, db: Database,

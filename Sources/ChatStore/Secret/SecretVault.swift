@@ -110,7 +110,7 @@ enum SecretVault {
         var start: Data?
         var baseKey: Data?
         var session: Session? {
-            (try? JSONDecoder().decode(RatchetSession.self, from: state)).map {
+            RatchetSession(serialized: state).map {
                 Session(identityKey: identityKey, ad: ad, state: $0, start: start, baseKey: baseKey)
             }
         }
@@ -129,7 +129,7 @@ enum SecretVault {
     /// is new), the others after it; the oldest beyond ten are dropped.
     static func save(_ current: Session, replacing at: Int?, among all: [Kept], _ imUid: String, _ deviceId: String,
                      _ db: Database) throws {
-        let state = try JSONEncoder().encode(current.state)
+        let state = current.state.serialized
         if at == 0 {
             // The session in use stepped on: one row changes.
             try db.execute(sql: """

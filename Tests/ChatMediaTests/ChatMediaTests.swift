@@ -193,7 +193,8 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         await #expect(throws: ImageCodec.Failure(description: "the picture took too long to decode", kind: .timeout)) {
             try await Self.fake("exec sleep 30", timeout: .milliseconds(300)).decode(quarters, 16, 16)
         }
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Well under the helper's 30 s: it was killed, not waited for (a loaded machine may take seconds to get there).
+        #expect(ContinuousClock.now - start < .seconds(25))
     }
 
     @Test func nonsenseOrTooMuchOutputIsAnError() async {

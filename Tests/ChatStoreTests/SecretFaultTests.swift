@@ -163,3 +163,55 @@ final class FakeKeyServer {
         #expect(SecretVault.decodeStart(bytes) == start)
     }
 }
+
+/// The full-screen client and a command in another terminal share one
+/// store: two connections to it seal at once for the same device, and every
+/// message still opens (a message key used twice would not).
+@Suite struct SecretSharedStoreTests {
+    @Test func twoWritersOfOneStoreNeverReuseAMessageKey() async throws {
+        let dir = tempDir()
+        let path = dir.appendingPathComponent("mei/chat.sqlite").path
+        let first = try ChatStore(path: path, myUid: 1)
+        let upload = try #require(try first.secretKeysToUpload(deviceId: "laptop"))
+        try first.markSecretKeysUploaded()
+        let second = try ChatStore(path: path, myUid: 1)
+        let bob = try ChatStore(path: dir.appendingPathComponent("bob/chat.sqlite").path, myUid: 2)
+        let bobUpload = try #require(try bob.secretKeysToUpload(deviceId: "phone"))
+        let server = FakeKeyServer()
+        server.add("tb_2:phone", bobUpload, keepingPrekeys: 5)
+        _ = upload
+        let identity = try #require(Data(base64Encoded: bobUpload.identityKey))
+        var claimed = SecretRecipient(imUid: "tb_2", deviceId: "phone", identityKey: identity)
+        claimed.bundle = server.claim("tb_2:phone")
+        let recipient = claimed
+        let conv = ConversationIDHelper.secret(myUid: 1, targetUid: 2)
+        let plaintext = SecretPlaintext(contentType: ContentType.text, content: "同时").jsonData
+        // The session starts once, then both connections seal at once.
+        let opening = try first.sealSecret(plaintext, SecretOuter(conversationId: conv, clientMsgID: "m-0", sender: "tb_1:laptop",
+                                                                  kind: "msg"), for: [recipient])
+        let sealed = try await withThrowingTaskGroup(of: [(String, [String: SecretEnvelope])].self) { group in
+            for (n, store) in [first, second].enumerated() {
+                group.addTask {
+                    try (0..<40).map { k in
+                        let id = "m-\(n)-\(k)"
+                        let outer = SecretOuter(conversationId: conv, clientMsgID: id, sender: "tb_1:laptop", kind: "msg")
+                        return (id, try store.sealSecret(plaintext, outer, for: [recipient]))
+                    }
+                }
+            }
+            var all: [(String, [String: SecretEnvelope])] = [("m-0", opening)]
+            for try await part in group { all += part }
+            return all
+        }
+        var cursor = 0
+        for (seq, (id, envelopes)) in sealed.enumerated() {
+            let w = WireMessage(serverMsgID: "s\(seq)", clientMsgID: id, conversationId: conv, seq: seq + 1, sendID: "tb_1", recvID: "tb_2",
+                                contentType: SecretWire.contentType,
+                                content: SecretPayload(from: "laptop", class: "msg", envelopes: envelopes).jsonText, sendTime: 1_000 + seq)
+            cursor += 1
+            _ = try bob.apply(events: [.message(w)], cursor: cursor)
+        }
+        let unread = try sealed.filter { try bob.message(clientMsgID: $0.0)?.content != "同时" }.map(\.0)
+        #expect(unread.isEmpty, "not opened: \(unread)")
+    }
+}

@@ -87,7 +87,7 @@ public enum ChatServerApp {
                 try await WebSocketSession.shouldUpgrade(head: head, channel: channel, service: service)
             },
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: nil),
-            services: [PruneService(syncLog: service.syncLog, quotas: Quotas(config: config)),
+            services: [PruneService(syncLog: service.syncLog, quotas: Quotas(config: config), keys: service.keys),
                        ExpiryService(secrets: service.secrets)],
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? config.port) },
             logger: config.logger
@@ -135,10 +135,12 @@ public enum ChatServerApp {
     }
 }
 
-/// Prunes the sync log every ten minutes while the server runs.
+/// Every ten minutes while the server runs: prunes the sync log and the
+/// quotas' uses, and takes the keys of devices unseen for 90 days.
 struct PruneService: Service {
     let syncLog: SyncLogService
     let quotas: Quotas
+    let keys: KeyService
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // Returns at once when the server starts shutting down.
@@ -146,6 +148,7 @@ struct PruneService: Service {
             if Task.isShuttingDownGracefully { break }
             try? syncLog.prune()
             try? syncLog.storage.write { tx in try quotas.prune(in: tx) }
+            _ = try? keys.pruneStale()
         }
     }
 }

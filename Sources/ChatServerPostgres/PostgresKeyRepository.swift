@@ -37,6 +37,16 @@ struct PostgresKeyRepository: KeyRepository {
             """)
     }
 
+    func staleDevices(seenBefore: Int, limit: Int) throws -> [(uid: Int, deviceId: String)] {
+        try conn.query("""
+            SELECT d.uid, d.device_id FROM device_key d LEFT JOIN token t ON t.session_id = d.device_id AND t.uid = d.uid
+            WHERE t.uid IS NULL OR t.last_seen_at < \(seenBefore) LIMIT \(limit)
+            """).map { row in
+            let (uid, device) = try row.decode((Int, String).self)
+            return (uid: uid, deviceId: device)
+        }
+    }
+
     func deleteDevice(uid: Int, deviceId: String) throws {
         try conn.execute("DELETE FROM device_key WHERE uid = \(uid) AND device_id = \(deviceId)")
         try conn.execute("DELETE FROM one_time_prekey WHERE uid = \(uid) AND device_id = \(deviceId)")

@@ -194,4 +194,23 @@ extension API {
         #expect(try await a.history(conv).messages.first { $0.clientMsgID == flashId }?.flashViewed == true)
         #expect(try await a.post("/media/sign", SignRequest(objectKeys: [flashBlob])).decode(SignResponse.self).urls[flashBlob] == nil)
     }
+
+    /// PROTOCOL.md v4: a device unseen for 90 days loses its keys, and those who share a secret chat hear of it.
+    @Test func devicesUnseenForNinetyDaysLoseTheirKeys() async throws {
+        let clock = ManualClock(ms: 1_800_000_000_000)
+        let server = try await TestServer.start { $0.clock = clock.clock }
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user("old_a")
+        let (b, ub) = try await server.user("old_b")
+        try await a.uploadKeys()
+        try await b.uploadKeys()
+        _ = try await a.post("/secret/start", StartConversationRequest(userId: ub.uid))
+        #expect(try server.running.service.keys.pruneStale() == 0, "nobody is old yet")
+        clock.advance(ms: KeyService.unseenLimitMs + 60_000)
+        #expect(try server.running.service.keys.pruneStale() == 2)
+        #expect(try await a.get("/keys/devices?user_id=\(ub.uid)").decode(DevicesResponse.self).devices.isEmpty)
+        #expect(try await a.syncEvents().contains(.devices(userId: ub.imUid)))
+        #expect(try await a.post("/secret/start", StartConversationRequest(userId: ub.uid)).errorCode == "no_devices")
+        _ = ua
+    }
 }

@@ -153,6 +153,25 @@ final class KeyService: Sendable {
         return try announceDevices(of: uid, in: tx)
     }
 
+    /// Devices unseen for 90 days (or whose session ended some other way)
+    /// lose their keys, and those who share a secret chat with them hear of
+    /// it. Run with the other prunes; returns how many went.
+    @discardableResult
+    func pruneStale() throws -> Int {
+        let cutoff = config.clock.nowMs() - Self.unseenLimitMs
+        let (gone, cursors) = try storage.write { tx -> (Int, [Int: Int]) in
+            var cursors: [Int: Int] = [:]
+            let stale = try tx.keys.staleDevices(seenBefore: cutoff, limit: 500)
+            for d in stale {
+                try tx.keys.deleteDevice(uid: d.uid, deviceId: d.deviceId)
+            }
+            for uid in Set(stale.map(\.uid)) { cursors.merge(try self.announceDevices(of: uid, in: tx)) { max($0, $1) } }
+            return (stale.count, cursors)
+        }
+        notices.committed(cursors)
+        return gone
+    }
+
     /// `{"kind": "devices", "userId"}` to the user's own sessions and to
     /// everyone who shares a secret chat with them.
     func announceDevices(of uid: Int, in tx: any StorageTransaction) throws -> [Int: Int] {

@@ -31,6 +31,8 @@ package protocol KeyRepository {
     /// Inserts a device, or replaces its signed prekey (identity and signing
     /// keys are checked by the caller and never change).
     func saveDevice(_ row: DeviceKeyRow) throws
+    /// Devices with keys whose session is gone or was last seen before `seenBefore` (Unix ms).
+    func staleDevices(seenBefore: Int, limit: Int) throws -> [(uid: Int, deviceId: String)]
     /// Forgets a device's keys and its one-time prekeys.
     func deleteDevice(uid: Int, deviceId: String) throws
     /// Adds one-time prekeys; an id the device already has keeps its key.

@@ -33,6 +33,13 @@ struct SQLiteKeyRepository: KeyRepository {
                                      d.signedPrekeySignature, d.createdAt])
     }
 
+    func staleDevices(seenBefore: Int, limit: Int) throws -> [(uid: Int, deviceId: String)] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT d.uid, d.deviceId FROM device_key d LEFT JOIN token t ON t.sessionId = d.deviceId AND t.uid = d.uid
+            WHERE t.uid IS NULL OR t.lastSeenAt < ? LIMIT ?
+            """), arguments: [seenBefore, limit]).map { ($0[0], $0[1]) }
+    }
+
     func deleteDevice(uid: Int, deviceId: String) throws {
         try db.cachedStatement(sql: "DELETE FROM device_key WHERE uid = ? AND deviceId = ?").execute(arguments: [uid, deviceId])
         try db.cachedStatement(sql: "DELETE FROM one_time_prekey WHERE uid = ? AND deviceId = ?").execute(arguments: [uid, deviceId])

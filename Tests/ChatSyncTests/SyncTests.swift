@@ -24,8 +24,7 @@ func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void 
     return try await ChatServerApp.start(config: config)
 }
 
-/// A registered user with their own local data folder. `device`: the login
-/// keeps its session id, as a v4 login does (secret chats need it).
+/// A registered user with their own local data folder (`device`: keeps the session id, as secret chats need).
 func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bool = true, device: Bool = false) async throws -> Session {
     let root = root ?? tempURL(account)
     let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"), cacheDirectory: root.appendingPathComponent("cache"),

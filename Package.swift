@@ -145,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "ChatMedia",
+                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "TerminalUI", "ChatMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

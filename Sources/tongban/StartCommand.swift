@@ -5,6 +5,7 @@ import ChatStore
 import ChatSync
 import Foundation
 import Logging
+import TerminalUI
 import TongbanTUI
 
 struct Start: AsyncParsableCommand {
@@ -15,6 +16,11 @@ struct Start: AsyncParsableCommand {
     @Option(help: "Use this server; without a saved login for it, asks to log in or create an account first.") var server: String?
 
     func run() async throws {
+        // Where it cannot draw, one line says why and which commands do the job (exit 2).
+        if let problem = TerminalCheck.here() {
+            errOut(Self.words(problem))
+            throw ExitCode(2)
+        }
         if demo {
             try await runDemo()
             return
@@ -38,6 +44,17 @@ struct Start: AsyncParsableCommand {
             }
             session = try await common.session()
         }
+    }
+
+    static func words(_ problem: TerminalCheck.Problem) -> String {
+        let why: String
+        switch problem {
+        case .notATerminal: why = L.string("cli.noTerminal.pipe")
+        case .noTerm: why = L.string("cli.noTerminal.unset")
+        case .dumb: why = L.string("cli.noTerminal.dumb")
+        case .unknown(let term): why = L.string("cli.noTerminal.unknown", ["term": TerminalSanitizer.oneLine(term)])
+        }
+        return L.string("cli.noTerminal", ["why": why])
     }
 
     /// `make run`: the demo server in-process, logged in as `me`, with its

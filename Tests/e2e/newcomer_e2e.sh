@@ -97,4 +97,16 @@ done
 tmux send-keys -t "$SESSION" q
 for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
 tmux has-session -t "$SESSION" 2>/dev/null && fail "q did not quit"
+# Where it cannot draw, the full-screen client says why in one line and exits 2.
+for how in pipe dumb unset unknown; do
+  case $how in
+    pipe) env TONGBAN_LANG=zh-Hans TERM=xterm "$BIN/tongban" start --data-dir "$WORK/bob_x" </dev/null >"$WORK/refused.out" 2>&1 && rc=0 || rc=$? ;;
+    dumb) script -qec "env TONGBAN_LANG=zh-Hans TERM=dumb $BIN/tongban start --data-dir $WORK/bob_x" /dev/null >"$WORK/refused.out" 2>&1 </dev/null && rc=0 || rc=$? ;;
+    unset) script -qec "env -u TERM TONGBAN_LANG=zh-Hans $BIN/tongban start --data-dir $WORK/bob_x" /dev/null >"$WORK/refused.out" 2>&1 </dev/null && rc=0 || rc=$? ;;
+    unknown) script -qec "env TONGBAN_LANG=zh-Hans TERM=vt-nonesuch $BIN/tongban start --data-dir $WORK/bob_x" /dev/null >"$WORK/refused.out" 2>&1 </dev/null && rc=0 || rc=$? ;;
+  esac
+  grep -qF "全屏客户端无法在这里显示" "$WORK/refused.out" && grep -qF "tongban ls" "$WORK/refused.out" \
+    || fail "$how: the client did not say why: $(cat "$WORK/refused.out")"
+  [ "$rc" -eq 2 ] || fail "$how: exit status $rc, not 2"; ok
+done
 echo "newcomer e2e: $checks passed, 0 failed"

@@ -77,4 +77,46 @@ func makeDevice(_ server: String, _ account: String) async throws -> Session {
         #expect(try await bob.media.fetchUncached(objectKey: key) == png, "opened when viewed")
         #expect(bob.media.localURL(for: key) == nil, "and still not on disk")
     }
+
+    /// A disappearing picture: when the server's clock passes its time, every
+    /// device drops the message, its search entry, its blob's key and the cached picture.
+    @Test func aDisappearingMessageLeavesNothingBehind() async throws {
+        let clock = ManualClock(ms: Int(Date().timeIntervalSince1970 * 1000))
+        let server = try await startServer(dir: tempURL("secret-timer-srv")) { $0.clock = clock.clock }
+        defer { Task { await server.stop() } }
+        let mei = try await makeDevice(server.baseURL, "t_mei")
+        let bob = try await makeDevice(server.baseURL, "t_bob")
+        let conv = try await mei.startSecretChat(with: try await mei.user(named: "t_bob"))
+        try await mei.setSecretTimer(30, in: conv)
+        #expect(try mei.secretTimer(in: conv) == 30)
+        let text = try #require(try await mei.sendQueue.sendText("阅后即焚的话", to: conv))
+        let png = SampleMedia.png(width: 8, height: 8) { x, y in (UInt8(x * 30), UInt8(y * 30), 90) }
+        let source = tempURL("timer").appendingPathComponent("p.png")
+        try FileManager.default.createDirectory(at: source.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try png.write(to: source)
+        let image = try OutgoingKind.image.outgoing([source.path], writeUpload: mei.media.pendingUploadFile)
+        let picture = try await mei.sendQueue.enqueue(image.content, to: conv, uploads: image.uploads)
+        #expect(await mei.sendQueue.drain() == .empty)
+        _ = try await bob.sync.pull()
+        #expect(try Self.text(bob, text.clientMsgID) == "阅后即焚的话")
+        #expect(try bob.store.secretTimer(conversationId: conv) == 30, "the timer reached the other side")
+        let key = try #require(try bob.reader.message(clientMsgID: picture.clientMsgID)?.chatMessage(myImUid: bob.credentials.imUid)
+            .content.image?.objectKey)
+        #expect(bob.media.localURL(for: key) != nil, "the picture was opened into the cache")
+        _ = try? bob.store.indexSearchBacklog()
+        #expect(try !bob.store.search("阅后即焚").isEmpty)
+
+        clock.advance(ms: 60_000)
+        // The server's loop does this every second; here it is called once its clock passed the time.
+        try server.service.expireDueSecretMessages()
+        _ = try await bob.sync.pull()
+        _ = try await mei.sync.pull()
+        for s in [mei, bob] {
+            #expect(try s.reader.message(clientMsgID: text.clientMsgID) == nil)
+            #expect(try s.reader.message(clientMsgID: picture.clientMsgID) == nil)
+            #expect(try s.store.search("阅后即焚").isEmpty, "no search entry left")
+        }
+        #expect(bob.media.localURL(for: key) == nil, "no cached picture left")
+        #expect(try bob.store.secretBlobKey(objectKey: key) == nil, "no key of it left")
+    }
 }

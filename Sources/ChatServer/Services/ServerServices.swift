@@ -122,4 +122,9 @@ public final class ServerServices: Sendable {
     public func pruneSyncLog(olderThanMs cutoff: Int? = nil) throws {
         try syncLog.prune(olderThanMs: cutoff)
     }
+
+    /// Deletes the disappearing secret messages whose time has come (the
+    /// server's own loop does it every second); returns how many.
+    @discardableResult
+    public func expireDueSecretMessages() throws -> Int { try secrets.sweepExpired() }
 }

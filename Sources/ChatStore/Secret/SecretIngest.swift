@@ -24,7 +24,9 @@ enum SecretIngest {
         if w.expired == true {
             // Gone for everyone: no copy, no search entry, no cached media.
             if let existing, existing.conversationId == w.conversationId {
-                changes.expiredObjects += MessageKinds.objectKeys(in: existing.chatMessage(myImUid: me.imUid).content)
+                let objects = MessageKinds.objectKeys(in: existing.chatMessage(myImUid: me.imUid).content)
+                changes.expiredObjects += objects
+                for key in objects { try db.execute(sql: "DELETE FROM secretBlobKey WHERE objectKey = ?", arguments: [key]) }
                 try MessageTable.deleteForMe([w.clientMsgID], in: w.conversationId, me: me, db: db, changes: &changes)
             }
             return nil

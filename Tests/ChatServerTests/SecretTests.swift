@@ -123,6 +123,12 @@ extension API {
         let list = try await b.get("/chat/conversations").decode([ConversationSummary].self)
         let row = try #require(list.first { $0.conversationId == conv })
         #expect(row.unreadCount == 1 && row.lastMessage?.clientMsgID == id && row.secret == true)
+        // Revoking works as in an open chat: a notice, and the ciphertext gone.
+        let taken = UUID().uuidString
+        #expect(try await a.sendSecret(conv, full, id: taken).status == 200)
+        #expect(try await a.post("/chat/message/revoke", RevokeRequest(conversationId: conv, clientMsgId: taken)).status == 200)
+        let revoked = try await b2.history(conv).messages.first { $0.clientMsgID == taken }
+        #expect(revoked?.revoked == true && revoked?.content == "" && revoked?.expired == nil)
         // Edits, reactions and favourites travel inside: their endpoints answer 400.
         #expect(try await b.post("/chat/message/react", ReactRequest(conversationId: conv, clientMsgId: id, emoji: "👍", on: true)).status == 400)
         #expect(try await a.post("/chat/message/edit", EditRequest(conversationId: conv, clientMsgId: id, content: "x")).status == 400)

@@ -79,10 +79,12 @@ extension MessageContent {
 
 extension MessageKind {
     /// `无法解密这条消息` until the sender's device seals it again.
+    /// Revocable: the server sees every secret message as this kind, and its
+    /// sender may take it back as in an open chat.
     public static let sealed = MessageKind(
         customType: nil, messageType: .sealed, contentType: SecretWire.contentType,
         summary: { _, l in l.string("secret.undecryptable") },
-        capabilities: [],
+        capabilities: [.revocable],
         validate: { _, _ in .invalid("a secret message is sealed by the client") }
     )
 

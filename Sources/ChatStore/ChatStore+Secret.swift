@@ -76,13 +76,6 @@ extension ChatStore {
         }
     }
 
-    /// Forgets the session with one device (a reseal starts a new one).
-    public func dropSecretSession(imUid: String, deviceId: String) throws {
-        try dbPool.write { db in
-            try db.execute(sql: "DELETE FROM secretSession WHERE imUid = ? AND deviceId = ?", arguments: [imUid, deviceId])
-        }
-    }
-
     /// The devices of `imUid` as the server lists them now. When they differ
     /// from what was known, the verified mark goes and the secret chat with
     /// that person says so; returns whether they changed.

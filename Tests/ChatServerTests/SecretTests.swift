@@ -219,4 +219,36 @@ extension API {
         #expect(try await a.post("/secret/start", StartConversationRequest(userId: ub.uid)).errorCode == "no_devices")
         _ = ua
     }
+
+    /// The endpoints as an outsider, across a block, and the claim limit.
+    @Test func outsidersBlocksAndTheClaimLimit() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (a, ua) = try await server.user("edge_a")
+        let (b, ub) = try await server.user("edge_b")
+        let (c, uc) = try await server.user("edge_c")
+        for api in [a, b, c] { try await api.uploadKeys(.generate(oneTime: 30)) }
+        let conv = try await a.post("/secret/start", StartConversationRequest(userId: ub.uid)).decode(ConversationSummary.self).conversationId
+        let id = UUID().uuidString
+        #expect(try await a.sendSecret(conv, SecretPayload(from: ua.sessionId ?? "", class: "msg",
+                                                           envelopes: [Self.envelope(ub): Self.sealed]), id: id).status == 200)
+        // Someone outside the chat: no sending, no retry, reseal or flash-viewed, no history.
+        let ref = SecretMessageRef(conversationId: conv, clientMsgId: id)
+        #expect(try await c.sendSecret(conv, SecretPayload(from: uc.sessionId ?? "", class: "msg",
+                                                           envelopes: [Self.envelope(ub): Self.sealed])).status == 403)
+        #expect(try await c.post("/secret/retry", ref).status == 403)
+        #expect(try await c.post("/secret/flash-viewed", ref).status == 403)
+        #expect(try await c.post("/secret/reseal", SecretResealRequest(conversationId: conv, clientMsgId: id, from: uc.sessionId ?? "",
+                                                                       envelopes: [Self.envelope(ub): Self.sealed])).status == 403)
+        #expect(try await c.get("/chat/messages?conversation_id=\(conv)").status == 403)
+        // A block: no secret chat, no claim of the blocker's keys, no send.
+        #expect(try await b.post("/block/add", UserIdRequest(userId: uc.uid)).status == 204)
+        #expect(try await c.post("/secret/start", StartConversationRequest(userId: ub.uid)).errorCode == "blocked")
+        #expect(try await c.post("/keys/claim", KeyClaimRequest(userId: ub.uid)).errorCode == "blocked")
+        // Claims on one person are limited per hour: the 21st is 429.
+        for n in 1...20 { #expect(try await c.post("/keys/claim", KeyClaimRequest(userId: ua.uid)).status == 200, "claim \(n)") }
+        let limited = try await c.post("/keys/claim", KeyClaimRequest(userId: ua.uid))
+        #expect(limited.status == 429 && limited.header("Retry-After") != nil)
+        #expect(try await b.post("/keys/claim", KeyClaimRequest(userId: ua.uid)).status == 200, "per caller: others still may")
+    }
 }

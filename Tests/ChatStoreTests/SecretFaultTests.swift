@@ -215,3 +215,53 @@ final class FakeKeyServer {
         #expect(unread.isEmpty, "not opened: \(unread)")
     }
 }
+
+/// A reseal starts a new session with the device that could not open a
+/// message; what that device already sent on the old session still opens.
+@Suite struct SecretResealSessionTests {
+    @Test func aFreshSessionKeepsTheOldOneForWhatIsOnItsWay() throws {
+        let dir = tempDir()
+        let a = try ChatStore(path: dir.appendingPathComponent("a/chat.sqlite").path, myUid: 1)
+        let b = try ChatStore(path: dir.appendingPathComponent("b/chat.sqlite").path, myUid: 2)
+        let server = FakeKeyServer()
+        server.add("tb_1:a1", try #require(try a.secretKeysToUpload(deviceId: "a1")), keepingPrekeys: 5)
+        server.add("tb_2:b1", try #require(try b.secretKeysToUpload(deviceId: "b1")), keepingPrekeys: 5)
+        let conv = ConversationIDHelper.secret(myUid: 1, targetUid: 2)
+        var seq = 0
+        func send(_ text: String, from store: ChatStore, _ me: (String, String), to peer: (String, String),
+                  fresh: Bool = false) throws -> WireMessage {
+            seq += 1
+            let key = SecretWire.envelopeKey(imUid: peer.0, deviceId: peer.1)
+            let identity = try #require(server.uploads[key].flatMap { Data(base64Encoded: $0.identityKey) })
+            var recipient = SecretRecipient(imUid: peer.0, deviceId: peer.1, identityKey: identity, fresh: fresh)
+            if fresh { recipient.bundle = server.claim(key) }
+            let id = "r-\(seq)"
+            let outer = SecretOuter(conversationId: conv, clientMsgID: id, sender: SecretWire.envelopeKey(imUid: me.0, deviceId: me.1),
+                                    kind: "msg")
+            let plaintext = SecretPlaintext(contentType: ContentType.text, content: text).jsonData
+            let envelopes: [String: SecretEnvelope]
+            do {
+                envelopes = try store.sealSecret(plaintext, outer, for: [recipient])
+            } catch SecretVaultError.needsBundles {
+                recipient.bundle = server.claim(key)
+                envelopes = try store.sealSecret(plaintext, outer, for: [recipient])
+            }
+            return WireMessage(serverMsgID: "s\(seq)", clientMsgID: id, conversationId: conv, seq: seq, sendID: me.0, recvID: peer.0,
+                               contentType: SecretWire.contentType,
+                               content: SecretPayload(from: me.1, class: "msg", envelopes: envelopes).jsonText, sendTime: 1_000 + seq)
+        }
+        func deliver(_ w: WireMessage, to store: ChatStore) throws -> String? {
+            _ = try store.apply(events: [.message(w)], cursor: w.seq)
+            return try store.message(clientMsgID: w.clientMsgID)?.content
+        }
+        let (meA, meB) = (("tb_1", "a1"), ("tb_2", "b1"))
+        #expect(try deliver(try send("一", from: a, meA, to: meB), to: b) == "一")
+        #expect(try deliver(try send("二", from: b, meB, to: meA), to: a) == "二")
+        let onItsWay = try send("三", from: b, meB, to: meA)
+        // A seals again for B on a new session (as a reseal does); B takes it.
+        #expect(try deliver(try send("重发", from: a, meA, to: meB, fresh: true), to: b) == "重发")
+        #expect(try deliver(onItsWay, to: a) == "三", "sent on the old session before the new one: still opens")
+        #expect(try deliver(try send("四", from: b, meB, to: meA), to: a) == "四")
+        #expect(try deliver(try send("五", from: a, meA, to: meB), to: b) == "五")
+    }
+}

@@ -44,11 +44,12 @@ enum SecretIngest {
         }
         var sealed = MessageRecord(wire: w)
         guard let payload = SecretPayload.decode(w.content) else { return sealed }
-        let mine = SecretWire.envelopeKey(imUid: me.imUid, deviceId: try SecretVault.deviceId(db) ?? "")
+        let myDevice = try SecretVault.deviceId(db)
+        let mine = SecretWire.envelopeKey(imUid: me.imUid, deviceId: myDevice ?? "")
         let outer = SecretOuter(conversationId: w.conversationId, clientMsgID: w.clientMsgID,
                                 sender: SecretWire.envelopeKey(imUid: w.sendID, deviceId: payload.sender(of: mine)), kind: payload.class,
                                 expireAt: payload.expireAt, flash: payload.flash == true, blobs: payload.blobs ?? [])
-        var opened = try SecretVault.open(payload, outer, senderImUid: w.sendID, myImUid: me.imUid, db)
+        var opened = try SecretVault.open(payload, outer, senderImUid: w.sendID, myImUid: me.imUid, myDevice: myDevice, db)
         if case .mine = opened, let kept = try Data.fetchOne(db, sql: "SELECT plaintext FROM secretSent WHERE clientMsgID = ?",
                                                              arguments: [w.clientMsgID]) {
             opened = .plaintext(kept)

@@ -36,8 +36,11 @@ public struct SecretRecipient: Sendable, Hashable {
     public var deviceId: String
     public var identityKey: Data
     public var bundle: PrekeyBundle?
-    public init(imUid: String, deviceId: String, identityKey: Data, bundle: PrekeyBundle? = nil) {
-        self.imUid = imUid; self.deviceId = deviceId; self.identityKey = identityKey; self.bundle = bundle
+    /// Start a new session from `bundle` even when one exists (a reseal); the
+    /// existing ones are kept for what is still on its way from that device.
+    public var fresh = false
+    public init(imUid: String, deviceId: String, identityKey: Data, bundle: PrekeyBundle? = nil, fresh: Bool = false) {
+        self.imUid = imUid; self.deviceId = deviceId; self.identityKey = identityKey; self.bundle = bundle; self.fresh = fresh
     }
     public var envelopeKey: String { SecretWire.envelopeKey(imUid: imUid, deviceId: deviceId) }
 }
@@ -181,11 +184,11 @@ enum SecretVault {
             let all = try self.sessions(r.imUid, r.deviceId, db)
             // A device whose identity changed is someone new: its old sessions go.
             let same = all.filter { $0.identityKey == r.identityKey }
-            if let s = same.first?.session {
+            if !r.fresh, let s = same.first?.session {
                 sessions[r.envelopeKey] = s
                 kept[r.envelopeKey] = (same, 0)
             } else if let bundle = r.bundle, bundle.identityKey == r.identityKey {
-                kept[r.envelopeKey] = ([], nil)
+                kept[r.envelopeKey] = (same, nil)
                 if me == nil { me = try identity(db) }
                 guard let keys = me?.keys else { throw SecretVaultError.noIdentity }
                 let (secret, ad, start) = try X3DH.initiate(keys, with: bundle)
@@ -214,9 +217,9 @@ enum SecretVault {
 
     /// Opens this device's envelope of a message `senderImUid` sent. Nothing
     /// is saved unless it opened.
-    static func open(_ payload: SecretPayload, _ outer: SecretOuter, senderImUid: String, myImUid: String,
+    static func open(_ payload: SecretPayload, _ outer: SecretOuter, senderImUid: String, myImUid: String, myDevice: String?,
                      _ db: Database) throws -> Opened {
-        guard let myDevice = try deviceId(db) else { return .failed }
+        guard let myDevice else { return .failed }
         if senderImUid == myImUid && payload.from == myDevice { return .mine }
         let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: myDevice)
         guard let envelope = payload.envelopes[mine] else { return .notForThisDevice }

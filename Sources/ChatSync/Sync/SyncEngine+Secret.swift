@@ -24,10 +24,8 @@ extension SyncEngine {
 
     func secretFollowUp(_ changes: AppliedChanges) async {
         let channel = secret
-        if let media = mediaCache.withLock({ $0 }), !changes.secretBlobs.isEmpty {
-            await channel.fetchBlobs(changes.secretBlobs, into: media)
-        }
         if let media = mediaCache.withLock({ $0 }) {
+            if !changes.secretBlobs.isEmpty { await channel.fetchBlobs(changes.secretBlobs, into: media) }
             for key in changes.expiredObjects { media.remove(objectKey: key) }
         }
         for r in changes.undecryptable {
@@ -60,12 +58,12 @@ extension SyncEngine {
             guard let bundle = try await api.claimKeys(userId: uid, deviceIds: [target.deviceId]).first,
                   let identity = Data(base64Encoded: bundle.identityKey),
                   known.isEmpty || known.contains(where: { $0.identityKey == identity }) else { return }
-            try store.dropSecretSession(imUid: target.imUid, deviceId: target.deviceId)
             let outer = SecretOuter(conversationId: r.conversationId, clientMsgID: r.clientMsgID,
                                     sender: SecretWire.envelopeKey(imUid: store.myImUid, deviceId: deviceId), kind: payload.class,
                                     expireAt: payload.expireAt, flash: payload.flash == true, blobs: payload.blobs ?? [])
-            var recipient = SecretRecipient(imUid: target.imUid, deviceId: target.deviceId, identityKey: identity)
-            recipient.bundle = SecretChannel.bundle(bundle)
+            // A new session (the old ones stay for what that device already sent on them).
+            let recipient = SecretRecipient(imUid: target.imUid, deviceId: target.deviceId, identityKey: identity,
+                                            bundle: SecretChannel.bundle(bundle), fresh: true)
             // Any of my devices that has the words may do it: the reseal names it as `from`.
             let envelopes = try store.sealSecret(SecretPlaintext(contentType: mine.contentType, content: mine.content).jsonData,
                                                  outer, for: [recipient])

@@ -78,13 +78,22 @@ enum SecretVault {
         var uploaded: Bool
     }
 
-    struct Session {
+    /// A session with one device: its peer's identity key, X3DH's AD, the
+    /// ratchet state, the start still sent with each message until the peer
+    /// answers, and (when this device answered it) the initiator's base key.
+    struct StoredSession<State> {
         var identityKey: Data
         var ad: Data
-        var state: RatchetSession
+        var state: State
         var start: Data?
         var baseKey: Data?
+
+        func with<Other>(_ state: Other) -> StoredSession<Other> {
+            StoredSession<Other>(identityKey: identityKey, ad: ad, state: state, start: start, baseKey: baseKey)
+        }
     }
+
+    typealias Session = StoredSession<RatchetSession>
 
     static func identity(_ db: Database) throws -> Identity? {
         guard let row = try Row.fetchOne(db, sql: "SELECT deviceId, keys, uploaded FROM secretIdentity WHERE id = 1"),
@@ -106,18 +115,7 @@ enum SecretVault {
     static let keptSessions = 10
 
     /// A kept session as stored: its ratchet state decoded only when tried.
-    struct Kept {
-        var identityKey: Data
-        var ad: Data
-        var state: Data
-        var start: Data?
-        var baseKey: Data?
-        var session: Session? {
-            RatchetSession(serialized: state).map {
-                Session(identityKey: identityKey, ad: ad, state: $0, start: start, baseKey: baseKey)
-            }
-        }
-    }
+    typealias Kept = StoredSession<Data>
 
     /// The sessions with a device, the one in use first.
     static func sessions(_ imUid: String, _ deviceId: String, _ db: Database) throws -> [Kept] {
@@ -142,8 +140,7 @@ enum SecretVault {
         }
         var ordered = all
         if let at { ordered.remove(at: at) }
-        ordered.insert(Kept(identityKey: current.identityKey, ad: current.ad, state: state, start: current.start,
-                            baseKey: current.baseKey), at: 0)
+        ordered.insert(current.with(state), at: 0)
         try db.execute(sql: "DELETE FROM secretSession WHERE imUid = ? AND deviceId = ?", arguments: [imUid, deviceId])
         for (slot, k) in ordered.prefix(keptSessions).enumerated() {
             try db.execute(sql: """
@@ -276,4 +273,9 @@ enum SecretVault {
         try Data.fetchOne(db, sql: "SELECT identityKey FROM secretDevice WHERE imUid = ? AND deviceId = ?",
                           arguments: [imUid, deviceId])
     }
+}
+
+extension SecretVault.StoredSession<Data> {
+    /// The session with its ratchet state decoded; nil for a damaged row.
+    var session: SecretVault.Session? { RatchetSession(serialized: state).map(with) }
 }

@@ -39,7 +39,7 @@ extension MessageService {
             failure.devices = Self.deviceMap([(caller, mine), (peer, theirs)])
             throw failure
         }
-        for key in p.blobs ?? [] where try tx.media.uploader(of: key) != caller || !(tx.media.mayRead(key, uid: caller)) {
+        for key in p.blobs ?? [] where try tx.media.uploader(of: key) != caller {
             throw APIFailure.forbidden("blob \(key.prefix(120)) is not one you uploaded")
         }
     }

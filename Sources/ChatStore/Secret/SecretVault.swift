@@ -216,7 +216,8 @@ enum SecretVault {
     /// is saved unless it opened.
     static func open(_ payload: SecretPayload, _ outer: SecretOuter, senderImUid: String, myImUid: String, myDevice: String?,
                      _ db: Database) throws -> Opened {
-        guard let myDevice else { return .failed }
+        // No keys yet: nothing can have been sealed for this device.
+        guard let myDevice else { return .notForThisDevice }
         if senderImUid == myImUid && payload.from == myDevice { return .mine }
         let mine = SecretWire.envelopeKey(imUid: myImUid, deviceId: myDevice)
         guard let envelope = payload.envelopes[mine] else { return .notForThisDevice }

@@ -170,7 +170,6 @@ public final class SyncEngine: Sendable {
     /// server. Profiles and members of what changed are fetched at the end.
     func pullOnce() async throws -> AppliedChanges {
         pullsStarted.withLock { $0 = ($0.count + 1, .now) }
-        await ensureSecretKeys()
         var total = AppliedChanges()
         var cursor = try store.syncCursor()
         while !Task.isCancelled {
@@ -209,6 +208,8 @@ public final class SyncEngine: Sendable {
                 break
             }
         }
+        // After the events, so a start shows what came first; once a run.
+        await ensureSecretKeys()
         await fillProfiles(for: total.conversationIds)
         await fillMembers(of: total.groupIds)
         return total

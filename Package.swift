@@ -28,6 +28,7 @@ let package = Package(
         // Value types, wire types, mapper, message kinds, localisation. Foundation only.
         .target(
             name: "ChatCore",
+            dependencies: ["CBuildInfo"],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
@@ -97,6 +98,8 @@ let package = Package(
         // Cell grid, widths, wrapping, keys, and the ncurses backend.
         // The terminal thread's wake-up pipe and SIGWINCH chaining (C: signal handler).
         .target(name: "CTermWake"),
+        // The commit a binary was built from (`--version`); see the Makefile's buildinfo.
+        .target(name: "CBuildInfo"),
         .target(name: "TerminalUI", dependencies: ["CNCurses", "CTermWake", "Spawn"], swiftSettings: strict),
         // The full-screen client: app state, key handling, drawing.
         .target(
@@ -135,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "tongban-server",
             dependencies: [
-                "ChatServer", "ChatServerPostgres",
+                "ChatServer", "ChatServerPostgres", "ChatCore",
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

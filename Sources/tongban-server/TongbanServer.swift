@@ -1,5 +1,6 @@
 import ArgumentParser
 import CMalloc
+import ChatCore
 import ChatServer
 import ChatServerPostgres
 import Foundation
@@ -11,6 +12,7 @@ struct TongbanServer: AsyncParsableCommand {
         commandName: "tongban-server",
         abstract: "The Tongban chat server (PROTOCOL.md): HTTP + WebSocket, embedded SQLite or shared PostgreSQL.",
         discussion: "Without a subcommand it serves. `tongban-server signals` is the operator's view of reported signals.",
+        version: BuildInfo.versionLine,
         subcommands: [SignalsCommand.self])
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"

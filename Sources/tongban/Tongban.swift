@@ -12,6 +12,7 @@ struct Tongban: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tongban",
         abstract: "Tongban Terminal: chat from a terminal.",
+        version: BuildInfo.versionLine,
         subcommands: [Start.self, Login.self, Register.self, Rename.self, Password.self, Logout.self, List.self, Send.self, History.self, Sync.self,
                       Outbox.self, Pin.self, Unpin.self, Mute.self, Unmute.self, GroupCommand.self, RoomCommand.self, SignalCommand.self, Delete.self, Revoke.self, React.self, Edit.self, Fav.self, Forward.self, Search.self, Friend.self, Block.self, Unblock.self, Blocks.self, Profile.self, Privacy.self, Sessions.self, SecretCommand.self, SafetyNumberCommand.self, Save.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)

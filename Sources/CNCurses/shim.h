@@ -223,4 +223,33 @@ static inline int tb_wcwidth_in(locale_t loc, uint32_t cp) {
     return w;
 }
 
+// MARK: - Mouse
+
+/// Clicks and the wheel as KEY_MOUSE (ncurses turns the terminal's mouse
+/// mode on and off itself, SGR 1006 where terminfo says so); no click
+/// resolution delay, the app tells clicks from double clicks.
+static inline void tb_mouse(int on) {
+    mmask_t old;
+    mouseinterval(0);
+    mousemask(on ? (ALL_MOUSE_EVENTS) : 0, &old);
+}
+
+static inline int tb_key_mouse(void) { return KEY_MOUSE; }
+
+/// The pending mouse event: 0 none, 1 left press, 2 left release, 3 wheel
+/// up, 4 wheel down, 5 another button.
+static inline int tb_get_mouse(int *x, int *y) {
+    MEVENT e;
+    if (getmouse(&e) != OK) return 0;
+    *x = e.x;
+    *y = e.y;
+    if (e.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) return 1;
+    if (e.bstate & BUTTON1_RELEASED) return 2;
+    if (e.bstate & BUTTON4_PRESSED) return 3;
+#ifdef BUTTON5_PRESSED
+    if (e.bstate & BUTTON5_PRESSED) return 4;
+#endif
+    return 5;
+}
+
 #endif

@@ -33,6 +33,8 @@ public enum Key: Hashable, Sendable {
     case altEnter
     /// Text pasted while bracketed paste was on, newlines as "\n".
     case paste(String)
+    /// A click or a turn of the wheel (when the mouse is on).
+    case mouse(MouseEvent)
     /// The terminal answering a query, not a key: a kitty graphics reply
     /// (`ESC _ G … ESC \`, its body) or the device attributes (`ESC [ ? … c`,
     /// the part between `?` and `c`). See `TerminalGraphics`.
@@ -47,4 +49,24 @@ public enum TerminalReply: Hashable, Sendable {
     case deviceAttributes(String)
     /// A character cell's size in pixels (`ESC [ 16 t`'s answer).
     case cellSize(width: Int, height: Int)
+}
+
+/// What the mouse did, at which cell (column, row from the top left).
+public struct MouseEvent: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// The left button went down.
+        case press
+        case release
+        case wheelUp, wheelDown
+    }
+
+    public var kind: Kind
+    public var x: Int
+    public var y: Int
+
+    public init(_ kind: Kind, x: Int, y: Int) {
+        self.kind = kind
+        self.x = x
+        self.y = y
+    }
 }

@@ -27,6 +27,8 @@ public struct KeyDecoder: Sendable {
         case keyCode(Int32)
         /// `ERR`: nothing arrived within the poll timeout.
         case timeout
+        /// `KEY_MOUSE`, read with `getmouse`.
+        case mouse(MouseEvent)
     }
 
     /// The ncurses key codes the decoder understands.
@@ -118,6 +120,13 @@ public struct KeyDecoder: Sendable {
     // MARK: - States
 
     private mutating func feed(_ input: Input, into out: inout [Key]) {
+        if case .mouse(let event) = input {
+            // ncurses took the whole report: it ends nothing but a held character.
+            if case .paste = state { return }
+            flushPending(into: &out)
+            out.append(.mouse(event))
+            return
+        }
         if case .paste = state {
             feedPaste(input, into: &out)
             return
@@ -145,6 +154,8 @@ public struct KeyDecoder: Sendable {
 
     private mutating func feedNormal(_ input: Input, into out: inout [Key]) {
         switch input {
+        case .mouse:  // taken by feed(_:into:) before the state machine
+            break
         case .timeout:
             break
         case .keyCode(let code):
@@ -164,6 +175,8 @@ public struct KeyDecoder: Sendable {
 
     private mutating func feedEscape(_ input: Input, into out: inout [Key]) {
         switch input {
+        case .mouse:  // taken by feed(_:into:) before the state machine
+            break
         case .timeout:
             state = .normal
             out.append(.escape)
@@ -290,6 +303,8 @@ public struct KeyDecoder: Sendable {
 
     private mutating func feedPaste(_ input: Input, into out: inout [Key]) {
         switch input {
+        case .mouse:  // taken by feed(_:into:) before the state machine
+            break
         case .timeout:
             pasteIdlePolls += 1
             if pasteIdlePolls >= pasteTimeoutPolls {

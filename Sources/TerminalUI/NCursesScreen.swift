@@ -93,6 +93,16 @@ final class NCursesScreen {
         let r = tb_get_wch(&value)
         if r == tb_ok() { return .char(value) }
         if r == tb_key_code_yes() {
+            if Int32(bitPattern: value) == tb_key_mouse() {
+                var x: Int32 = 0, y: Int32 = 0
+                switch tb_get_mouse(&x, &y) {
+                case 1: return .mouse(MouseEvent(.press, x: Int(x), y: Int(y)))
+                case 2: return .mouse(MouseEvent(.release, x: Int(x), y: Int(y)))
+                case 3: return .mouse(MouseEvent(.wheelUp, x: Int(x), y: Int(y)))
+                case 4: return .mouse(MouseEvent(.wheelDown, x: Int(x), y: Int(y)))
+                default: return .timeout
+                }
+            }
             if Int32(bitPattern: value) == KeyDecoder.Code.resize {
                 needsFullRedraw = true
             }
@@ -177,6 +187,11 @@ final class NCursesScreen {
 
     func bell() {
         beep()
+    }
+
+    /// Mouse reports on or off.
+    func setMouse(_ on: Bool) {
+        tb_mouse(on ? 1 : 0)
     }
 
     /// An escape sequence to the terminal as it is (a notification).

@@ -73,6 +73,7 @@ public final class Terminal: @unchecked Sendable {
         case title(String)
         case raw(String)
         case invalidate
+        case mouse(Bool)
         /// Leave the screen, say so on `left`, wait on `back`, take it again.
         case suspend(left: DispatchSemaphore, back: DispatchSemaphore)
     }
@@ -232,6 +233,13 @@ public final class Terminal: @unchecked Sendable {
         wake()
     }
 
+    /// Turns clicks and the wheel into `.mouse` keys (Shift still selects
+    /// text the terminal's way: terminals keep Shift-drag for themselves).
+    public func setMouse(_ on: Bool) {
+        lock.withLock { requests.append(.mouse(on)) }
+        wake()
+    }
+
     /// Rings the terminal bell.
     public func bell() {
         lock.withLock { requests.append(.bell) }
@@ -291,10 +299,10 @@ public final class Terminal: @unchecked Sendable {
         case .kitty:
             guard images != last else { return }
         case .sixel:
-            if images.isEmpty {
-                if !last.isEmpty { screen.invalidate() }
-                return
-            }
+            // A picture that left the frame (scrolled away, or covered by a
+            // dialog) leaves its pixels wherever no cell was redrawn: repaint.
+            if last.contains(where: { old in !images.contains(old) }) { screen.invalidate() }
+            if images.isEmpty { return }
         }
         screen.writeRaw(TerminalGraphics.frame(images, graphics: graphics, cell: cell))
     }
@@ -344,6 +352,7 @@ public final class Terminal: @unchecked Sendable {
                 case .bell: screen.bell()
                 case .title(let title): screen.setTitle(title)
                 case .raw(let sequence): screen.writeRaw(sequence)
+                case .mouse(let on): screen.setMouse(on)
                 case .invalidate:
                     screen.invalidate()
                     // A cleared screen lost its pictures: they are sent again.

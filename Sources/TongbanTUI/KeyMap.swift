@@ -106,7 +106,7 @@ public struct KeyMap: Sendable, Equatable {
         case .ctrl(let c): return "Ctrl-" + String(c).uppercased()
         case .alt(let c): return "Alt-" + name(of: .char(c))
         case .altEnter: return "Alt-Enter"
-        case .resize, .paste, .reply: return ""
+        case .resize, .paste, .reply, .mouse: return ""
         }
     }
 }

@@ -17,7 +17,7 @@ public enum TUIRunner {
     @discardableResult
     public static func run(session: Session, localizer: Localizer = .current,
                            launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds,
-                           pictureDecoder: PictureDecoder = .inProcess) async throws -> Ending {
+                           pictureDecoder: PictureDecoder = .inProcess, mouse: Bool = true) async throws -> Ending {
         let terminal = Terminal(benchLog: ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
         try terminal.start()
         defer { terminal.stop() }
@@ -30,6 +30,11 @@ public enum TUIRunner {
         } catch {
             app.showStatus("\(error)")
         }
+        let (config, problems) = ClientConfig.load(from: session.paths.configDirectory.appendingPathComponent("config.json"),
+                                                   environment: ProcessInfo.processInfo.environment)
+        app.config = config
+        if let problem = problems.first { app.showStatus(problem.description) }
+        terminal.setMouse(config.mouse && mouse)
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         app.trueColor = HalfBlock.trueColor(environment: ProcessInfo.processInfo.environment)
         app.onRedraw = { [weak app] in

@@ -14,6 +14,7 @@ struct Start: AsyncParsableCommand {
     @OptionGroup var common: Common
     @Flag(help: "Start the demo server in this process on a free port and log in as me.") var demo = false
     @Option(help: "Use this server; without a saved login for it, asks to log in or create an account first.") var server: String?
+    @Flag(name: .customLong("no-mouse"), help: "Leave the mouse to the terminal (as \"mouse\": false in config.json does).") var noMouse = false
 
     func run() async throws {
         // Where it cannot draw, one line says why and which commands do the job (exit 2).
@@ -35,7 +36,7 @@ struct Start: AsyncParsableCommand {
         // Seed 001 §3.4: a login the server ended (signed out from another
         // device) goes back to sign-in; the local history stays.
         while try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt,
-                                      pictureDecoder: DecodeImage.decoder) == .signedOut {
+                                      pictureDecoder: DecodeImage.decoder, mouse: !noMouse) == .signedOut {
             let server = session.credentials.server
             try Session.forgetLogin(paths: common.paths)
             out(L.string("error.signedOut"))
@@ -76,7 +77,7 @@ struct Start: AsyncParsableCommand {
                                configDirectory: common.paths.configDirectory)
         let creds = try await Session.login(server: server.baseURL, account: "me", password: "tongban-demo", paths: paths)
         let session = try Session(credentials: creds, paths: paths)
-        try await TUIRunner.run(session: session, localizer: L, pictureDecoder: DecodeImage.decoder)
+        try await TUIRunner.run(session: session, localizer: L, pictureDecoder: DecodeImage.decoder, mouse: !noMouse)
         await server.stop()
     }
 }

@@ -50,6 +50,24 @@ import Testing
         #expect(grid[image.x, image.y].text == "▀")
     }
 
+    /// A picture drawn in pixels sits on top of the cells: a menu or help
+    /// opened over it would be unreadable (xterm with sixel showed this), so
+    /// covered pictures leave the frame and come back when it closes.
+    @Test func anOverlayHidesThePicturesItCovers() throws {
+        var s = Fixture.chatState(width: 120, height: 48)
+        s.focus = .messages
+        let open = Screen.render(s, Self.zh, RenderOptions())
+        let picture = try #require(open.images.first { $0.width == 16 && $0.height == 11 })
+        s.mode = .help
+        let helped = Screen.render(s, Self.zh, RenderOptions())
+        #expect(!helped.images.contains { $0.id == picture.id }, "the help covers the thumbnail: no pixels over it")
+        #expect(helped[picture.x, picture.y].text != "▀", "the help's own cells are there instead")
+        s.mode = .normal
+        #expect(Screen.render(s, Self.zh, RenderOptions()).images.contains { $0.id == picture.id }, "closed: the picture is back")
+        // An overlay's own picture (the peer's avatar on a page) stays.
+        #expect(Screen.render(Self.page(), Self.zh, RenderOptions()).images.count == 1)
+    }
+
     @Test func kittyChunksLargePicturesAndSixelCompressesRuns() {
         let big = GridImage(x: 0, y: 0, columns: 12, rows: 6, width: 64, height: 64,
                             pixels: [UInt8](repeating: 200, count: 64 * 64 * 3), id: 5)

@@ -183,6 +183,13 @@ struct AppState {
     var focus: PaneFocus = .list
     var mode: Mode = .normal
     var listIndex = 0
+    /// The last left click, to tell a double click (`Update.mouse`).
+    var lastClick: Click?
+    struct Click: Equatable {
+        var x: Int
+        var y: Int
+        var at: Date
+    }
     /// The selected message, by id: a message arriving (or history loading)
     /// never moves the selection onto a neighbour, so `R` and Enter act on
     /// the message the user picked.

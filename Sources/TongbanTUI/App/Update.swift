@@ -277,6 +277,7 @@ enum Update {
             }
             return listFacesWanted(&s)
         }
+        if case .mouse(let event) = key { return mouse(event, &s, L) }
         if s.mode != .normal { return handleMode(key, &s, L) }
         // Ctrl-X Ctrl-E: compose in the editor, as bash and zsh do.
         if s.focus == .input, s.chat != nil, key == .ctrl("x") { s.awaitingCtrlE = true; return [] }

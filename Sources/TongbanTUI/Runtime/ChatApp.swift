@@ -85,6 +85,10 @@ public final class ChatApp {
         get { options.trueColor }
         set { options.trueColor = newValue }
     }
+    /// `config.json`: the theme; the runner reads `mouse` and `hyperlinks`.
+    public var config = ClientConfig() {
+        didSet { options.palette = config.palette }
+    }
     /// Decodes pictures that came over the network (the runner sets the
     /// helper process; tests decode in-process).
     public var pictureDecoder: PictureDecoder {
@@ -181,6 +185,8 @@ public final class ChatApp {
             redraw()
             return
         }
+        // A double click is told by the time between clicks.
+        if case .mouse = key { state.now = clock() }
         await dispatch(.key(key))
     }
 

@@ -39,14 +39,9 @@ enum ConversationListWidget {
         }
         // Rooms, then conversations (each under a heading when there are
         // rooms), then the messages found in any of them.
-        let items = ListItems.of(convs, hits: hits.count, L)
-        let selected = items.firstIndex { $0.row == s.listIndex } ?? 0
-        var line = top
-        for item in items[ListItems.first(items, showing: selected, height: h - 2)...] {
-            guard line + item.height <= y + h else { break }
+        for (item, line) in placed(s, L, area) {
             guard let idx = item.row else {
                 g.put(item.heading, x: x + 1, y: line, style: Theme.dim, maxWidth: w - 2)
-                line += 1
                 continue
             }
             let isSel = idx == s.listIndex
@@ -61,8 +56,29 @@ enum ConversationListWidget {
             } else {
                 renderHit(hits[idx - convs.count], query: searching ?? "", base: base, now: s, L, into: &g, r)
             }
-            line += 2
         }
+    }
+
+    /// The items on screen and the row each starts on (a click finds its
+    /// conversation with the same arithmetic the drawing uses).
+    static func placed(_ s: AppState, _ L: Localizer, _ area: Rect) -> [(item: ListItems, y: Int)] {
+        let hits: [AppState.GlobalHit]
+        if case .listSearch = s.mode { hits = s.listHits } else { hits = [] }
+        let items = ListItems.of(s.visibleConversations, hits: hits.count, L)
+        let selected = items.firstIndex { $0.row == s.listIndex } ?? 0
+        var line = area.y + 2
+        var out: [(item: ListItems, y: Int)] = []
+        for item in items[ListItems.first(items, showing: selected, height: area.height - 2)...] {
+            guard line + item.height <= area.y + area.height else { break }
+            out.append((item, line))
+            line += item.height
+        }
+        return out
+    }
+
+    /// The conversation (or search hit) drawn at row `y`, if any.
+    static func row(at y: Int, _ s: AppState, _ L: Localizer, _ area: Rect) -> Int? {
+        placed(s, L, area).first { y >= $0.y && y < $0.y + $0.item.height }?.item.row
     }
 
     /// A room I am in: `# name（N人在）`, the newest line below; bold only

@@ -80,6 +80,15 @@ enum MessageListWidget {
         return Layout(lines: lines, scroll: min(scroll, maxScroll), maxScroll: maxScroll)
     }
 
+    /// The bubble (newest = 0) drawn at row `y` of the pane, if any: the
+    /// same layout the drawing uses, so a click lands on what it shows.
+    static func bubble(at y: Int, _ s: AppState, _ L: Localizer, _ area: Rect) -> Int? {
+        let layout = layout(s, in: area, L), areaHeight = max(1, area.height)
+        let end = layout.lines.count - layout.scroll, start = max(0, end - areaHeight)
+        let i = start + (y - area.y) - (areaHeight - (end - start))
+        return i >= start && i < end ? layout.lines[i].messageIndex : nil
+    }
+
     static func render(_ s: AppState, _ L: Localizer, _ options: RenderOptions, into g: inout Grid, _ area: Rect) {
         guard let chat = s.chat else { return }
         let layout = layout(s, in: area, L)

@@ -10,6 +10,8 @@ struct Rect: Equatable, Sendable {
     var maxX: Int { x + width }
     var maxY: Int { y + height }
 
+    func contains(x px: Int, y py: Int) -> Bool { px >= x && px < maxX && py >= y && py < maxY }
+
     /// The top `rows` rows and the rest.
     func splitTop(_ rows: Int) -> (top: Rect, rest: Rect) {
         let r = max(0, min(rows, height))

@@ -7,11 +7,17 @@ struct RenderOptions: Equatable, Sendable {
     var monochrome = false
     /// `COLORTERM=truecolor`: pictures in 24-bit colour.
     var trueColor = false
+    /// The theme (`config.json`), overrides included.
+    var palette = ThemePalette.dark
 }
 
 /// The whole frame: a pure function of the state (ratatui's `draw`).
 enum Screen {
     static func render(_ s: AppState, _ L: Localizer, _ options: RenderOptions) -> Grid {
+        Theme.$palette.withValue(options.palette) { draw(s, L, options) }
+    }
+
+    private static func draw(_ s: AppState, _ L: Localizer, _ options: RenderOptions) -> Grid {
         let width = s.size.width, height = s.size.height
         var g = Grid(width: max(1, width), height: max(1, height))
         let layout = ScreenLayout(s)
@@ -30,8 +36,24 @@ enum Screen {
         }
         if let chat = layout.chat { ChatPaneWidget.render(s, L, options, layout, into: &g, chat) }
         StatusBarWidget.render(s, L, into: &g, layout.status)
+        let beneath = g.images.isEmpty ? nil : g
         OverlayWidget.render(s, L, options, into: &g, layout.body)
+        if let beneath { hidePictures(under: beneath, in: &g) }
         if options.monochrome { Theme.stripColours(&g) }
         return g
+    }
+
+    /// Pictures drawn in pixels (sixel, kitty) sit on top of the cells, so
+    /// one that a dialog, menu, page or help covers is left out of the frame:
+    /// the terminal then repaints its cells, and closing the overlay puts it
+    /// back. A picture counts as covered when any of its cells changed.
+    static func hidePictures(under beneath: Grid, in g: inout Grid) {
+        let changed = g.changes(from: beneath)
+        guard !changed.isEmpty else { return }
+        // The overlay's own pictures (a peer's avatar) come after the ones beneath.
+        let covered = beneath.images.filter { image in
+            changed.contains { $0.x >= image.x && $0.x < image.x + image.columns && $0.y >= image.y && $0.y < image.y + image.rows }
+        }
+        g.images.removeAll { image in covered.contains { $0.id == image.id && $0.x == image.x && $0.y == image.y } }
     }
 }

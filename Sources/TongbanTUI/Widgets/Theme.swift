@@ -1,39 +1,48 @@
 import ChatCore
 import TerminalUI
 
-/// The client's styles, in one place.
+/// The client's styles, in one place. Widgets ask for a role
+/// (`Theme.dim`); the frame being drawn decides what it looks like:
+/// `Screen.render` binds the palette of the user's theme for the frame.
 enum Theme {
-    static let title = Style(bold: true)
-    static let dim = Style(fg: .index(8))
-    static let selected = Style(reverse: true)
-    static let mine = Style(fg: .index(2))
-    static let theirs = Style()
-    static let draft = Style(fg: .index(1))
-    static let badge = Style(fg: .index(15), bg: .index(1), bold: true)
-    static let online = Style(fg: .index(2))
-    static let error = Style(fg: .index(1), bold: true)
-    static let prompt = Style(fg: .index(3), bold: true)
-    static let banner = Style(fg: .index(0), bg: .index(3), bold: true)
-    static let border = Style(fg: .index(8))
-    static let status = Style(reverse: true)
+    /// The palette of the frame being drawn (task-local, so two screens
+    /// drawn at once, as tests do, never see each other's theme).
+    @TaskLocal static var palette = ThemePalette.dark
+
+    static var title: Style { palette.title }
+    static var dim: Style { palette.dim }
+    static var selected: Style { palette.selected }
+    static var mine: Style { palette.mine }
+    static var theirs: Style { palette.theirs }
+    static var draft: Style { palette.draft }
+    static var badge: Style { palette.badge }
+    static var online: Style { palette.online }
+    static var error: Style { palette.error }
+    static var prompt: Style { palette.prompt }
+    static var banner: Style { palette.banner }
+    static var border: Style { palette.border }
+    static var status: Style { palette.status }
     /// `[有人@我]`: red, as in seed 003.
-    static let mention = Style(fg: .index(1), bold: true)
+    static var mention: Style { palette.mention }
     /// What a search matched, in a result.
-    static let match = Style(fg: .index(3), bold: true, underline: true)
+    static var match: Style { palette.match }
     /// A reaction of mine under a bubble.
-    static let reactionMine = Style(fg: .index(3), bold: true)
-    static let mutedBadge = Style(fg: .index(15), bg: .index(8))
+    static var reactionMine: Style { palette.reactionMine }
+    static var mutedBadge: Style { palette.mutedBadge }
     /// A group's system notice: a centred grey line.
-    static let notice = Style(fg: .index(8))
+    static var notice: Style { palette.notice }
+    /// A link in a message.
+    static var link: Style { palette.link }
 
     /// A stable colour per sender in a group: the same person has the same
     /// colour on every screen and every run (FNV-1a of the imUid, not
     /// Swift's per-process seeded hash).
     static func sender(_ imUid: String) -> Style {
-        let palette: [UInt8] = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]
+        let colours = palette.senderColours
+        guard !colours.isEmpty else { return Style(bold: true) }
         var h: UInt32 = 2_166_136_261
         for b in imUid.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        return Style(fg: .index(palette[Int(h % UInt32(palette.count))]), bold: true)
+        return Style(fg: .index(colours[Int(h % UInt32(colours.count))]), bold: true)
     }
 
     /// `over`'s colours and boldness on top of `base`.
@@ -43,6 +52,7 @@ enum Theme {
         if over.bg != .default { s.bg = over.bg }
         s.bold = s.bold || over.bold
         s.underline = s.underline || over.underline
+        s.dim = s.dim || over.dim
         return s
     }
 

@@ -15,6 +15,8 @@ public struct Grid: Sendable, Equatable {
     /// Pictures drawn in pixels over their cells, where the terminal can
     /// (`TerminalGraphics`); their cells hold the half-block version.
     public var images: [GridImage] = []
+    /// Runs of cells that are a link (`Hyperlinks`).
+    public var links: [GridLink] = []
 
     /// A blank grid. Negative sizes are treated as 0.
     public init(width: Int, height: Int, style: Style = Style()) {

@@ -180,6 +180,11 @@ final class NCursesScreen {
                 tb_write_raw(cursorVisible ? "\u{1B}[?25l" + overlay + "\u{1B}[?25h" : overlay)
             }
         }
+        if hyperlinks, !grid.links.isEmpty, size.width == cols, size.height == lines {
+            let rows = repaintRows.union(changed.map(\.y))
+            let links = Hyperlinks.escapes(for: grid, rows: rows, cols: cols, lines: lines)
+            if !links.isEmpty { tb_write_raw(cursorVisible ? "\u{1B}[?25l" + links + "\u{1B}[?25h" : links) }
+        }
         last = grid
         lastCursor = cursor
         needsFullRedraw = false
@@ -188,6 +193,9 @@ final class NCursesScreen {
     func bell() {
         beep()
     }
+
+    /// OSC 8 around links (`Hyperlinks`).
+    var hyperlinks = false
 
     /// Mouse reports on or off.
     func setMouse(_ on: Bool) {

@@ -74,6 +74,7 @@ public final class Terminal: @unchecked Sendable {
         case raw(String)
         case invalidate
         case mouse(Bool)
+        case hyperlinks(Bool)
         /// Leave the screen, say so on `left`, wait on `back`, take it again.
         case suspend(left: DispatchSemaphore, back: DispatchSemaphore)
     }
@@ -240,6 +241,12 @@ public final class Terminal: @unchecked Sendable {
         wake()
     }
 
+    /// Writes links as OSC 8 hyperlinks from the next frame on.
+    public func setHyperlinks(_ on: Bool) {
+        lock.withLock { requests.append(.hyperlinks(on)) }
+        wake()
+    }
+
     /// Rings the terminal bell.
     public func bell() {
         lock.withLock { requests.append(.bell) }
@@ -353,6 +360,7 @@ public final class Terminal: @unchecked Sendable {
                 case .title(let title): screen.setTitle(title)
                 case .raw(let sequence): screen.writeRaw(sequence)
                 case .mouse(let on): screen.setMouse(on)
+                case .hyperlinks(let on): screen.hyperlinks = on
                 case .invalidate:
                     screen.invalidate()
                     // A cleared screen lost its pictures: they are sent again.

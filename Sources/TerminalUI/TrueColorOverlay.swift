@@ -24,17 +24,20 @@ public enum TrueColorOverlay {
                   DisplayWidth.of(cell.text) == 1
             else { continue }
             if out.isEmpty { out = "\u{1B}7" }
-            out += "\u{1B}[\(y + 1);\(x + 1)H\u{1B}[0"
-            out += sgr(cell.style.fg, foreground: true)
-            out += sgr(cell.style.bg, foreground: false)
-            if cell.style.bold { out += ";1" }
-            if cell.style.dim { out += ";2" }
-            if cell.style.underline { out += ";4" }
-            if cell.style.reverse { out += ";7" }
-            out += "m" + cell.text
+            out += "\u{1B}[\(y + 1);\(x + 1)H" + sgr(cell.style) + cell.text
         }
         if !out.isEmpty { out += "\u{1B}[0m\u{1B}8" }
         return out
+    }
+
+    /// `ESC [ 0 ; … m` for a cell's whole style.
+    static func sgr(_ style: Style) -> String {
+        var out = "\u{1B}[0" + sgr(style.fg, foreground: true) + sgr(style.bg, foreground: false)
+        if style.bold { out += ";1" }
+        if style.dim { out += ";2" }
+        if style.underline { out += ";4" }
+        if style.reverse { out += ";7" }
+        return out + "m"
     }
 
     private static func isRGB(_ color: TermColor) -> Bool {

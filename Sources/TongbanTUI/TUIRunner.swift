@@ -35,6 +35,7 @@ public enum TUIRunner {
         app.config = config
         if let problem = problems.first { app.showStatus(problem.description) }
         terminal.setMouse(config.mouse && mouse)
+        terminal.setHyperlinks(Hyperlinks.wanted(setting: config.hyperlinks, environment: ProcessInfo.processInfo.environment))
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         app.trueColor = HalfBlock.trueColor(environment: ProcessInfo.processInfo.environment)
         app.onRedraw = { [weak app] in

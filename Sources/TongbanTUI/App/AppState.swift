@@ -57,6 +57,8 @@ struct AppState {
         case flash(ChatMessage, since: Date, RGBImage)
         /// Enter on an image: picture `index` of the message, full screen.
         case picture(ChatMessage, index: Int, RGBImage)
+        /// `o` on a message holding several things: which to open.
+        case open(Pick<Openable>)
 
         /// Whether something on screen counts seconds.
         var countsSeconds: Bool {

@@ -88,6 +88,8 @@ enum Effect: Equatable {
     case play(ChatMessage)
     case openPicture(ChatMessage, index: Int)
     case openExternally(ChatMessage)
+    /// A link from a message, with `xdg-open` (`TONGBAN_URL_OPENER`).
+    case openLink(String)
     case saveFile(ChatMessage, thenOpen: Bool)
     case decodeThumbnail(key: String)
     /// A profile's or group's picture, fetched and decoded for a page.

@@ -78,9 +78,7 @@ extension Update {
             guard !m.isRecalled else { return [] }
             return perform(MessageKinds.kind(for: m.type).primaryAction(m), on: m, &s, L)
         case .messagesOpen:
-            if let m = s.selectedMessage, !m.isRecalled, MessageKinds.kind(for: m.type).canOpenExternally {
-                return [.openExternally(m)]
-            }
+            if let m = s.selectedMessage { return Openable.open(m, &s, L) }
         case .messagesReact1, .messagesReact2, .messagesReact3, .messagesReact4, .messagesReact5, .messagesReact6:
             guard let m = s.selectedMessage else { return [] }
             guard m.allows(.reactable) else { s.status = L.string("ui.notReactable"); return [] }

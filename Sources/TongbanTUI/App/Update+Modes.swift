@@ -153,6 +153,9 @@ extension Update {
         case .favorites(var pick):
             let step = pick.update(key)
             return run(step, page: .favorites(pick), &s, L)
+        case .open(var pick):
+            let step = pick.update(key)
+            return run(step, page: .open(pick), &s, L)
         case .favorite(var page):
             let step = page.update(key)
             return run(step, page: .favorite(page), &s, L)

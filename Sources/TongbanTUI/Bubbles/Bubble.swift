@@ -25,12 +25,20 @@ struct BubbleLine {
     struct Piece: Equatable {
         var text: String
         var style: Style
+        /// A link's address: the frame marks these cells as a hyperlink.
+        var url: String?
     }
 
     /// The line as the selected message shows it.
     mutating func reverse() {
         style.reverse = true
-        if let p = pieces { pieces = p.map { Piece(text: $0.text, style: Style(fg: $0.style.fg, bg: $0.style.bg, bold: $0.style.bold, reverse: true, underline: $0.style.underline, dim: $0.style.dim)) } }
+        if let p = pieces {
+            pieces = p.map { piece in
+                var piece = piece
+                piece.style.reverse = true
+                return piece
+            }
+        }
     }
 }
 
@@ -166,7 +174,35 @@ enum Bubbles {
 
     /// Text wrapped to the bubble's width, sanitised, on the sender's side.
     static func wrap(_ s: String, _ style: Style, _ m: ChatMessage, _ c: BubbleContext) -> [BubbleLine] {
-        TextWrap.wrap(TerminalSanitizer.sanitize(s, keepNewlines: true), width: c.width)
-            .map { BubbleLine(text: $0, style: style, align: m.isMe ? .right : .left) }
+        let text = TerminalSanitizer.sanitize(s, keepNewlines: true)
+        let lines = TextWrap.wrap(text, width: c.width).map { BubbleLine(text: $0, style: style, align: m.isMe ? .right : .left) }
+        let links = Links.find(in: text)
+        guard !links.isEmpty else { return lines }
+        return linked(lines, in: text, links, style) ?? lines
+    }
+
+    /// `lines` with their links as pieces of their own (underlined, with the
+    /// address). A wrapped line's characters come from `text` in order (a
+    /// wrap only drops spaces and line breaks), so walking both tells which
+    /// characters belong to which link, also when a link is wrapped.
+    static func linked(_ lines: [BubbleLine], in text: String, _ links: [Links.Link], _ style: Style) -> [BubbleLine]? {
+        var at = text.startIndex
+        var out = lines
+        for (n, line) in lines.enumerated() {
+            var pieces: [BubbleLine.Piece] = []
+            for ch in line.text {
+                while at < text.endIndex, text[at] != ch { at = text.index(after: at) }
+                guard at < text.endIndex else { return nil }
+                let url = links.first { $0.range.contains(at) }?.url
+                if let last = pieces.last, last.url == url {
+                    pieces[pieces.count - 1].text.append(ch)
+                } else {
+                    pieces.append(BubbleLine.Piece(text: String(ch), style: url == nil ? style : Theme.merge(style, Theme.link), url: url))
+                }
+                at = text.index(after: at)
+            }
+            if pieces.contains(where: { $0.url != nil }) { out[n].pieces = pieces }
+        }
+        return out
     }
 }

@@ -166,6 +166,17 @@ extension EffectRunner {
         if let file = await cachedFile(m) { await view(file) }
     }
 
+    /// Only the addresses `Links` finds (http, https, mailto) reach here,
+    /// as one argument, never through a shell (an address starts with its
+    /// scheme, so it is never taken for an option).
+    func openLink(_ url: String) async {
+        do { try Programs.openLink(url) } catch Programs.Failure.notFound(let name) {
+            await dispatch(.outcome(.noViewer(name: name)))
+        } catch {
+            await dispatch(.outcome(.error(Failure(error))))
+        }
+    }
+
     func openPicture(_ m: ChatMessage, index: Int) async {
         let all = MessagePictures.of(m)
         guard index < all.count,

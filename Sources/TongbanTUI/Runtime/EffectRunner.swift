@@ -177,6 +177,7 @@ final class EffectRunner {
         case .stopPlaying: await stopPlaying()
         case .openPicture(let m, let index): await openPicture(m, index: index)
         case .openExternally(let m): await openExternally(m)
+        case .openLink(let url): await openLink(url)
         case .saveFile(let m, let thenOpen):
             if let saved = await saveFile(m), thenOpen { await view(saved) }
         case .decodeThumbnail(let key): decodeThumbnail(key)

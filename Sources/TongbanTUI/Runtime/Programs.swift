@@ -55,6 +55,13 @@ enum Programs {
         _ = try start([], override: environment["TONGBAN_IMAGE_VIEWER"] ?? "xdg-open", file: file)
     }
 
+    /// `TONGBAN_URL_OPENER`, else xdg-open, on a link (one argument).
+    static func openLink(_ url: String) throws {
+        let name = environment["TONGBAN_URL_OPENER"] ?? "xdg-open"
+        guard let exe = which(name) else { throw Failure.notFound(name) }
+        _ = try launch(exe, [url])
+    }
+
     /// `notify-send` with the notification as arguments (never a shell).
     static func notifySend(_ n: DesktopNotification) {
         guard let exe = which("notify-send") else { return }

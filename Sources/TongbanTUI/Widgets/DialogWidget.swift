@@ -111,6 +111,11 @@ enum OverlayWidget {
                  n == i ? Theme.selected : Style())
             }
             DialogWidget.render(title: L.string("ui.menu"), lines: lines, into: &g, area)
+        case .open(let pick):
+            let lines = pick.items.enumerated().map { n, item in
+                (item.line(L), n == pick.index ? Theme.selected : Theme.link)
+            }
+            DialogWidget.render(title: L.string("ui.open.title"), lines: lines, into: &g, area)
         case .favorites(let pick):
             let (items, i) = (pick.items, pick.index)
             // Newest first: where it came from, when it was kept, what it said (on one line, sanitised).

@@ -126,7 +126,9 @@ enum MessageListWidget {
                     let room = w - 1 - (px - x)
                     guard room > 0 else { break }
                     g.put(piece.text, x: px, y: row, style: piece.style, maxWidth: room)
-                    px += DisplayWidth.of(piece.text)
+                    let width = DisplayWidth.of(piece.text)
+                    if let url = piece.url { g.links.append(GridLink(x: px, y: row, columns: min(width, room), url: url)) }
+                    px += width
                 }
                 continue
             }

@@ -36,9 +36,9 @@ enum Screen {
         }
         if let chat = layout.chat { ChatPaneWidget.render(s, L, options, layout, into: &g, chat) }
         StatusBarWidget.render(s, L, into: &g, layout.status)
-        let beneath = g.images.isEmpty ? nil : g
+        let beneath = g.images.isEmpty && g.links.isEmpty ? nil : g
         OverlayWidget.render(s, L, options, into: &g, layout.body)
-        if let beneath { hidePictures(under: beneath, in: &g) }
+        if let beneath { hideCovered(under: beneath, in: &g) }
         if options.monochrome { Theme.stripColours(&g) }
         return g
     }
@@ -47,7 +47,8 @@ enum Screen {
     /// one that a dialog, menu, page or help covers is left out of the frame:
     /// the terminal then repaints its cells, and closing the overlay puts it
     /// back. A picture counts as covered when any of its cells changed.
-    static func hidePictures(under beneath: Grid, in g: inout Grid) {
+    /// Links under an overlay go too (OSC 8 would make its text a link).
+    static func hideCovered(under beneath: Grid, in g: inout Grid) {
         let changed = g.changes(from: beneath)
         guard !changed.isEmpty else { return }
         // The overlay's own pictures (a peer's avatar) come after the ones beneath.
@@ -55,5 +56,9 @@ enum Screen {
             changed.contains { $0.x >= image.x && $0.x < image.x + image.columns && $0.y >= image.y && $0.y < image.y + image.rows }
         }
         g.images.removeAll { image in covered.contains { $0.id == image.id && $0.x == image.x && $0.y == image.y } }
+        // A link under an overlay is not one any more: its cells show the overlay.
+        let width = g.width
+        let hidden = Set(changed.map { $0.y * width + $0.x })
+        g.links.removeAll { link in (link.x..<link.x + link.columns).contains { hidden.contains(link.y * width + $0) } }
     }
 }

@@ -51,6 +51,11 @@ extension ChatStore {
         try dbPool.read { db in try MessageTable.page(conversationId: conversationId, before: seq, limit: limit, db: db) }
     }
 
+    /// The `limit` visible messages just after `seq`, oldest first.
+    public func page(conversationId: String, after seq: Int, limit: Int = 40) throws -> MessagePage {
+        try dbPool.read { db in try MessageTable.page(conversationId: conversationId, after: seq, limit: limit, db: db) }
+    }
+
     /// Visible messages with seq in from...to (for jumping to a search hit).
     public func visibleCount(conversationId: String, from: Int, to: Int) throws -> Int {
         try dbPool.read { db in try MessageTable.visibleCount(conversationId: conversationId, from: from, to: to, db: db) }

@@ -20,6 +20,7 @@ public protocol StoreReader: Sendable {
     func chatChanges() -> AsyncStream<Void>
     func newestPage(conversationId: String, limit: Int) throws -> MessagePage
     func page(conversationId: String, before seq: Int, limit: Int) throws -> MessagePage
+    func page(conversationId: String, after seq: Int, limit: Int) throws -> MessagePage
     func visibleCount(conversationId: String, from: Int, to: Int) throws -> Int
     func message(clientMsgID: String) throws -> StoredMessage?
     func lowestLocalSeq(conversationId: String) throws -> Int

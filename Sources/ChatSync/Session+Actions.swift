@@ -219,6 +219,32 @@ extension Session {
         return page
     }
 
+    /// Fills the holes of `id`'s history from the server, the newest hole
+    /// first, `pageSize` (1-100) messages a request, at most `maxPages`
+    /// requests (nil: until the store holds everything the server keeps for
+    /// me). A page covers from its oldest message up to the hole's top, or
+    /// down to seq 1 when the server has nothing older. Returns the number
+    /// of requests made.
+    @discardableResult
+    public func fillHistory(_ id: String, pageSize: Int = 100, maxPages: Int? = nil) async throws -> Int {
+        let limit = max(1, min(pageSize, 100))
+        var requests = 0
+        var before: [ClosedRange<Int>]?
+        while maxPages.map({ requests < $0 }) ?? true {
+            try Task.checkCancellation()
+            let missing = try store.missingRanges(conversationId: id)
+            // A page that changed nothing would be asked for again forever.
+            guard let top = missing.last, missing != before else { break }
+            before = missing
+            let high = top.upperBound
+            try await fetchHistory(id, beforeSeq: high + 1, limit: limit) { page in
+                (from: page.hasMore ? (page.messages.first?.seq ?? high + 1) : 1, to: high)
+            }
+            requests += 1
+        }
+        return requests
+    }
+
     // MARK: - Groups
 
     /// Creates a group with me as owner; its notice and conversation come

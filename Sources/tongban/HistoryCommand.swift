@@ -56,10 +56,10 @@ struct History: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await common.session()
-        let conv = secret ? try await secretConversation(session, with: with) : try await conversationId(session, with: with)
-        if !offline {
-            _ = try await syncNow(session)
-            _ = try await online(session) { try await fillNewest(session, conv) }
+        let conv = try await resolveConversation(session, with: with, secret: secret)
+        if !offline, try await syncNow(session) != nil {
+            // The newest hole only: the page shown is the newest one.
+            _ = try await online(session) { try await session.fillHistory(conv, pageSize: limit, maxPages: 1) }
         }
         let page = try session.reader.newestPage(conversationId: conv, limit: max(1, min(limit, 1000)))
         let me = session.credentials.imUid
@@ -100,16 +100,6 @@ struct History: AsyncParsableCommand {
                 body = "「" + said + "」 " + body
             }
             out("[\(TimeLabel.text(l.createTime, L))] \(TerminalSanitizer.oneLine(who)): \(indentedBody(body))\(mark)")
-        }
-    }
-
-    /// Fetches the newest page from the server when the local copy has holes there.
-    func fillNewest(_ session: Session, _ conv: String) async throws {
-        let missing = try session.reader.missingRanges(conversationId: conv)
-        guard let top = missing.last else { return }
-        // The full-screen client's history action, the same range rule.
-        try await session.fetchHistory(conv, beforeSeq: top.upperBound + 1, limit: max(1, min(limit, 100))) { page in
-            (from: page.hasMore ? (page.messages.first?.seq ?? top.upperBound + 1) : 1, to: top.upperBound)
         }
     }
 }

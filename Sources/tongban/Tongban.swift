@@ -14,7 +14,7 @@ struct Tongban: AsyncParsableCommand {
         abstract: "Tongban Terminal: chat from a terminal.",
         version: BuildInfo.versionLine,
         subcommands: [Start.self, Login.self, Register.self, Rename.self, Password.self, Logout.self, List.self, Send.self, History.self, Sync.self,
-                      Outbox.self, Pin.self, Unpin.self, Mute.self, Unmute.self, GroupCommand.self, RoomCommand.self, SignalCommand.self, Delete.self, Revoke.self, React.self, Edit.self, Fav.self, Forward.self, Search.self, Friend.self, Block.self, Unblock.self, Blocks.self, Profile.self, Privacy.self, Sessions.self, SecretCommand.self, SafetyNumberCommand.self, Save.self, Demo.self, DecodeImage.self],
+                      Outbox.self, Pin.self, Unpin.self, Mute.self, Unmute.self, GroupCommand.self, RoomCommand.self, SignalCommand.self, Delete.self, Revoke.self, React.self, Edit.self, Fav.self, Forward.self, Search.self, Friend.self, Block.self, Unblock.self, Blocks.self, Profile.self, Privacy.self, Sessions.self, SecretCommand.self, SafetyNumberCommand.self, Save.self, Export.self, Demo.self, DecodeImage.self],
         defaultSubcommand: Start.self)
 
     /// A closed pipe (`tongban ls | head`) must end the output, not the process.
@@ -97,23 +97,12 @@ func indentedBody(_ s: String) -> String {
     TerminalSanitizer.sanitize(s, keepNewlines: true).replacingOccurrences(of: "\n", with: "\n    ")
 }
 
-/// `--json` output: pretty, keys sorted, for a terminal: JSONEncoder escapes
-/// only U+0000–U+001F, so DEL, the C1 controls (U+009B is CSI) and
-/// bidi/format characters inside strings are written as `\uXXXX` too. Still
-/// the same JSON.
+/// `--json` output: pretty, keys sorted, and safe for a terminal
+/// (`TerminalSanitizer.terminalSafeJSON`). Still the same JSON.
 func jsonOut(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    var text = ""
-    for scalar in String(decoding: try encoder.encode(value), as: UTF8.self).unicodeScalars {
-        let v = scalar.value
-        if (0x7F...0x9F).contains(v) || scalar.properties.generalCategory == .format
-            || (0x2028...0x2029).contains(v) {
-            text += String(format: "\\u%04X", v)
-        } else {
-            text.unicodeScalars.append(scalar)
-        }
-    }
+    let text = TerminalSanitizer.terminalSafeJSON(String(decoding: try encoder.encode(value), as: UTF8.self))
     try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }
 
@@ -149,4 +138,12 @@ func conversationId(_ session: Session, with peer: String) async throws -> Strin
         throw CLIError("no local conversation with \(peer)")
     }
     return id
+}
+
+/// The conversation `--with` names (`history`, `export`): with `secret`,
+/// the secret chat with that peer (started if new), else the open chat
+/// with the peer or the group.
+func resolveConversation(_ session: Session, with name: String, secret: Bool) async throws -> String {
+    if secret { return try await secretConversation(session, with: name) }
+    return try await conversationId(session, with: name)
 }

@@ -96,3 +96,31 @@ extension TerminalSanitizer {
         sanitize(MessageKind.flattenLines(s))
     }
 }
+
+extension TerminalSanitizer {
+    /// JSON text safe to print on a terminal and still the same JSON:
+    /// JSONEncoder escapes only U+0000–U+001F, so DEL, the C1 controls
+    /// (U+009B is CSI), format (bidi) characters and U+2028/2029 inside
+    /// strings are written as `\uXXXX` too, past U+FFFF as a surrogate pair.
+    public static func terminalSafeJSON(_ json: String) -> String {
+        var text = String.UnicodeScalarView()
+        func escape(_ unit: UInt32) {
+            let hex = String(unit, radix: 16, uppercase: true)
+            text.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+        }
+        for scalar in json.unicodeScalars {
+            let v = scalar.value
+            guard (0x7F...0x9F).contains(v) || scalar.properties.generalCategory == .format || (0x2028...0x2029).contains(v) else {
+                text.append(scalar)
+                continue
+            }
+            if v > 0xFFFF {
+                escape(0xD800 + ((v - 0x10000) >> 10))
+                escape(0xDC00 + ((v - 0x10000) & 0x3FF))
+            } else {
+                escape(v)
+            }
+        }
+        return String(text)
+    }
+}

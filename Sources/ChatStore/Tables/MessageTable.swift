@@ -82,6 +82,18 @@ enum MessageTable {
         return MessagePage(messages: rows.reversed().map(\.stored), lowestSeq: rows.last?.seq)
     }
 
+    /// The `limit` visible messages just after `seq`, oldest first: a whole
+    /// chat read forwards a page at a time (an export), never all at once.
+    static func page(conversationId: String, after seq: Int, limit: Int, db: Database) throws -> MessagePage {
+        let from = try max(seq, clearedSeq(conversationId, db: db))
+        let rows = try MessageRecord.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM message
+            WHERE conversationId = ? AND seq IS NOT NULL AND seq > ? AND isControl = 0
+            ORDER BY seq ASC LIMIT ?
+            """), arguments: [conversationId, from, limit])
+        return MessagePage(messages: rows.map(\.stored), lowestSeq: rows.first?.seq)
+    }
+
     static func visibleCount(conversationId: String, from: Int, to: Int, db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM message WHERE conversationId = ? AND seq >= ? AND seq <= ? AND isControl = 0

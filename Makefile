@@ -1,11 +1,16 @@
 # Tongban Terminal — the two commands a newcomer needs: `make run`, `make test`.
 SWIFT      ?= swift
-APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql python3 ed
+# man-db, zsh and fish: Tests/e2e/install_e2e.sh renders the installed man
+# pages and parses the installed completions. xvfb, xterm, xdotool and
+# x11-apps (xwd): Tests/e2e/xterm_sixel_e2e.sh reads a real terminal's pictures.
+APT_PKGS   ?= libncursesw5-dev libsqlite3-dev libvips-dev sqlite3 tmux curl nginx openssl postgresql python3 ed \
+              man-db zsh fish xvfb xterm xdotool x11-apps
 BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps build test test-once test-repeat queue-fault golden fuzz fuzz-replay run bench bench-deps bench-compare release order clean
+.PHONY: all deps buildinfo build test test-once test-repeat queue-fault golden fuzz fuzz-replay run bench bench-deps bench-compare release order \
+	install install-gen install-files uninstall clean
 
 all: build
 
@@ -18,10 +23,26 @@ deps:
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
 
-build: deps
+# The commit `--version` names: Sources/CBuildInfo/commit.h (gitignored),
+# "-dirty" when tracked files differ from HEAD, "unknown" outside git. It is
+# rewritten only when its line changes, so an unchanged tree recompiles
+# nothing; buildinfo.c is touched then, because SwiftPM does not see a
+# header that appeared after the file's first compile.
+COMMIT_H := Sources/CBuildInfo/commit.h
+buildinfo:
+	@commit=$$(git rev-parse --short HEAD 2>/dev/null) || commit=""; \
+	if [ -z "$$commit" ]; then commit=unknown; \
+	elif [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit=$$commit-dirty; fi; \
+	line="#define TONGBAN_COMMIT \"$$commit\""; \
+	if [ "$$(cat $(COMMIT_H) 2>/dev/null)" != "$$line" ]; then \
+		echo "$$line" > $(COMMIT_H).tmp && mv $(COMMIT_H).tmp $(COMMIT_H) && \
+		touch Sources/CBuildInfo/buildinfo.c && echo "buildinfo: commit $$commit"; \
+	fi
+
+build: deps buildinfo
 	$(SWIFT) build
 
-test: deps
+test: deps buildinfo
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory test-once
 	$(MAKE) --no-print-directory fuzz-replay
@@ -45,6 +66,9 @@ test-once:
 	BIN=$(BIN) bash Tests/e2e/alive_e2e.sh
 	BIN=$(BIN) bash Tests/e2e/secret_e2e.sh
 	SECRET_E2E_PG=1 BIN=$(BIN) bash Tests/e2e/secret_e2e.sh
+	TONGBAN_EXPECT_COMMIT=1 BIN=$(BIN) bash Tests/e2e/install_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/xterm_sixel_e2e.sh
+	BIN=$(BIN) bash Tests/e2e/export_e2e.sh
 	python3 Tests/e2e/abuse_e2e.py --bin $(BIN)
 	BIN=$(BIN) bash Tests/bench/help_check.sh
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
@@ -54,14 +78,14 @@ test-once:
 # FAULT_FIRST=1000` runs seeds 1000..1199 (make test runs seeds 1..FAULT_RUNS).
 FAULT_RUNS  ?= 24
 FAULT_FIRST ?= 1
-queue-fault:
+queue-fault: buildinfo
 	$(SWIFT) build
 	python3 Tests/fault/queue_fault.py --bin $(BIN) --runs $(FAULT_RUNS) --first $(FAULT_FIRST)
 
 # The whole suite N times over one build; any failure fails the run (a test
 # that passes only by luck shows up here).
 N ?= 5
-test-repeat: deps
+test-repeat: deps buildinfo
 	$(SWIFT) build --build-tests
 	@for i in $$(seq 1 $(N)); do \
 		echo "== test-repeat: run $$i of $(N) =="; \
@@ -86,7 +110,7 @@ fuzz: deps
 fuzz-replay: deps
 	bash Fuzz/run.sh replay
 
-run: deps
+run: deps buildinfo
 	$(SWIFT) build --product tongban
 	$(BIN)/tongban start --demo
 
@@ -129,11 +153,86 @@ endif
 # The client is linked last with its layout flags; SwiftPM does not see a
 # change in the two Tools files, so the client binary is removed first and
 # always relinked (a few seconds).
-release: deps
+release: deps buildinfo
 	@if [ -f "$(STATIC_CXX)" ]; then mkdir -p $(STATIC_CXX_DIR) && echo "INPUT($(STATIC_CXX))" > $(STATIC_CXX_DIR)/libstdc++.so; fi
 	for p in tongban-server tongban-bench; do $(SWIFT) build -c release $(RELEASE_FLAGS) --product $$p || exit 1; done
 	rm -f .build/release/tongban
 	$(SWIFT) build -c release $(RELEASE_FLAGS) $(CLIENT_LINK_FLAGS) --product tongban
+
+# `make install` (PREFIX, DESTDIR as usual): the release binaries, their man
+# pages and shell completions (written from the binaries' own help, so they
+# say what --help says), the systemd unit and the nginx example.
+# install-files installs whatever is in INSTALL_FROM without building:
+# Tests/e2e/install_e2e.sh installs the debug binaries into a temporary DESTDIR.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+INSTALL_FROM ?= .build/release
+INSTALL_GEN  ?= .build/install-gen
+# What is installed, one SOURCE:PATH:MODE a line (PATH under $(DESTDIR)$(PREFIX));
+# uninstall removes exactly these PATHs.
+INSTALL_LIST := \
+	$(INSTALL_FROM)/tongban:bin/tongban:0755 \
+	$(INSTALL_FROM)/tongban-server:bin/tongban-server:0755 \
+	$(INSTALL_GEN)/tongban.1:share/man/man1/tongban.1:0644 \
+	$(INSTALL_GEN)/tongban-server.8:share/man/man8/tongban-server.8:0644 \
+	$(INSTALL_GEN)/tongban.bash:share/bash-completion/completions/tongban:0644 \
+	$(INSTALL_GEN)/tongban-server.bash:share/bash-completion/completions/tongban-server:0644 \
+	$(INSTALL_GEN)/_tongban:share/zsh/site-functions/_tongban:0644 \
+	$(INSTALL_GEN)/_tongban-server:share/zsh/site-functions/_tongban-server:0644 \
+	$(INSTALL_GEN)/tongban.fish:share/fish/vendor_completions.d/tongban.fish:0644 \
+	$(INSTALL_GEN)/tongban-server.fish:share/fish/vendor_completions.d/tongban-server.fish:0644 \
+	$(INSTALL_GEN)/tongban-server.service:lib/systemd/system/tongban-server.service:0644 \
+	deploy/nginx/tongban.conf:share/doc/tongban/nginx/tongban.conf:0644
+INSTALLED := $(foreach f,$(INSTALL_LIST),$(word 2,$(subst :, ,$(f))))
+UNIT_PATH  := $(PREFIX)/lib/systemd/system/tongban-server.service
+NGINX_PATH := $(PREFIX)/share/doc/tongban/nginx/tongban.conf
+
+install: buildinfo release
+	$(MAKE) --no-print-directory install-files
+
+# Man pages and completions from the binaries being installed; the unit's
+# ExecStart names the binary where PREFIX puts it.
+install-gen:
+	@for b in tongban tongban-server; do [ -x $(INSTALL_FROM)/$$b ] || \
+		{ echo "no $(INSTALL_FROM)/$$b: make install builds it (make release)"; exit 1; }; done
+	rm -rf $(INSTALL_GEN) && mkdir -p $(INSTALL_GEN)
+	python3 Tools/manpage.py --section 1 --see-also tongban-server:8 \
+		$(INSTALL_FROM)/tongban > $(INSTALL_GEN)/tongban.1
+	python3 Tools/manpage.py --section 8 --see-also tongban:1 --see-also nginx:8 --see-also systemctl:1 \
+		--file "$(UNIT_PATH)=The systemd unit: the server on 127.0.0.1:8080, its data in /var/lib/tongban; systemctl enable --now tongban-server." \
+		--file "$(NGINX_PATH)=The nginx example: TLS in front of the server, HTTP and the push WebSocket passed on; fill in its four placeholders and include it in nginx's http block." \
+		$(INSTALL_FROM)/tongban-server > $(INSTALL_GEN)/tongban-server.8
+	for b in tongban tongban-server; do \
+		$(INSTALL_FROM)/$$b --generate-completion-script bash > $(INSTALL_GEN)/$$b.bash && \
+		$(INSTALL_FROM)/$$b --generate-completion-script zsh > $(INSTALL_GEN)/_$$b && \
+		$(INSTALL_FROM)/$$b --generate-completion-script fish > $(INSTALL_GEN)/$$b.fish || exit 1; \
+	done
+	sed 's|/usr/local/bin/tongban-server|$(PREFIX)/bin/tongban-server|g' \
+		deploy/systemd/tongban-server.service > $(INSTALL_GEN)/tongban-server.service
+
+install-files: install-gen
+	@for f in $(INSTALL_LIST); do \
+		set -- $$(echo "$$f" | tr : " "); \
+		install -D -m $$3 "$$1" "$(DESTDIR)$(PREFIX)/$$2" || exit 1; \
+		echo "installed $(DESTDIR)$(PREFIX)/$$2"; \
+	done
+
+# Removes the installed files, then the directories left empty: every one up
+# to DESTDIR in a staging tree, only tongban's own (share/doc/tongban) on the
+# system itself, where bin/, man1/ and the like are shared.
+uninstall:
+	@for f in $(INSTALLED); do \
+		if [ -e "$(DESTDIR)$(PREFIX)/$$f" ]; then rm -f "$(DESTDIR)$(PREFIX)/$$f" && echo "removed $(DESTDIR)$(PREFIX)/$$f" || exit 1; fi; \
+	done
+	@top=$$(echo "$(DESTDIR)" | sed 's|/*$$||'); \
+	if [ -n "$$top" ]; then \
+		for f in $(INSTALLED); do \
+			d=$$(dirname "$(DESTDIR)$(PREFIX)/$$f"); \
+			while [ "$$d" != "$$top" ] && [ "$$d" != / ] && [ "$$d" != . ] && rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; \
+		done; \
+	else \
+		rmdir "$(PREFIX)/share/doc/tongban/nginx" "$(PREFIX)/share/doc/tongban" 2>/dev/null || true; \
+	fi
 
 # Rewrites Tools/tongban.order from a profile of the release client (valgrind).
 order: release

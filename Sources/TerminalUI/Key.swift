@@ -49,6 +49,8 @@ public enum TerminalReply: Hashable, Sendable {
     case deviceAttributes(String)
     /// A character cell's size in pixels (`ESC [ 16 t`'s answer).
     case cellSize(width: Int, height: Int)
+    /// The terminal's background colour (`ESC ] 11 ; ?`'s answer).
+    case background(red: UInt8, green: UInt8, blue: UInt8)
 }
 
 /// What the mouse did, at which cell (column, row from the top left).

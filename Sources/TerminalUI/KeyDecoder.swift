@@ -61,6 +61,9 @@ public struct KeyDecoder: Sendable {
         /// `ESC _` … `ESC \`: an application program command (kitty's replies);
         /// `escaped` once its closing ESC arrived.
         case apc([UInt32], escaped: Bool)
+        /// `ESC ]` … `BEL` or `ESC \`: an operating system command (the
+        /// terminal's background colour); `escaped` once a closing ESC arrived.
+        case osc([UInt32], escaped: Bool)
         case ss3
         case paste
     }
@@ -145,6 +148,8 @@ public struct KeyDecoder: Sendable {
             feedCSI(params, input, into: &out)
         case .apc(let body, let escaped):
             feedAPC(body, escaped: escaped, input, into: &out)
+        case .osc(let body, let escaped):
+            feedOSC(body, escaped: escaped, input, into: &out)
         case .ss3:
             feedSS3(input, into: &out)
         case .paste:
@@ -191,6 +196,8 @@ public struct KeyDecoder: Sendable {
             state = .ss3
         case .char(0x5F):  // _: a terminal's reply, never a key
             state = .apc([], escaped: false)
+        case .char(0x5D):  // ]: a reply, or Alt-] when nothing follows in time
+            state = .osc([], escaped: false)
         case .char(let v):
             state = .normal
             if let scalar = Self.printable(v) {
@@ -260,6 +267,43 @@ public struct KeyDecoder: Sendable {
             // Past the cap the body is no longer kept, only read to its end.
             state = .apc(body.count < Self.maxReply ? body + [v] : body, escaped: false)
         }
+    }
+
+    /// Collects an OSC body up to BEL or `ESC \` (the same cap as APC). Cut
+    /// off by a timeout before anything came, it was Alt-].
+    private mutating func feedOSC(_ body: [UInt32], escaped: Bool, _ input: Input, into out: inout [Key]) {
+        guard case .char(let v) = input else {
+            if input == .timeout {
+                state = .normal
+                if body.isEmpty && !escaped { out.append(.alt("]")) }
+            }
+            return
+        }
+        if v == 0x07 || (escaped && v == 0x5C) {
+            state = .normal
+            let text = String(String.UnicodeScalarView(body.compactMap(Unicode.Scalar.init)))
+            if body.count < Self.maxReply, let reply = Self.oscReply(text) { out.append(.reply(reply)) }
+            return
+        }
+        if escaped {
+            state = .normal  // ESC then something else: the reply was broken off
+            return
+        }
+        state = v == 0x1B ? .osc(body, escaped: true) : .osc(body.count < Self.maxReply ? body + [v] : body, escaped: false)
+    }
+
+    /// `11;rgb:RRRR/GGGG/BBBB` (1–4 hex digits a component): the background.
+    static func oscReply(_ text: String) -> TerminalReply? {
+        guard text.hasPrefix("11;rgb:") else { return nil }
+        let parts = text.dropFirst(7).split(separator: "/")
+        guard parts.count == 3 else { return nil }
+        var rgb: [UInt8] = []
+        for p in parts {
+            guard (1...4).contains(p.count), let v = UInt32(p, radix: 16) else { return nil }
+            let max = (UInt32(1) << (4 * UInt32(p.count))) - 1
+            rgb.append(UInt8((v * 255 + max / 2) / max))
+        }
+        return .background(red: rgb[0], green: rgb[1], blue: rgb[2])
     }
 
     private mutating func feedSS3(_ input: Input, into out: inout [Key]) {

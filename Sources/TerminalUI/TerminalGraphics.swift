@@ -62,6 +62,8 @@ public enum TerminalGraphics {
                 if attributes.split(separator: ";").contains("4") { sixel = true }
             case .cellSize(let width, let height):
                 cell = (width, height)
+            case .background:
+                break
             }
         }
 

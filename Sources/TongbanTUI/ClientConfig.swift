@@ -7,7 +7,17 @@ import TerminalUI
 /// A missing file means the defaults; a bad entry is reported and the rest
 /// still applies.
 public struct ClientConfig: Equatable, Sendable {
-    var palette = ThemePalette.dark
+    /// The built-in theme under the overrides.
+    var theme = ThemePalette.Name.dark
+    /// Whether `config.json` named the theme (else the terminal's background decides).
+    var themeNamed = false
+    /// `"colors"`: roles drawn otherwise than the theme draws them.
+    var overrides: [ThemePalette.Role: Style] = [:]
+    var palette: ThemePalette {
+        var p = ThemePalette.named(theme)
+        for (role, style) in overrides { p[role] = style }
+        return p
+    }
     /// Clicks and the wheel (`--no-mouse` turns them off too).
     public var mouse = true
     /// OSC 8 hyperlinks around links (off where a terminal prints them as junk).
@@ -19,8 +29,20 @@ public struct ClientConfig: Equatable, Sendable {
         public let description: String
     }
 
-    /// The theme when `config.json` names none: light when the terminal says
-    /// its background is light (`COLORFGBG`, e.g. "0;15"), else dark.
+    /// The question whose answer (`TerminalReply.background`) `adopt` takes:
+    /// asked only when `config.json` names no theme.
+    public var backgroundQuery: String? { themeNamed ? nil : "\u{1B}]11;?\u{1B}\\" }
+
+    /// The terminal said its background colour: light on a light one
+    /// (relative luminance over one half), unless `config.json` chose.
+    public mutating func adopt(background red: UInt8, _ green: UInt8, _ blue: UInt8) {
+        guard !themeNamed else { return }
+        let luminance = 0.2126 * Double(red) + 0.7152 * Double(green) + 0.0722 * Double(blue)
+        theme = luminance > 127.5 ? .light : .dark
+    }
+
+    /// The theme when `config.json` names none, until the terminal answers:
+    /// light when `COLORFGBG` says the background is light (e.g. "0;15"), else dark.
     static func defaultTheme(environment: [String: String]) -> ThemePalette.Name {
         guard let bg = environment["COLORFGBG"]?.split(separator: ";").last.flatMap({ Int($0) }) else { return .dark }
         return bg == 7 || bg == 15 ? .light : .dark
@@ -29,7 +51,7 @@ public struct ClientConfig: Equatable, Sendable {
     /// Reads `url`; the problems found are returned beside what could be read.
     public static func load(from url: URL, environment: [String: String]) -> (ClientConfig, [Problem]) {
         var config = ClientConfig()
-        config.palette = .named(defaultTheme(environment: environment))
+        config.theme = defaultTheme(environment: environment)
         guard let data = FileManager.default.contents(atPath: url.path) else { return (config, []) }
         guard let table = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             return (config, [Problem(description: "\(url.path): expected an object, e.g. {\"theme\": \"light\"}")])
@@ -38,7 +60,8 @@ public struct ClientConfig: Equatable, Sendable {
         func problem(_ text: String) { problems.append(Problem(description: "\(url.path): \(text)")) }
         if let theme = table["theme"] {
             if let name = (theme as? String).flatMap(ThemePalette.Name.init(rawValue:)) {
-                config.palette = .named(name)
+                config.theme = name
+                config.themeNamed = true
             } else {
                 problem("unknown theme \(theme) (\(ThemePalette.Name.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
@@ -50,7 +73,7 @@ public struct ClientConfig: Equatable, Sendable {
                         problem("unknown colour role \(name) (\(ThemePalette.Role.allCases.map(\.rawValue).joined(separator: ", ")))")
                         continue
                     }
-                    if let style = style(value) { config.palette[role] = style } else { problem("cannot read the colour of \(name)") }
+                    if let style = style(value) { config.overrides[role] = style } else { problem("cannot read the colour of \(name)") }
                 }
             } else {
                 problem("\"colors\" must be an object of roles to colours")

@@ -37,6 +37,8 @@ public enum TUIRunner {
         terminal.setMouse(config.mouse && mouse)
         terminal.setHyperlinks(Hyperlinks.wanted(setting: config.hyperlinks, environment: ProcessInfo.processInfo.environment))
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        // A light or dark terminal decides the theme config.json did not name.
+        if !app.monochrome, let query = config.backgroundQuery { terminal.notify(query) }
         app.trueColor = HalfBlock.trueColor(environment: ProcessInfo.processInfo.environment)
         app.onRedraw = { [weak app] in
             guard let app else { return }

@@ -83,6 +83,25 @@ import Testing
         #expect(ClientConfig.load(from: none, environment: [:]).0.palette == .dark)
     }
 
+    /// The terminal's answer to OSC 11 picks the theme config.json left open.
+    @Test func theTerminalsBackgroundPicksTheTheme() throws {
+        var d = KeyDecoder()
+        let keys = d.decode(Array("\u{1B}]11;rgb:ffff/ffff/f0f0\u{1B}\\x\u{1B}]11;rgb:00/10/20\u{7}".unicodeScalars.map { .char($0.value) }))
+        #expect(keys == [.reply(.background(red: 255, green: 255, blue: 240)), .char("x"), .reply(.background(red: 0, green: 16, blue: 32))])
+        #expect(d.decode([.char(0x1B), .char(0x5D), .timeout]) == [.alt("]")], "Alt-] alone is still a key")
+        var config = ClientConfig()
+        #expect(config.backgroundQuery == "\u{1B}]11;?\u{1B}\\")
+        config.overrides[.prompt] = Style(fg: .red)
+        config.adopt(background: 250, 250, 250)
+        #expect(config.palette.dim == ThemePalette.light.dim && config.palette.prompt == Style(fg: .red))
+        config.adopt(background: 20, 20, 30)
+        #expect(config.palette.dim == ThemePalette.dark.dim)
+        config.themeNamed = true
+        #expect(config.backgroundQuery == nil)
+        config.adopt(background: 255, 255, 255)
+        #expect(config.palette.dim == ThemePalette.dark.dim, "a theme config.json named stays")
+    }
+
     @Test func noColorWinsOverATheme() {
         let g = Screen.render(Self.chat(), Self.zh, RenderOptions(monochrome: true, palette: .named(.highContrast)))
         for y in 0..<g.height {

@@ -179,6 +179,11 @@ public final class ChatApp {
 
     public func handle(_ key: Key) async {
         // The terminal answering `TerminalGraphics.query`: how to draw pictures.
+        if case .reply(.background(let r, let g, let b)) = key {
+            config.adopt(background: r, g, b)
+            redraw()
+            return
+        }
         if case .reply(let reply) = key {
             graphicsDetector.hear(reply)
             onGraphics?(graphicsDetector)

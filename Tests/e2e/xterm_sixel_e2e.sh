@@ -6,7 +6,8 @@
 # included: a coloured pixel in a screenshot (xwd) is a picture drawn in
 # sixel. The picture is drawn in pixels; the message menu (`.`) and the
 # help (`?`) opened over it leave no pixel of it on screen (before, the
-# menu's lines were painted over); closing them brings it back.
+# menu's lines were painted over); closing them brings it back. The chat
+# is opened with a double click: the mouse in a real terminal.
 set -euo pipefail
 BIN=${BIN:-.build/debug}
 WORK=$(mktemp -d /tmp/tongban-xterm-e2e.XXXXXX)
@@ -102,12 +103,15 @@ wait_for() {
 }
 
 key() { xdotool key --delay 50 "$@"; }
-# The list is there; Enter opens Alice's chat (the input bar has the keys);
+# The list is there; a double click on Alice's row (row 2 of the list, in
+# pixels of the window's cells) opens her chat (the input bar has the keys);
 # Shift-Tab selects her newest message, the line under the picture, whose
 # menu opens above it: over the picture.
 sleep 0.5
-key Return
-wait_for some "the picture in pixels in alice's chat" || fail "the picture is not drawn in sixel"; ok
+eval "$(xdotool getwindowgeometry --shell "$WIN")"
+CELL_W=$((WIDTH / 100)) CELL_H=$((HEIGHT / 24))
+xdotool mousemove $((X + 10 * CELL_W)) $((Y + 2 * CELL_H + CELL_H / 2)) click --repeat 2 --delay 80 1
+wait_for some "the picture in pixels in alice's chat, opened by a double click" || fail "a double click did not open the chat, or the picture is not drawn in sixel"; ok
 key shift+Tab
 wait_for some "the message under it selected" || fail "selecting a message lost the picture"; ok
 key period

@@ -209,12 +209,7 @@ import Testing
         defer { Task { await server.stop() } }
         let a = try await makeSession(server.baseURL, "fill_ann")
         let b = try await makeSession(server.baseURL, "fill_ben")
-        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
-        for i in 1...3 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "早 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
-        try await b.sync.pull()
-        for i in 4...8 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "晚 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
-        try server.service.pruneSyncLog(olderThanMs: Int(Date().timeIntervalSince1970 * 1000) + 1000)
-        _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "最新", contentType: 101, clientMsgId: "e9"))
+        let conv = try await sendAcrossAPrunedLog(server, from: a, to: b)
         try await b.sync.pull()
         #expect(try b.store.missingRanges(conversationId: conv) == [4...8])
 

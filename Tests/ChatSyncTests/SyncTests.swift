@@ -25,6 +25,19 @@ func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void 
 }
 
 /// A registered user with their own local data folder (`device`: keeps the session id, as secret chats need).
+/// `a` sends `b` nine messages; `b` pulls after the first three, and the
+/// sync log loses 4–8 before `b` pulls again: `b`'s store misses 4...8 (the
+/// last pull is left to the caller, which may watch it).
+func sendAcrossAPrunedLog(_ server: RunningServer, from a: Session, to b: Session) async throws -> String {
+    let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
+    for i in 1...3 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "早 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
+    try await b.sync.pull()
+    for i in 4...8 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "晚 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
+    try server.service.pruneSyncLog(olderThanMs: Int(Date().timeIntervalSince1970 * 1000) + 1000)
+    _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "最新", contentType: 101, clientMsgId: "e9"))
+    return conv
+}
+
 func makeSession(_ server: String, _ account: String, root: URL? = nil, fast: Bool = true, device: Bool = false) async throws -> Session {
     let root = root ?? tempURL(account)
     let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"), cacheDirectory: root.appendingPathComponent("cache"),
@@ -343,12 +356,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         defer { Task { await server.stop() } }
         let a = try await makeSession(server.baseURL, "gapper")
         let b = try await makeSession(server.baseURL, "gapped")
-        let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
-        for i in 1...3 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "早 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
-        try await b.sync.pull()
-        for i in 4...8 { _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "晚 \(i)", contentType: 101, clientMsgId: "e\(i)")) }
-        try server.service.pruneSyncLog(olderThanMs: Int(Date().timeIntervalSince1970 * 1000) + 1000)
-        _ = try await a.api.send(SendMessageRequest(recvID: conv, content: "最新", contentType: 101, clientMsgId: "e9"))
+        let conv = try await sendAcrossAPrunedLog(server, from: a, to: b)
         let resynced = ResyncFlag()
         b.sync.observe { if case .resynced = $0 { resynced.set() } }
         try await b.sync.pull()

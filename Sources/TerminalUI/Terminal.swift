@@ -144,6 +144,13 @@ public final class Terminal: @unchecked Sendable {
         if needed { tb_wake(wakeWrite) }
     }
 
+    /// Bench mode only: `line` with the milliseconds since launch, for a
+    /// trace of what the client did when (the sync loop's pulls, its socket).
+    public func benchNote(_ line: String) {
+        guard benchLog != nil else { return }
+        lock.withLock { bench("t_ms \(Double(DispatchTime.now().uptimeNanoseconds - launchedAt) / 1e6) \(line)") }
+    }
+
     private func bench(_ line: String) {
         guard let benchLog else { return }
         if !FileManager.default.fileExists(atPath: benchLog) {

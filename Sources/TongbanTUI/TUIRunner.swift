@@ -86,6 +86,16 @@ public enum TUIRunner {
                 terminal.notify(sequence)
             }
         }
+        // Bench mode: when the socket came and went, and what each pull brought.
+        if ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"] != nil {
+            _ = session.sync.observe { update in
+                switch update {
+                case .connection(let c): terminal.benchNote("connection \(c)")
+                case .applied(let changes): terminal.benchNote("applied incoming \(changes.incoming.values.reduce(0, +))")
+                default: break
+                }
+            }
+        }
         // The first frame already shows the stored list: no network before it.
         app.loadListFromStore()
         app.redraw()

@@ -15,6 +15,8 @@
 #   FLOOD_TIMEOUT seconds to wait for the last flood message on screen (default 600)
 #   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there
 #   GROUP_MEMBERS members of the group ours is flooded in (default 200; 0 skips that phase)
+#   TRACE_DIR     when set, ours' flood trace (client bench log with its socket and
+#                 pulls, server log, sender output) is copied there per flood phase
 # Prints a markdown table on stdout (and, for ours, a second one: the flood
 # in a group next to the one-to-one flood); progress and diagnostics go to
 # stderr.
@@ -725,6 +727,12 @@ ours_flood_phase() {
   # (~0.1 s) count against ours; its sends then wait for each acknowledgement.
   flood_measure "$key" "$s" "$pid" "$SERVER_PID" ours_send_flood "$dir"
   wait "$OURS_FLOODER" || true
+  # TRACE_DIR: the client's trace (its socket and pulls, in ms since launch),
+  # the server's log and the sender's output of this flood, kept to read.
+  if [ -n "${TRACE_DIR:-}" ]; then
+    mkdir -p "$TRACE_DIR/$key"
+    cp "$dir/bench.log" "$dir/flood.out" "$WORK/tongban-server.$s/server.log" "$TRACE_DIR/$key/" 2>/dev/null || true
+  fi
   line=$(sed -n 's/^sent [0-9]* in \([0-9.]*\) s.*/\1/p' "$dir/flood.out" | head -1)
   if [ -n "$line" ]; then put flood_sent "$key" "$line"; fi
 }
@@ -757,9 +765,23 @@ ours_paced_flood_phase() {
 # leaves its cells n/a and the others still run; whatever it started is
 # reaped by pid afterwards.
 PHASE_PID=""
+# settle: each phase starts on a quiet machine and says so. Dirty pages are
+# written back first; a tongban-server or tongban-bench still running (an
+# earlier bench's, or anybody's: it is named, not ended), the sockets in
+# TIME_WAIT (near the ephemeral range's size new connections fail) and the
+# load go to stderr with the phase.
+settle() {
+  local left
+  sync
+  left=$(pgrep -a -f '^[^ ]*tongban-(server|bench)( |$)' | cut -c1-100 | tr '\n' ';' || true)
+  [ -n "$left" ] && log "settle: still running before this phase: $left"
+  log "settle: $(ss -Htan state time-wait 2>/dev/null | wc -l) sockets in TIME_WAIT, $(awk '/^Dirty:/ {print $2}' /proc/meminfo) kB dirty, load $(cut -d' ' -f1 /proc/loadavg)"
+}
+
 run_phase() { # NAME FUNCTION
   local rc=0 s
   PHASE=$1
+  settle
   log "== $1"
   (
     trap 'log "$PHASE: failed at line $LINENO: $BASH_COMMAND"' ERR

@@ -143,6 +143,34 @@ func storedTexts(_ s: Session, _ conv: String) throws -> [String] {
         #expect(await firstUpdate(stream) { $0.isConnection(.online) } != nil, "polled at the fast pace while down")
     }
 
+    /// Without push, a poll that brought messages is followed at once by
+    /// the next: a flood is not fetched one page every `pollOffline`.
+    @Test func withoutPushABusyPollIsFollowedSoon() async throws {
+        let timing = SyncEngine.Timing()
+        #expect(timing.pollWait(pushUp: true, lastPullBrought: true) == timing.pollOnline, "push says when")
+        #expect(timing.pollWait(pushUp: false, lastPullBrought: false) == timing.pollOffline)
+        #expect(timing.pollWait(pushUp: false, lastPullBrought: true) == timing.pollBusy)
+        #expect(timing.pollBusy < timing.pollOffline / 10)
+
+        let fake = try FakeChatAPI(account: "busyme")
+        let peer = try fake.addPeer("busypeer")
+        let conv = fake.conversationId(with: peer.uid)
+        var slow = SyncEngine.Timing()
+        slow.pollOffline = .milliseconds(10)  // the first poll; after it only the busy pace can be fast
+        slow.pollBusy = .milliseconds(10)
+        slow.pollOnline = .seconds(600)
+        let me = try fake.makeSession(timing: slow)
+        let (stream, stop) = updates(of: me.sync)
+        defer { stop() }
+        try fake.peerSends(from: peer.uid, text: "一")
+        me.sync.start()
+        defer { me.sync.stop() }
+        #expect(await firstUpdate(stream) { u in if case .applied(let c) = u { c.incoming[conv] == 1 } else { false } } != nil)
+        try fake.peerSends(from: peer.uid, text: "二")
+        #expect(await firstUpdate(stream) { u in if case .applied(let c) = u { c.incoming[conv] == 1 } else { false } } != nil)
+        #expect(try storedTexts(me, conv) == ["一", "二"])
+    }
+
     @Test func aLostAnswerIsResentWithTheSameIdAndStoredOnce() async throws {
         let fake = try FakeChatAPI(account: "lostme")
         let peer = try fake.addPeer("lostpeer")

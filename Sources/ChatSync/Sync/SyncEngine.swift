@@ -56,7 +56,17 @@ public final class SyncEngine: Sendable {
         /// delay per message (figures in BENCHMARKS.md, "Notes moved from
         /// the code").
         public var noticeGap: Duration = .milliseconds(50)
+        /// Without a working socket, a poll that brought something is
+        /// followed by another this soon: a flood keeps arriving at the
+        /// network's pace, not one page every `pollOffline`.
+        public var pollBusy: Duration = .milliseconds(100)
         public init() {}
+
+        /// How long the poll loop waits before its next pull.
+        public func pollWait(pushUp: Bool, lastPullBrought: Bool) -> Duration {
+            if pushUp { return pollOnline }
+            return lastPullBrought ? pollBusy : pollOffline
+        }
     }
 
     let api: any ChatAPI
@@ -305,14 +315,15 @@ public final class SyncEngine: Sendable {
     /// pace, and its answers alone say whether the server is reachable.
     func pollLoop() async {
         let hasPush = pushTarget != nil
+        var brought = false
         while !Task.isCancelled {
-            let wait = hasPush && state == .online ? timing.pollOnline : timing.pollOffline
-            try? await Task.sleep(for: wait)
+            try? await Task.sleep(for: timing.pollWait(pushUp: hasPush && state == .online, lastPullBrought: brought))
             if Task.isCancelled { return }
             do {
-                try await pull()
+                brought = !(try await pull()).conversationIds.isEmpty
                 if !hasPush { setState(.online) }
             } catch {
+                brought = false
                 if !hasPush || state != .online { setState(.offline(Self.reason(error))) }
             }
         }

@@ -68,7 +68,7 @@ public final class Terminal: @unchecked Sendable {
         case idle, starting, running, stopping, stopped
     }
 
-    private enum Request {
+    enum Request {
         case bell
         case title(String)
         case raw(String)
@@ -135,6 +135,12 @@ public final class Terminal: @unchecked Sendable {
 
     /// Wakes the terminal thread for what the caller just queued (under
     /// `lock`), unless a wake-up is already on its way.
+    /// Queues `r` for the terminal thread and wakes it.
+    func request(_ r: Request) {
+        lock.withLock { requests.append(r) }
+        wake()
+    }
+
     private func wake() {
         let needed = lock.withLock {
             if wakePending { return false }
@@ -234,39 +240,6 @@ public final class Terminal: @unchecked Sendable {
     /// Whether tmux sits between us and the terminal.
     public var insideTmux: Bool { environment["TMUX"] != nil }
 
-    /// Clears the terminal and repaints the last frame in full (for Ctrl-L,
-    /// or after something else wrote to the terminal).
-    public func invalidate() {
-        lock.withLock { requests.append(.invalidate) }
-        wake()
-    }
-
-    /// Turns clicks and the wheel into `.mouse` keys (Shift still selects
-    /// text the terminal's way: terminals keep Shift-drag for themselves).
-    public func setMouse(_ on: Bool) {
-        lock.withLock { requests.append(.mouse(on)) }
-        wake()
-    }
-
-    /// Writes links as OSC 8 hyperlinks from the next frame on.
-    public func setHyperlinks(_ on: Bool) {
-        lock.withLock { requests.append(.hyperlinks(on)) }
-        wake()
-    }
-
-    /// Rings the terminal bell.
-    public func bell() {
-        lock.withLock { requests.append(.bell) }
-        wake()
-    }
-
-    /// Writes a desktop notification's escape sequence (already built and
-    /// cleaned by `DesktopNotifier`) between two frames.
-    public func notify(_ sequence: String) {
-        lock.withLock { requests.append(.raw(sequence)) }
-        wake()
-    }
-
     /// Runs `body` (an editor, say) with the terminal to itself: curses
     /// leaves the screen first and takes it back, redrawn, after. `body`
     /// runs on a thread of its own (never one of the concurrency pool's),
@@ -287,15 +260,6 @@ public final class Terminal: @unchecked Sendable {
                 done.resume(returning: result)
             }.start()
         }
-    }
-
-    /// Sets the window (or tmux pane) title with OSC 0, only when TERM looks
-    /// like xterm, tmux, screen or another terminal known to support it.
-    /// Control characters are stripped. The previous title is restored by
-    /// `stop()` where the terminal keeps a title stack.
-    public func setTitle(_ title: String) {
-        lock.withLock { requests.append(.title(title)) }
-        wake()
     }
 
     // MARK: - Terminal thread

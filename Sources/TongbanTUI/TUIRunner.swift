@@ -25,15 +25,18 @@ public enum TUIRunner {
         app.pictureDecoder = pictureDecoder
         app.bellEnabled = ProcessInfo.processInfo.environment["TONGBAN_NO_BELL"] == nil
             && ProcessInfo.processInfo.environment["NO_BELL"] == nil
+        var problems: [String] = []
         do {
             app.keyMap = try KeyMap.load(from: session.paths.configDirectory.appendingPathComponent("keys.json"))
         } catch {
-            app.showStatus("\(error)")
+            problems.append("\(error)")
         }
-        let (config, problems) = ClientConfig.load(from: session.paths.configDirectory.appendingPathComponent("config.json"),
-                                                   environment: ProcessInfo.processInfo.environment)
+        let (config, configProblems) = ClientConfig.load(from: session.paths.configDirectory.appendingPathComponent("config.json"),
+                                                         environment: ProcessInfo.processInfo.environment)
         app.config = config
-        if let problem = problems.first { app.showStatus(problem.description) }
+        // Every problem of both files on the status line, not only the last one found.
+        problems += configProblems.map(\.description)
+        if !problems.isEmpty { app.showStatus(problems.joined(separator: "; ")) }
         terminal.setMouse(config.mouse && mouse)
         terminal.setHyperlinks(Hyperlinks.wanted(setting: config.hyperlinks, environment: ProcessInfo.processInfo.environment))
         app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false

@@ -83,4 +83,15 @@ import Testing
         s = Self.state("没有链接")
         #expect(Update.apply(.key(.char("o")), to: &s, Self.zh).isEmpty && s.status == "这条消息没有可以打开的内容")
     }
+
+    @Test func theMenuOffersToOpenALinkAndTheWheelMovesThePicker() throws {
+        var s = Self.state("https://a.example/1 与 https://b.example/2")
+        let m = try #require(s.selectedMessage)
+        #expect(MessageMenu.items(for: m, s, Self.zh).contains { $0.action == .messagesOpen })
+        #expect(!MessageMenu.items(for: Self.state("没有链接").selectedMessage!, s, Self.zh).contains { $0.action == .messagesOpen })
+        _ = Update.apply(.key(.char("o")), to: &s, Self.zh)
+        _ = Update.apply(.key(.mouse(MouseEvent(.wheelDown, x: 50, y: 10))), to: &s, Self.zh)
+        guard case .open(let pick) = s.mode else { Issue.record("the picker closed"); return }
+        #expect(pick.index == 1)
+    }
 }

@@ -30,7 +30,8 @@ enum MessageMenu {
         let primary: [MessageAction: String] = [.showPictures: "ui.menu.view", .confirmFlash: "ui.menu.viewFlash", .play: "ui.menu.play",
                                                 .save: "ui.menu.save", .showQuoted: "ui.menu.quoted", .showRecord: "ui.menu.record"]
         if let title = primary[kind.primaryAction(m)] { items.append(item(.messagesEnter, title)) }
-        if kind.canOpenExternally { items.append(item(.messagesOpen, "ui.menu.open")) }
+        // `o`: a picture or file, or the links in the text (Openable).
+        if !Openable.of(m).isEmpty { items.append(item(.messagesOpen, "ui.menu.open")) }
         guard m.status == .success, m.seq > 0 else { return items }
         // Seed 004's order: 回复 / 撤回 / 转发 / 多选 / 收藏, then the rest.
         if m.can(.quotable) { items.append(item(.messagesReply, "ui.menu.reply")) }

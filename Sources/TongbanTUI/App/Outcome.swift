@@ -28,6 +28,8 @@ enum Outcome: Equatable {
     case noPlayer
     /// No program to show a file with (`name`: the one looked for).
     case noViewer(name: String?)
+    /// `o` on a link, and no `xdg-open` (or `TONGBAN_URL_OPENER`) to run.
+    case noLinkOpener(name: String)
     case pictureFailed(ImageCodec.Failure)
     case fileSaved(path: String)
     case fileSaveFailed(Failure)
@@ -90,6 +92,7 @@ extension Update {
         case .recordingTooShort: return L.string("ui.recordTooShort")
         case .noPlayer: return L.string("ui.noPlayer")
         case .noViewer(let n): return L.string("ui.noViewer", ["name": n ?? "xdg-open"])
+        case .noLinkOpener(let n): return L.string("ui.noLinkOpener", ["name": n])
         case .pictureFailed(let f):
             switch f.kind {
             case .unreadable: return L.string("ui.picture.unreadable")

@@ -4,8 +4,8 @@ import TerminalUI
 
 /// The mouse (iamb, gomuks and weechat do the same): the wheel scrolls the
 /// pane under the pointer, a click selects a conversation or a message and
-/// a double click opens a conversation, a click on the input bar puts the
-/// caret there. Each turns into what the keyboard would do, so the rules
+/// a double click opens a conversation, a click on the input bar gives it
+/// the focus. Each turns into what the keyboard would do, so the rules
 /// stay the keyboard's.
 extension Update {
     /// Two clicks on one cell this close together are a double click.
@@ -72,7 +72,7 @@ extension AppState.Mode {
     /// Overlays that are a list to move through.
     var scrollsWithWheel: Bool {
         switch self {
-        case .help, .actions, .forward, .favorites, .messageSearch, .newChat, .contacts, .record, .emoji: return true
+        case .help, .actions, .forward, .favorites, .messageSearch, .newChat, .contacts, .record, .emoji, .open, .listSearch: return true
         default: return false
         }
     }

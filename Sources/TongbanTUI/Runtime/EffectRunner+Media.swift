@@ -171,7 +171,7 @@ extension EffectRunner {
     /// scheme, so it is never taken for an option).
     func openLink(_ url: String) async {
         do { try Programs.openLink(url) } catch Programs.Failure.notFound(let name) {
-            await dispatch(.outcome(.noViewer(name: name)))
+            await dispatch(.outcome(.noLinkOpener(name: name ?? "xdg-open")))
         } catch {
             await dispatch(.outcome(.error(Failure(error))))
         }

@@ -28,7 +28,6 @@ let package = Package(
         // Value types, wire types, mapper, message kinds, localisation. Foundation only.
         .target(
             name: "ChatCore",
-            dependencies: ["CBuildInfo"],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
@@ -99,7 +98,9 @@ let package = Package(
         // The terminal thread's wake-up pipe and SIGWINCH chaining (C: signal handler).
         .target(name: "CTermWake"),
         // The commit a binary was built from (`--version`); see the Makefile's buildinfo.
+        // Apart from ChatCore, which the fuzz harnesses compile on their own.
         .target(name: "CBuildInfo"),
+        .target(name: "Version", dependencies: ["CBuildInfo"], swiftSettings: strict),
         .target(name: "TerminalUI", dependencies: ["CNCurses", "CTermWake", "Spawn"], swiftSettings: strict),
         // The full-screen client: app state, key handling, drawing.
         .target(
@@ -138,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "tongban-server",
             dependencies: [
-                "ChatServer", "ChatServerPostgres", "ChatCore",
+                "ChatServer", "ChatServerPostgres", "Version",
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "TerminalUI", "ChatMedia",
+                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "TerminalUI", "ChatMedia", "Version",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -7,7 +7,7 @@
 # two modules the harnesses need are small and dependency-free, so each is
 # compiled once from its Sources/ files into a static library here:
 #   ChatCore   (Foundation only)           -> message summary sync payload jsonsyntax sanitizer media
-#   TerminalUI (Key.swift + KeyDecoder.swift; CNCurses for the key codes) -> keydecoder
+#   TerminalUI (Key.swift, KeyDecoder.swift, KeyDecoder+Replies.swift; CNCurses for the key codes) -> keydecoder
 #
 # Usage: Fuzz/build.sh [target...]   (no target: all)
 set -euo pipefail
@@ -40,7 +40,7 @@ stale() {  # stale OUTPUT SOURCES...
 
 # Absolute paths: ResourceLocator finds the localisation tables from #filePath.
 mapfile -t CHATCORE_SRC < <(find "$ROOT/Sources/ChatCore" -name '*.swift' | sort)
-TERMINALUI_SRC=("$ROOT/Sources/TerminalUI/Key.swift" "$ROOT/Sources/TerminalUI/KeyDecoder.swift")
+TERMINALUI_SRC=("$ROOT/Sources/TerminalUI/Key.swift" "$ROOT/Sources/TerminalUI/KeyDecoder.swift" "$ROOT/Sources/TerminalUI/KeyDecoder+Replies.swift")
 
 build_lib() {  # build_lib MODULE EXTRA_FLAGS... -- SOURCES...
     local module="$1"; shift

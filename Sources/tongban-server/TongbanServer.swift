@@ -1,6 +1,6 @@
 import ArgumentParser
 import CMalloc
-import ChatCore
+import Version
 import ChatServer
 import ChatServerPostgres
 import Foundation

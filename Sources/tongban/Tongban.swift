@@ -6,6 +6,7 @@ import ChatStore
 import ChatSync
 import Foundation
 import Logging
+import Version
 
 @main
 struct Tongban: AsyncParsableCommand {

@@ -58,10 +58,10 @@ import Testing
             .write(to: file)
         let (config, problems) = ClientConfig.load(from: file, environment: [:])
         #expect(problems.isEmpty)
-        #expect(config.palette.dim == Style(fg: .rgb(0x60, 0x60, 0x60)))
-        #expect(config.palette.prompt == Style(fg: .blue, bold: true))
-        #expect(config.palette.mine == Style(fg: .index(28)))
-        #expect(config.palette.error == ThemePalette.light.error, "what is not overridden is the theme's")
+        #expect(config.palette[.dim] == Style(fg: .rgb(0x60, 0x60, 0x60)))
+        #expect(config.palette[.prompt] == Style(fg: .blue, bold: true))
+        #expect(config.palette[.mine] == Style(fg: .index(28)))
+        #expect(config.palette[.error] == ThemePalette.light[.error], "what is not overridden is the theme's")
         #expect(!config.mouse && config.hyperlinks)
 
         try Data(#"{"theme": "solarized", "colors": {"dim": "mauve", "sparkle": "red", "title": "red"}, "mouse": "yes", "fonts": 1}"#.utf8)
@@ -72,7 +72,7 @@ import Testing
         #expect(said.map(\.description).contains { $0.contains("unknown colour role sparkle") })
         #expect(said.map(\.description).contains { $0.contains("\"mouse\" must be true or false") })
         #expect(said.map(\.description).contains { $0.contains("unknown setting fonts") })
-        #expect(bad.palette.title == Style(fg: .red), "a good entry still applies beside bad ones")
+        #expect(bad.palette[.title] == Style(fg: .red), "a good entry still applies beside bad ones")
         #expect(bad.mouse)
     }
 
@@ -93,13 +93,13 @@ import Testing
         #expect(config.backgroundQuery == "\u{1B}]11;?\u{1B}\\")
         config.overrides[.prompt] = Style(fg: .red)
         config.adopt(background: 250, 250, 250)
-        #expect(config.palette.dim == ThemePalette.light.dim && config.palette.prompt == Style(fg: .red))
+        #expect(config.palette[.dim] == ThemePalette.light[.dim] && config.palette[.prompt] == Style(fg: .red))
         config.adopt(background: 20, 20, 30)
-        #expect(config.palette.dim == ThemePalette.dark.dim)
+        #expect(config.palette[.dim] == ThemePalette.dark[.dim])
         config.themeNamed = true
         #expect(config.backgroundQuery == nil)
         config.adopt(background: 255, 255, 255)
-        #expect(config.palette.dim == ThemePalette.dark.dim, "a theme config.json named stays")
+        #expect(config.palette[.dim] == ThemePalette.dark[.dim], "a theme config.json named stays")
     }
 
     @Test func noColorWinsOverATheme() {

@@ -9,30 +9,30 @@ enum Theme {
     /// drawn at once, as tests do, never see each other's theme).
     @TaskLocal static var palette = ThemePalette.dark
 
-    static var title: Style { palette.title }
-    static var dim: Style { palette.dim }
-    static var selected: Style { palette.selected }
-    static var mine: Style { palette.mine }
-    static var theirs: Style { palette.theirs }
-    static var draft: Style { palette.draft }
-    static var badge: Style { palette.badge }
-    static var online: Style { palette.online }
-    static var error: Style { palette.error }
-    static var prompt: Style { palette.prompt }
-    static var banner: Style { palette.banner }
-    static var border: Style { palette.border }
-    static var status: Style { palette.status }
+    static var title: Style { palette[.title] }
+    static var dim: Style { palette[.dim] }
+    static var selected: Style { palette[.selected] }
+    static var mine: Style { palette[.mine] }
+    static var theirs: Style { palette[.theirs] }
+    static var draft: Style { palette[.draft] }
+    static var badge: Style { palette[.badge] }
+    static var online: Style { palette[.online] }
+    static var error: Style { palette[.error] }
+    static var prompt: Style { palette[.prompt] }
+    static var banner: Style { palette[.banner] }
+    static var border: Style { palette[.border] }
+    static var status: Style { palette[.status] }
     /// `[有人@我]`: red, as in seed 003.
-    static var mention: Style { palette.mention }
+    static var mention: Style { palette[.mention] }
     /// What a search matched, in a result.
-    static var match: Style { palette.match }
+    static var match: Style { palette[.match] }
     /// A reaction of mine under a bubble.
-    static var reactionMine: Style { palette.reactionMine }
-    static var mutedBadge: Style { palette.mutedBadge }
+    static var reactionMine: Style { palette[.reactionMine] }
+    static var mutedBadge: Style { palette[.mutedBadge] }
     /// A group's system notice: a centred grey line.
-    static var notice: Style { palette.notice }
+    static var notice: Style { palette[.notice] }
     /// A link in a message.
-    static var link: Style { palette.link }
+    static var link: Style { palette[.link] }
 
     /// A stable colour per sender in a group: the same person has the same
     /// colour on every screen and every run (FNV-1a of the imUid, not

@@ -24,26 +24,6 @@ struct ThemePalette: Equatable, Sendable {
         set { styles[role] = newValue }
     }
 
-    var title: Style { self[.title] }
-    var dim: Style { self[.dim] }
-    var selected: Style { self[.selected] }
-    var mine: Style { self[.mine] }
-    var theirs: Style { self[.theirs] }
-    var draft: Style { self[.draft] }
-    var badge: Style { self[.badge] }
-    var online: Style { self[.online] }
-    var error: Style { self[.error] }
-    var prompt: Style { self[.prompt] }
-    var banner: Style { self[.banner] }
-    var border: Style { self[.border] }
-    var status: Style { self[.status] }
-    var mention: Style { self[.mention] }
-    var match: Style { self[.match] }
-    var reactionMine: Style { self[.reactionMine] }
-    var mutedBadge: Style { self[.mutedBadge] }
-    var notice: Style { self[.notice] }
-    var link: Style { self[.link] }
-
     static func named(_ name: Name) -> ThemePalette {
         switch name {
         case .dark: return dark

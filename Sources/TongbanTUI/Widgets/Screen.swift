@@ -36,7 +36,8 @@ enum Screen {
         }
         if let chat = layout.chat { ChatPaneWidget.render(s, L, options, layout, into: &g, chat) }
         StatusBarWidget.render(s, L, into: &g, layout.status)
-        let beneath = g.images.isEmpty && g.links.isEmpty ? nil : g
+        // Without an overlay nothing can cover them: no copy and no compare per frame.
+        let beneath = s.mode == .normal || (g.images.isEmpty && g.links.isEmpty) ? nil : g
         OverlayWidget.render(s, L, options, into: &g, layout.body)
         if let beneath { hideCovered(under: beneath, in: &g) }
         if options.monochrome { Theme.stripColours(&g) }

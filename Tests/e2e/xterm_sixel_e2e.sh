@@ -45,6 +45,9 @@ PY
 tb alice send --to bob "看这张图" >/dev/null || fail "alice's text"
 tb alice send --to bob --image "$WORK/noise.png" >/dev/null || fail "alice's picture"
 tb alice send --to bob "就是这张" >/dev/null || fail "alice's text after it"
+# Bob's store has Alice's chat before the client starts, so its first frame
+# (noted in the bench log) already shows her row: the click has a target.
+tb bob sync >/dev/null || fail "bob's sync"
 
 # A display of our own: Xvfb picks a free number and writes it to fd 5.
 Xvfb -displayfd 5 -screen 0 1024x768x24 -nolisten tcp 5>"$WORK/display" 2>"$WORK/xvfb.log" &
@@ -53,8 +56,11 @@ for _ in $(seq 1 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
 [ -s "$WORK/display" ] || fail "Xvfb did not start: $(cat "$WORK/xvfb.log")"
 export DISPLAY=":$(cat "$WORK/display")"
 mkdir -p "$WORK/config"
-# 100×24 cells (the menu then opens over the picture), sixel and its colour registers.
-env -u TMUX -u COLORTERM -u TONGBAN_GRAPHICS NO_COLOR=1 XDG_CONFIG_HOME="$WORK/config" \
+# 100×24 cells (the menu then opens over the picture), sixel and its colour
+# registers; UTF-8 whatever the caller's locale (in the C locale xterm reads
+# the client's UTF-8 as Latin-1, each byte a cell, and the menu's lines no
+# longer fall where the client put them).
+env -u TMUX -u COLORTERM -u TONGBAN_GRAPHICS -u LANGUAGE LANG=C.UTF-8 LC_ALL=C.UTF-8 NO_COLOR=1 XDG_CONFIG_HOME="$WORK/config" TONGBAN_BENCH_LOG="$WORK/frames.log" \
   xterm -ti vt340 -tn xterm-256color -b 0 -fn fixed -geometry 100x24+0+0 \
   -xrm 'XTerm*numColorRegisters: 256' -xrm 'XTerm*allowWindowOps: true' -xrm 'XTerm*decGraphicsID: vt340' \
   -e "$BIN/tongban" start --data-dir "$WORK/bob" 2>"$WORK/xterm.log" &
@@ -88,10 +94,10 @@ print(coloured)
 PY
 }
 
-# wait_for none|some WHAT: screenshots until `picture_pixels` is 0, or 2,000 or more (20 s at most).
+# wait_for none|some WHAT [TRIES]: screenshots until `picture_pixels` is 0, or 2,000 or more (80 tries, 20 s at least).
 wait_for() {
-  local want=$1 what=$2 n=0
-  for _ in $(seq 1 80); do
+  local want=$1 what=$2 tries=${3:-80} n=0
+  for _ in $(seq 1 "$tries"); do
     n=$(picture_pixels)
     if [ "$want" = none ] && [ "$n" -eq 0 ]; then return 0; fi
     if [ "$want" = some ] && [ "$n" -ge 2000 ]; then return 0; fi
@@ -107,11 +113,19 @@ key() { xdotool key --delay 50 "$@"; }
 # pixels of the window's cells) opens her chat (the input bar has the keys);
 # Shift-Tab selects her newest message, the line under the picture, whose
 # menu opens above it: over the picture.
-sleep 0.5
+for _ in $(seq 1 300); do grep -q '^first_frame_ms' "$WORK/frames.log" 2>/dev/null && break; sleep 0.1; done
+grep -q '^first_frame_ms' "$WORK/frames.log" 2>/dev/null || fail "the client drew no frame in 30 s: $(cat "$WORK/xterm.log")"
 eval "$(xdotool getwindowgeometry --shell "$WIN")"
 CELL_W=$((WIDTH / 100)) CELL_H=$((HEIGHT / 24))
-xdotool mousemove $((X + 10 * CELL_W)) $((Y + 2 * CELL_H + CELL_H / 2)) click --repeat 2 --delay 80 1
-wait_for some "the picture in pixels in alice's chat, opened by a double click" || fail "a double click did not open the chat, or the picture is not drawn in sixel"; ok
+# A double click is two clicks 0.4 s apart at most as the client reads them;
+# a machine busy enough to read them further apart gets another double click
+# (on the same row it opens the same chat).
+opened=""
+for _ in 1 2 3; do
+  xdotool mousemove $((X + 10 * CELL_W)) $((Y + 2 * CELL_H + CELL_H / 2)) click --repeat 2 --delay 80 1
+  if wait_for some "the picture in pixels in alice's chat, opened by a double click" 30; then opened=1; break; fi
+done
+[ -n "$opened" ] || fail "a double click did not open the chat, or the picture is not drawn in sixel"; ok
 key shift+Tab
 wait_for some "the message under it selected" || fail "selecting a message lost the picture"; ok
 key period

@@ -37,6 +37,15 @@ extension BenchRow {
                         reference: openIMMicrosPerSend, referenceName: "OpenIM, published", goal: "≤ \(fmt(goalMicros)) µs",
                         met: micros <= goalMicros)
     }
+
+    /// On PostgreSQL a send costs the nodes' CPU and the database's: both,
+    /// per acknowledged send.
+    static func cpuPerSendWithDatabase(_ r: LoadResult, _ deployment: String, goalMicros: Double) -> BenchRow {
+        let micros = (r.serverCPU + r.databaseCPU) / Double(r.messages) * 1e6
+        return BenchRow(figure: "CPU per acknowledged send, \(deployment), server and PostgreSQL's processes (µs)", ours: micros,
+                        reference: openIMMicrosPerSend, referenceName: "OpenIM, published", goal: "≤ \(fmt(goalMicros)) µs",
+                        met: micros <= goalMicros)
+    }
 }
 
 func fmt(_ v: Double) -> String {

@@ -33,6 +33,8 @@ struct Deployment: Sendable {
         var userPorts: [Int] = []
         var nginx: ChildProcess?
         var log: (any LogReader)!
+        /// The store is a PostgreSQL cluster (whose CPU a send also costs).
+        var onPostgres = false
 
         func port(forUser i: Int) -> Int { userPorts[i % userPorts.count] }
 
@@ -48,6 +50,7 @@ struct Deployment: Sendable {
 
     func start(dir: URL) throws -> Running {
         let running = Running()
+        running.onPostgres = postgresAdminURL != nil
         let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tongban-server")
         var shared: [String] = []
         if let admin = postgresAdminURL {

@@ -18,6 +18,8 @@ struct LoadResult: Sendable {
     /// CPU seconds during the sends: the servers', and this process's (the load's clients).
     var serverCPU: Double = .nan
     var benchCPU: Double = .nan
+    /// PostgreSQL's processes' CPU seconds during the sends (nan on SQLite).
+    var databaseCPU: Double = .nan
 }
 
 struct IRCBenchError: Error, CustomStringConvertible {

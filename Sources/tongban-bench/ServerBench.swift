@@ -170,6 +170,8 @@ struct ServerBench: Sendable {
         }
         let pids = running.servers.map(\.pid)
         let cpuBefore = pids.map(cpuSeconds).reduce(0, +)
+        let onPostgres = running.onPostgres
+        let databaseCPUBefore = onPostgres ? PostgresCPU.seconds() : .nan
         let benchCPUBefore = cpuSeconds(pid: getpid())
         let start = DispatchTime.now()
         let done = startThreads(workers.map { w in { w.run() } })
@@ -202,6 +204,7 @@ struct ServerBench: Sendable {
         let rss = pids.map(peakRSSMiB).reduce(0, +)
         let serverCPU = pids.map(cpuSeconds).reduce(0, +) - cpuBefore
         let benchCPU = cpuSeconds(pid: getpid()) - benchCPUBefore
+        let databaseCPU = onPostgres ? PostgresCPU.seconds() - databaseCPUBefore : .nan
         if let failed = users.first(where: \.failed) {
             throw BenchError(description: "user \(failed.index): \(failed.failure ?? "")")
         }
@@ -266,7 +269,7 @@ struct ServerBench: Sendable {
         return LoadResult(messages: total, seconds: seconds, sendsPerSecond: Double(total) / seconds,
                           p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99),
                           allP50ms: percentile(everyone, 50), allP99ms: percentile(everyone, 99), serverRSSMiB: rss,
-                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched, \(everyone.count) of \(total) messages reached every listener\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s, bench clients \(fmt(benchCPU)) s", serverCPU: serverCPU, benchCPU: benchCPU)
+                          note: "\(users.reduce(0) { $0 + $1.notices.count }) sync notices; send->ack p50 \(fmt(percentile(acks, 50))) ms, p99 \(fmt(percentile(acks, 99))) ms; \(latencies.count) of \(total * plan.listeners) notices matched, \(everyone.count) of \(total) messages reached every listener\(settled ? "" : " (not all heard within 10 s)"); CPU during the sends: server \(fmt(serverCPU)) s\(onPostgres ? ", PostgreSQL \(fmt(databaseCPU)) s" : ""), bench clients \(fmt(benchCPU)) s", serverCPU: serverCPU, benchCPU: benchCPU, databaseCPU: databaseCPU)
     }
 
     /// Each user's conversation and whether it sends, for a shape.

@@ -9,7 +9,7 @@ BENCH_PKGS ?= ngircd
 # Shared build folder for the debug products.
 BIN        := .build/debug
 
-.PHONY: all deps buildinfo build test test-once test-repeat queue-fault golden fuzz fuzz-replay run bench bench-deps bench-compare release order \
+.PHONY: all deps buildinfo build test test-once test-repeat queue-fault golden fuzz fuzz-replay run bench bench-deps bench-repeat bench-compare order-check release order \
 	install install-gen install-files uninstall clean
 
 all: build
@@ -234,6 +234,17 @@ uninstall:
 		rmdir "$(PREFIX)/share/doc/tongban/nginx" "$(PREFIX)/share/doc/tongban" 2>/dev/null || true; \
 	fi
 
+# Says when the client's code changed since Tools/tongban.order was written:
+# functions the profile does not name land outside the ordered region, and
+# the idle client's resident code grows with every one it runs (27 → 22.5 MiB
+# idle RSS when it was regenerated after issues 47-50, BENCHMARKS.md).
+CLIENT_SOURCES := Sources/tongban Sources/TongbanTUI Sources/TerminalUI Sources/ChatCore Sources/ChatStore \
+	Sources/ChatSync Sources/ChatViewModels Sources/ChatMedia Sources/ChatCrypto
+order-check:
+	@last=$$(git log -1 --format=%H -- Tools/tongban.order 2>/dev/null); \
+	n=$$( [ -n "$$last" ] && git rev-list --count $$last..HEAD -- $(CLIENT_SOURCES) 2>/dev/null || echo 0); \
+	if [ "$$n" -gt 0 ]; then echo "note: Tools/tongban.order predates $$n commits to the client's code; the idle client's memory grows as it goes stale: make order"; fi
+
 # Rewrites Tools/tongban.order from a profile of the release client (valgrind).
 order: release
 	@dpkg -s valgrind >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
@@ -247,11 +258,19 @@ bench-deps:
 		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
 
-bench: release bench-deps
+bench: release bench-deps order-check
 	@# The PostgreSQL section runs on a throwaway cluster, removed afterwards.
 	@dir=$$(mktemp -u /tmp/tongban-pg.XXXXXX); url=$$(bash Tests/pg/cluster.sh start $$dir) || exit 1; \
 	TONGBAN_BENCH_PG=$$url .build/release/tongban-bench all; rc=$$?; bash Tests/pg/cluster.sh stop $$dir; exit $$rc
 	BIN=.build/release bash Tests/bench/clients.sh
+
+# One sub-bench RUNS times, each figure's values side by side and how many
+# runs met its goal: `make bench-repeat SUB=server` (SUB: a tongban-bench
+# subcommand, or clients).
+SUB  ?= server
+RUNS ?= 5
+bench-repeat: release bench-deps order-check
+	BIN=.build/release bash Tests/bench/repeat.sh $(SUB) $(RUNS)
 
 # Before/after in one run: BASE (a commit) is built with its own
 # `make release` in a worktree under /tmp, then Tests/bench/compare.sh runs

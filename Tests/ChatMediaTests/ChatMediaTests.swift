@@ -140,6 +140,7 @@ let quarters = SampleMedia.png(width: 4, height: 4) { x, y in
         #expect(throws: MediaProbe.Failure.self) { try MediaProbe.probe(path: "/nonexistent/x.png") }
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-not-media-\(UUID()).txt")
         try Data("just text".utf8).write(to: text)
+        defer { try? FileManager.default.removeItem(at: text) }
         #expect(throws: MediaProbe.Failure.unsupported(text.path)) { try MediaProbe.probe(path: text.path) }
     }
 }

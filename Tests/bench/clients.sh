@@ -826,6 +826,14 @@ for client in $CLIENTS; do
 done
 
 # ---------------------------------------------------------------- table
+# How far behind its sender a client is: the last message on screen minus
+# the last send acknowledged (both from the first send).
+for c in ours weechat irssi profanity ours-paced ours-group; do
+  shown=$(get flood_s "$c") sent=$(get flood_sent "$c")
+  if [ -n "$shown" ] && [ -n "$sent" ]; then
+    put flood_behind "$c" "$(awk -v a="$shown" -v b="$sent" 'BEGIN { printf "%.2f", a - b }')"
+  fi
+done
 # Every figure is lower-is-better, so "best peer" is the smallest peer value.
 row() { # KEY LABEL
   local v o best="" c cells=""
@@ -848,6 +856,7 @@ row flood_cpu "flood: client CPU (s)"
 row flood_rss "flood: client peak RSS (MiB)"
 row flood_srv_cpu "flood: server CPU (s)"
 row flood_sent "flood: sender done, first → last send (s)"
+row flood_behind "flood: behind its sender, last on screen − last acknowledged (s)"
 row idle_rss "idle ${IDLE_SECONDS} s, $ROOMS rooms: client RSS (MiB)"
 row idle_cpu "idle ${IDLE_SECONDS} s, $ROOMS rooms: client CPU (s)"
 row startup_frame "startup: exec → first frame (ms)"
@@ -876,4 +885,5 @@ if want ours && ((GROUP_MEMBERS > 1)); then
   grow flood_rss "client peak RSS (MiB)"
   grow flood_srv_cpu "server CPU (s)"
   grow flood_sent "sender done, first → last send (s)"
+  grow flood_behind "behind its sender, last on screen − last acknowledged (s)"
 fi

@@ -27,7 +27,7 @@ struct SignalsCommand: AsyncParsableCommand {
     }
 
     struct Reports: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The newest reports, newest first.")
+        static let configuration = CommandConfiguration(commandName: "reports", abstract: "The newest reports, newest first.")
         @OptionGroup var store: Store
         @Option(help: "How many reports.") var limit = 100
 
@@ -46,7 +46,7 @@ struct SignalsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a signal out of every feed (its replies stay).")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take a signal out of every feed (its replies stay).")
         @OptionGroup var store: Store
         @Argument(help: "The signal's id, as `signals reports` lists it.") var signalId: Int
 

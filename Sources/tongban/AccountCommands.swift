@@ -20,7 +20,7 @@ func firstSync(_ creds: Session.Credentials, paths: StorePaths) async throws {
 }
 
 struct Login: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log in and keep the token (0600) in the data dir.")
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in and keep the token (0600) in the data dir.")
     @OptionGroup var common: Common
     @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
     @Option(help: "Account name.") var account: String
@@ -41,7 +41,7 @@ struct Login: AsyncParsableCommand {
 
 /// A new display name; peers' lists show it at their next sync.
 struct Rename: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Change your display name (1-64 characters).")
+    static let configuration = CommandConfiguration(commandName: "rename", abstract: "Change your display name (1-64 characters).")
     @OptionGroup var common: Common
     @Argument(help: "The new display name.") var name: String
 
@@ -59,6 +59,7 @@ struct Rename: AsyncParsableCommand {
 /// Seed 001 §6: a new account from the command line, logged in at once.
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "register",
         abstract: "Create an account on a server and log in (the token is kept 0600 in the data dir).")
     @OptionGroup var common: Common
     @Option(help: "Server URL, e.g. http://127.0.0.1:8080") var server = "http://127.0.0.1:8080"
@@ -84,6 +85,7 @@ struct Register: AsyncParsableCommand {
 /// login stays.
 struct Password: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "password",
         abstract: "Change your password (8-128 characters); your other devices are signed out.",
         discussion: "On a terminal the passwords are asked without echo, the new one twice. When standard input is not a terminal it must hold two lines: the current password, then the new one.")
     @OptionGroup var common: Common
@@ -99,7 +101,7 @@ struct Password: AsyncParsableCommand {
 }
 
 struct Logout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "End the session; local history stays.")
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "End the session; local history stays.")
     @OptionGroup var common: Common
     func run() async throws {
         out(try await Session.logout(paths: common.paths) ? L.string("cli.loggedOut") : L.string("cli.notLoggedInShort"))

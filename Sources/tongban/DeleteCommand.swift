@@ -5,6 +5,7 @@ import Foundation
 
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Delete a conversation (hidden and cleared until a new message), or with --message some of its messages, for you only.")
     @OptionGroup var common: Common
     @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String

@@ -6,7 +6,7 @@ import Foundation
 import Logging
 
 struct Demo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the demo server in this process (accounts me/alice/bob/carol).")
+    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Run the demo server in this process (accounts me/alice/bob/carol).")
     @Option(help: "Port (0 = a free one).") var port = 0
     @Option(name: .customLong("server-dir"), help: "Where the demo server keeps its data.") var serverDir: String?
 

@@ -7,6 +7,7 @@ import Foundation
 /// and `tongban export --all DIR` (docs/cli.md "Export").
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write whole conversations to files: txt, jsonl, or one self-contained HTML page, with their media.",
         discussion: """
             The history is first filled from the server, so older messages not yet on this device are included \

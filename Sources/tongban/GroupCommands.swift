@@ -11,7 +11,7 @@ struct GroupCommand: AsyncParsableCommand {
         subcommands: [Create.self, Join.self, Invite.self, Leave.self, Kick.self, Members.self, Update.self, Dissolve.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a group; you become its owner.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a group; you become its owner.")
         @OptionGroup var common: Common
         @Option(help: "Unique name others join by: 3-32 of a-z, 0-9 and _.") var unique: String
         @Option(help: "A member to add (account, display name or uid); repeat for more.") var member: [String] = []
@@ -34,7 +34,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Join: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Join a group by its unique name.")
+        static let configuration = CommandConfiguration(commandName: "join", abstract: "Join a group by its unique name.")
         @OptionGroup var common: Common
         @Argument(help: "The group's unique name.") var unique: String
 
@@ -46,7 +46,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Invite: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add people to a group you are in.")
+        static let configuration = CommandConfiguration(commandName: "invite", abstract: "Add people to a group you are in.")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
         @Argument(help: "The people to add: accounts, display names or uids.") var users: [String]
@@ -65,7 +65,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Leave: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Leave a group (its history stays on this machine).")
+        static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave a group (its history stays on this machine).")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
 
@@ -79,6 +79,7 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Dissolve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "dissolve",
             abstract: "End a group you own: everyone is out, its unique name is free again.")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
@@ -92,7 +93,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Kick: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a member (owner only).")
+        static let configuration = CommandConfiguration(commandName: "kick", abstract: "Remove a member (owner only).")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
         @Argument(help: "The member: account, display name or uid.") var user: String
@@ -107,6 +108,7 @@ struct GroupCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Rename a group, change its notice or picture, open or close it (owner only).")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
@@ -135,7 +137,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Members: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a group's members (from the cache when offline).")
+        static let configuration = CommandConfiguration(commandName: "members", abstract: "List a group's members (from the cache when offline).")
         @OptionGroup var common: Common
         @Option(help: "The group: its name, unique name or sg_ id.") var group: String
         @Flag(help: "Print JSON.") var json = false
@@ -176,14 +178,14 @@ func server<T>(_ session: Session, failure: String? = nil, _ body: () async thro
 }
 
 struct Mute: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mute a conversation: no bell or notification, except when you are mentioned.")
+    static let configuration = CommandConfiguration(commandName: "mute", abstract: "Mute a conversation: no bell or notification, except when you are mentioned.")
     @OptionGroup var common: Common
     @Option(help: "The peer or group: account, display name, uid, group name or unique name.") var with: String
     func run() async throws { try await setMuted(common, with, true) }
 }
 
 struct Unmute: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Unmute a conversation.")
+    static let configuration = CommandConfiguration(commandName: "unmute", abstract: "Unmute a conversation.")
     @OptionGroup var common: Common
     @Option(help: "The peer or group: account, display name, uid, group name or unique name.") var with: String
     func run() async throws { try await setMuted(common, with, false) }

@@ -46,7 +46,7 @@ struct QuoteLine: Encodable {
 }
 
 struct History: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Messages of a conversation, oldest first.")
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Messages of a conversation, oldest first.")
     @OptionGroup var common: Common
     @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
     @Option(help: "How many of the newest messages.") var limit = 40

@@ -23,7 +23,7 @@ private func target(_ session: Session, _ conv: String, message: String?,
 
 /// `tongban react --with X [--message ID | --last] EMOJI [--off]` (PROTOCOL.md v3).
 struct React: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "React to a message with one emoji, or take the reaction back.")
+    static let configuration = CommandConfiguration(commandName: "react", abstract: "React to a message with one emoji, or take the reaction back.")
     @OptionGroup var common: Common
     @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
     @Option(help: "clientMsgID of the message.") var message: String?
@@ -50,7 +50,7 @@ struct React: AsyncParsableCommand {
 
 /// `tongban edit --with X [--message ID | --last] TEXT` (PROTOCOL.md v3).
 struct Edit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Change the words of one of your sent text messages (within the server's edit window).")
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change the words of one of your sent text messages (within the server's edit window).")
     @OptionGroup var common: Common
     @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
     @Option(help: "clientMsgID of the message.") var message: String?
@@ -75,11 +75,12 @@ struct Edit: AsyncParsableCommand {
 /// `tongban fav add | ls | rm` (PROTOCOL.md v3 favourites, 收藏).
 struct Fav: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fav",
         abstract: "Your favourites: copies of messages kept until their sender revokes them.",
         subcommands: [Add.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Keep a message in your favourites.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Keep a message in your favourites.")
         @OptionGroup var common: Common
         @Option(help: "The peer (account, display name or uid) or group (name, unique name or sg_ id).") var with: String
         @Option(help: "clientMsgID of the message.") var message: String?
@@ -133,7 +134,7 @@ struct Fav: AsyncParsableCommand {
 /// `tongban forward --with X --message ID [--message ID]... --to Y` (PROTOCOL.md v3):
 /// each message sent again to Y, in the order they were sent.
 struct Forward: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Forward messages to another conversation, one by one.")
+    static let configuration = CommandConfiguration(commandName: "forward", abstract: "Forward messages to another conversation, one by one.")
     @OptionGroup var common: Common
     @Option(help: "Where the messages are: peer (account, display name or uid) or group.") var with: String
     @Option(name: .customLong("message"), help: "clientMsgID of a message to forward; repeatable, at most 100.")
@@ -184,7 +185,7 @@ struct Forward: AsyncParsableCommand {
 /// `tongban search TEXT [--with X] [--json]`: every conversation's messages
 /// (or one's), newest first, from the local store's index after a sync.
 struct Search: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Search messages (Chinese without spaces too), newest first.")
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Search messages (Chinese without spaces too), newest first.")
     @OptionGroup var common: Common
     @Option(help: "Only this conversation: peer (account, display name or uid) or group.") var with: String?
     @Option(help: "At most this many (1-500).") var limit = 50

@@ -18,6 +18,7 @@ struct OutboxLine: Encodable {
 
 struct Outbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "outbox",
         abstract: "Messages not yet acknowledged by the server: queued, held behind a failed one, or failed.",
         discussion: """
             A queued message is sent, in order, by the next tongban command that reaches the server (or by the \

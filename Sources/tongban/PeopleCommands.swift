@@ -34,11 +34,12 @@ func personLine(_ user: UserBasicInfo, remark: String = "") -> String {
 /// `tongban friend add|requests|accept|decline|rm|ls|remark` (PROTOCOL.md v3).
 struct Friend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "friend",
         abstract: "Friends: ask, answer, list, remove, and name them for yourself.",
         subcommands: [Add.self, Requests.self, Accept.self, Decline.self, Remove.self, ListFriends.self, Remark.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ask someone (by account) to be friends.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Ask someone (by account) to be friends.")
         @OptionGroup var common: Common
         @Option(help: "A few words they see with the request (at most 100 characters).") var message: String?
         @Argument(help: "Their account.") var account: String
@@ -53,7 +54,7 @@ struct Friend: AsyncParsableCommand {
     }
 
     struct Requests: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Pending friend requests, to you and from you.")
+        static let configuration = CommandConfiguration(commandName: "requests", abstract: "Pending friend requests, to you and from you.")
         @OptionGroup var common: Common
         @Flag(help: "Print JSON.") var json = false
 
@@ -83,14 +84,14 @@ struct Friend: AsyncParsableCommand {
     }
 
     struct Accept: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Accept someone's friend request.")
+        static let configuration = CommandConfiguration(commandName: "accept", abstract: "Accept someone's friend request.")
         @OptionGroup var common: Common
         @Argument(help: "Their account.") var account: String
         func run() async throws { try await Friend.answer(common, account, accept: true) }
     }
 
     struct Decline: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decline someone's friend request.")
+        static let configuration = CommandConfiguration(commandName: "decline", abstract: "Decline someone's friend request.")
         @OptionGroup var common: Common
         @Argument(help: "Their account.") var account: String
         func run() async throws { try await Friend.answer(common, account, accept: false) }
@@ -125,7 +126,7 @@ struct Friend: AsyncParsableCommand {
     }
 
     struct Remark: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Your own name for a friend (\"\" clears it).")
+        static let configuration = CommandConfiguration(commandName: "remark", abstract: "Your own name for a friend (\"\" clears it).")
         @OptionGroup var common: Common
         @Argument(help: "Their account.") var account: String
         @Argument(help: "The name only you see.") var name: String
@@ -141,6 +142,7 @@ struct Friend: AsyncParsableCommand {
 
 struct Block: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "block",
         abstract: "Block someone: their messages to you and their requests are refused; a friendship ends.")
     @OptionGroup var common: Common
     @Argument(help: "Their account.") var account: String
@@ -154,7 +156,7 @@ struct Block: AsyncParsableCommand {
 }
 
 struct Unblock: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Take someone off your block list.")
+    static let configuration = CommandConfiguration(commandName: "unblock", abstract: "Take someone off your block list.")
     @OptionGroup var common: Common
     @Argument(help: "Their account.") var account: String
 
@@ -167,7 +169,7 @@ struct Unblock: AsyncParsableCommand {
 }
 
 struct Blocks: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Whom you blocked, most recent first.")
+    static let configuration = CommandConfiguration(commandName: "blocks", abstract: "Whom you blocked, most recent first.")
     @OptionGroup var common: Common
     @Flag(help: "Print JSON.") var json = false
 
@@ -183,6 +185,7 @@ struct Blocks: AsyncParsableCommand {
 /// `tongban profile [ACCOUNT] [--name N] [--signature S] [--avatar PATH] [--json]`.
 struct Profile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "profile",
         abstract: "Show a profile (yours without ACCOUNT), or change yours: name, signature, picture.")
     @OptionGroup var common: Common
     @Option(help: "Your new display name (1-64 characters).") var name: String?
@@ -236,6 +239,7 @@ struct Profile: AsyncParsableCommand {
 /// `tongban privacy --strangers on|off`.
 struct Privacy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "privacy",
         abstract: "Who may message you, and whether others see you typing and reading (PROTOCOL.md v4).")
     @OptionGroup var common: Common
     @Option(help: "on: anyone may message you (the default); off: friends only.") var strangers: Switch?
@@ -263,6 +267,7 @@ struct Privacy: AsyncParsableCommand {
 /// `tongban sessions [--json]`, `tongban sessions revoke ID`.
 struct Sessions: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sessions",
         abstract: "Your signed-in devices; `revoke ID` signs one out at once.",
         subcommands: [ListSessions.self, Revoke.self], defaultSubcommand: ListSessions.self)
 
@@ -283,7 +288,7 @@ struct Sessions: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign a device out: its login stops working at once.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Sign a device out: its login stops working at once.")
         @OptionGroup var common: Common
         @Argument(help: "The device's id, from `tongban sessions`.") var id: String
 

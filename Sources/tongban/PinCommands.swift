@@ -4,14 +4,14 @@ import ChatSync
 import Foundation
 
 struct Pin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Pin a conversation.")
+    static let configuration = CommandConfiguration(commandName: "pin", abstract: "Pin a conversation.")
     @OptionGroup var common: Common
     @Option(help: "The peer: account, display name or uid.") var with: String
     func run() async throws { try await setPinned(common, with, true) }
 }
 
 struct Unpin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Unpin a conversation.")
+    static let configuration = CommandConfiguration(commandName: "unpin", abstract: "Unpin a conversation.")
     @OptionGroup var common: Common
     @Option(help: "The peer: account, display name or uid.") var with: String
     func run() async throws { try await setPinned(common, with, false) }

@@ -4,7 +4,7 @@ import ChatSync
 import Foundation
 
 struct Revoke: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Revoke one of your messages (within the server's window).")
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke one of your messages (within the server's window).")
     @OptionGroup var common: Common
     @Option(help: "The peer: account, display name or uid.") var with: String
     @Option(help: "clientMsgID of the message.") var message: String?

@@ -12,7 +12,7 @@ struct RoomCommand: AsyncParsableCommand {
         subcommands: [Create.self, Ls.self, Enter.self, Present.self, Kick.self, Unban.self, Drop.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a room; you become its owner.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a room; you become its owner.")
         @OptionGroup var common: Common
         @Option(help: "Unique name others enter by: 3-32 of a-z, 0-9 and _.") var unique: String
         @Option(help: "What the room is about (at most 300 characters).") var topic: String?
@@ -29,7 +29,7 @@ struct RoomCommand: AsyncParsableCommand {
     }
 
     struct Ls: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The room directory, most present first.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "The room directory, most present first.")
         @OptionGroup var common: Common
         @Flag(help: "Print JSON.") var json = false
         @Argument(help: "Part of a room's name or unique name.") var query: String = ""
@@ -48,6 +48,7 @@ struct RoomCommand: AsyncParsableCommand {
 
     struct Enter: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enter",
             abstract: "Enter a room: print its newest messages, then each new one; send each line read from stdin.",
             discussion: "Leaves at the end of input; Ctrl-C closes the connection, which leaves too.")
         @OptionGroup var common: Common
@@ -122,7 +123,7 @@ struct RoomCommand: AsyncParsableCommand {
     }
 
     struct Present: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Who is in a room (you must be in it).")
+        static let configuration = CommandConfiguration(commandName: "present", abstract: "Who is in a room (you must be in it).")
         @OptionGroup var common: Common
         @Flag(help: "Print JSON.") var json = false
         @Argument(help: "The room's unique name.") var unique: String
@@ -138,7 +139,7 @@ struct RoomCommand: AsyncParsableCommand {
     }
 
     struct Kick: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove someone from your room.")
+        static let configuration = CommandConfiguration(commandName: "kick", abstract: "Remove someone from your room.")
         @OptionGroup var common: Common
         @Flag(help: "Keep them out until `room unban`.") var ban = false
         @Argument(help: "The room's unique name.") var unique: String
@@ -155,7 +156,7 @@ struct RoomCommand: AsyncParsableCommand {
     }
 
     struct Unban: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Let someone you banned enter your room again.")
+        static let configuration = CommandConfiguration(commandName: "unban", abstract: "Let someone you banned enter your room again.")
         @OptionGroup var common: Common
         @Argument(help: "The room's unique name.") var unique: String
         @Argument(help: "Their account, display name or uid.") var user: String
@@ -171,7 +172,7 @@ struct RoomCommand: AsyncParsableCommand {
     }
 
     struct Drop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Drop your room: everyone in it is told, and it is gone.")
+        static let configuration = CommandConfiguration(commandName: "drop", abstract: "Drop your room: everyone in it is told, and it is gone.")
         @OptionGroup var common: Common
         @Argument(help: "The room's unique name.") var unique: String
 

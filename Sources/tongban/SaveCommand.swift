@@ -7,6 +7,7 @@ import Foundation
 /// downloads folder under a safe name that overwrites nothing.
 struct Save: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "save",
         abstract: "Save the newest file of a conversation (into $XDG_DOWNLOAD_DIR, else ~/Downloads).")
     @OptionGroup var common: Common
     @Option(help: "The peer: account, display name or uid.") var with: String

@@ -7,7 +7,7 @@ import ChatViewModels
 import Foundation
 
 struct Send: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send a text message, an image, a flash image, several images, a voice message or a file.")
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a text message, an image, a flash image, several images, a voice message or a file.")
     @OptionGroup var common: Common
     @Option(help: "The peer (account, display name or uid; offline too, for anyone chatted with before) or a group (name, unique name or sg_ id).") var to: String
     @Option(help: "Mention a member (account, display name or uid); repeat for more. The text gets \"@Name \" in front unless it already names them.")

@@ -12,7 +12,7 @@ struct SignalCommand: AsyncParsableCommand {
         subcommands: [Post.self, Feed.self, Mine.self, Reply.self, Inbox.self, Open.self, Delete.self, Hide.self, Report.self])
 
     struct Post: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Post a signal for everyone (1-500 characters).")
+        static let configuration = CommandConfiguration(commandName: "post", abstract: "Post a signal for everyone (1-500 characters).")
         @OptionGroup var common: Common
         @Argument(help: "What you ask or say; read from standard input when omitted.") var text: [String] = []
 
@@ -25,7 +25,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Feed: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Others' signals, newest first.")
+        static let configuration = CommandConfiguration(commandName: "feed", abstract: "Others' signals, newest first.")
         @OptionGroup var common: Common
         @Option(help: "Only signals older than this id (the next page).") var before: Int?
         @Option(help: "How many, 1-50.") var limit = 20
@@ -45,7 +45,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Mine: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Your signals with how many replied.")
+        static let configuration = CommandConfiguration(commandName: "mine", abstract: "Your signals with how many replied.")
         @OptionGroup var common: Common
         @Flag(help: "Print JSON.") var json = false
 
@@ -64,6 +64,7 @@ struct SignalCommand: AsyncParsableCommand {
 
     struct Reply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reply",
             abstract: "Reply to a signal from the feed; its author opens the chat from their inbox.")
         @OptionGroup var common: Common
         @Argument(help: "The signal's id, as `signal feed` lists it.") var signalId: Int
@@ -78,7 +79,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Inbox: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replies to your signals.")
+        static let configuration = CommandConfiguration(commandName: "inbox", abstract: "Replies to your signals.")
         @OptionGroup var common: Common
         @Flag(help: "Print JSON.") var json = false
 
@@ -98,6 +99,7 @@ struct SignalCommand: AsyncParsableCommand {
 
     struct Open: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Open the chat with someone who replied to your signal: its first message quotes the signal.")
         @OptionGroup var common: Common
         @Argument(help: "The reply's id, as `signal inbox` lists it.") var receiveId: String
@@ -125,7 +127,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete one of your signals (replies stay in your inbox).")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete one of your signals (replies stay in your inbox).")
         @OptionGroup var common: Common
         @Argument(help: "The signal's id, as `signal mine` lists it.") var signalId: Int
 
@@ -137,7 +139,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Hide: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Never show a signal in your feed again.")
+        static let configuration = CommandConfiguration(commandName: "hide", abstract: "Never show a signal in your feed again.")
         @OptionGroup var common: Common
         @Argument(help: "The signal's id.") var signalId: Int
 
@@ -149,7 +151,7 @@ struct SignalCommand: AsyncParsableCommand {
     }
 
     struct Report: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Report a signal to the server's operator.")
+        static let configuration = CommandConfiguration(commandName: "report", abstract: "Report a signal to the server's operator.")
         @OptionGroup var common: Common
         @Argument(help: "The signal's id.") var signalId: Int
         @Argument(help: "Why (at most 500 characters).") var reason: [String] = []

@@ -4,7 +4,7 @@ import ChatSync
 import Foundation
 
 struct Sync: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send the queued messages and pull what is new.")
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Send the queued messages and pull what is new.")
     @OptionGroup var common: Common
     func run() async throws {
         let session = try await common.session()

@@ -71,6 +71,7 @@ test-once:
 	BIN=$(BIN) bash Tests/e2e/export_e2e.sh
 	python3 Tests/e2e/abuse_e2e.py --bin $(BIN)
 	BIN=$(BIN) bash Tests/bench/help_check.sh
+	python3 Tests/e2e/command_names.py
 	BIN=$(BIN) bash Tests/fault/fault_e2e.sh
 	python3 Tests/fault/queue_fault.py --bin $(BIN) --runs $(FAULT_RUNS) --regressions Tests/fault/queue_regressions.txt
 

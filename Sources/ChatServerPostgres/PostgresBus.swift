@@ -72,8 +72,8 @@ final class PostgresBus: ClusterBus {
         }
     }
 
-    /// Payloads per statement: each under 8,000 bytes, so a statement stays
-    /// under a megabyte; the queue of one transaction's notices is 8 GB.
+    /// Payloads per statement: each is under 8,000 bytes, so one statement
+    /// carries a megabyte at most.
     private static let perStatement = 128
     /// The payload makers not yet taken by the publishing queue.
     private let pending = Mutex<[@Sendable () -> [String]]>([])

@@ -237,7 +237,7 @@ uninstall:
 
 # Says when the client's code changed since Tools/tongban.order was written:
 # functions the profile does not name land outside the ordered region, and
-# the idle client's resident code grows with every one it runs (27 → 22.5 MiB
+# the idle client's resident code grows with every one it runs (28 → 23 MiB
 # idle RSS when it was regenerated after issues 47-50, BENCHMARKS.md).
 CLIENT_SOURCES := Sources/tongban Sources/TongbanTUI Sources/TerminalUI Sources/ChatCore Sources/ChatStore \
 	Sources/ChatSync Sources/ChatViewModels Sources/ChatMedia Sources/ChatCrypto

@@ -38,13 +38,9 @@ func peakRSSMiB(pid: Int32) -> Double {
 
 /// CPU seconds (utime + stime) a process used so far, or nan.
 func cpuSeconds(pid: Int32) -> Double {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return .nan }
-    // Fields after "pid (comm)": state is field 3, utime 14, stime 15.
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 12, let u = Double(fields[11]), let s = Double(fields[12]) else { return .nan }
-    let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
-    return (u + s) / (hz > 0 ? hz : 100)
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let stat = ProcStat(text) else { return .nan }
+    return ProcStat.seconds(ticks: stat.utime + stat.stime)
 }
 
 /// A port on 127.0.0.1 that was free a moment ago (the kernel picks it for a bind to port 0).

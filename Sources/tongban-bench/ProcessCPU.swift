@@ -24,9 +24,7 @@ enum PostgresCPU {
                 ticks += s.cutime + s.cstime
             }
         }
-        guard found else { return .nan }
-        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return ticks / (hz > 0 ? hz : 100)
+        return found ? ProcStat.seconds(ticks: ticks) : .nan
     }
 }
 
@@ -46,5 +44,11 @@ struct ProcStat {
         guard f.count > 14, let ppid = Int(f[1]), let u = Double(f[11]), let s = Double(f[12]),
               let cu = Double(f[13]), let cs = Double(f[14]) else { return nil }
         (self.ppid, utime, stime, cutime, cstime) = (ppid, u, s, cu, cs)
+    }
+
+    /// Clock ticks in seconds.
+    static func seconds(ticks: Double) -> Double {
+        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return ticks / (hz > 0 ? hz : 100)
     }
 }

@@ -13,7 +13,8 @@
 #   ROOMS         channels / rooms / conversations for idle and startup (default 50)
 #   CLIENTS       which clients to run (default "ours weechat irssi profanity"); the others print n/a
 #   FLOOD_TIMEOUT seconds to wait for the last flood message on screen (default 600)
-#   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there
+#   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there,
+#                 with its resident pages (Tools/resident.py snapshot; report BINARY FILE reads them)
 #   GROUP_MEMBERS members of the group ours is flooded in (default 200; 0 skips that phase)
 #   TRACE_DIR     when set, ours' flood trace (client bench log with its socket and
 #                 pulls, server log, sender output) is copied there per flood phase
@@ -237,7 +238,10 @@ idle_measure() { # CLIENT PID
   c1=$(cpu_ticks "$2")
   put idle_cpu "$1" "$(ticks_s $((c1 - c0)))"
   put idle_rss "$1" "$(mem_mib "$2" VmRSS)"
-  if [ -n "${SMAPS_DIR:-}" ]; then cp "/proc/$2/smaps" "$SMAPS_DIR/$1.smaps" 2>/dev/null || true; fi
+  if [ -n "${SMAPS_DIR:-}" ]; then
+    cp "/proc/$2/smaps" "$SMAPS_DIR/$1.smaps" 2>/dev/null || true
+    python3 "$(dirname "$0")/../../Tools/resident.py" snapshot "$2" "$SMAPS_DIR/$1.pages.json" 2>/dev/null || true
+  fi
 }
 
 # flood_measure CLIENT SESSION CLIENT_PID SERVER_PID SENDER...: the flood

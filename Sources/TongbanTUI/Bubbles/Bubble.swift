@@ -4,7 +4,7 @@ import Foundation
 import TerminalUI
 
 /// One line of the message pane.
-struct BubbleLine {
+struct BubbleLine: Sendable {
     enum Align { case left, right, center }
 
     var text: String
@@ -22,7 +22,7 @@ struct BubbleLine {
     /// A line of several styles (reactions, mine highlighted): drawn piece
     /// by piece; `text` is their concatenation, which places the line.
     var pieces: [Piece]?
-    struct Piece: Equatable {
+    struct Piece: Equatable, Sendable {
         var text: String
         var style: Style
         /// A link's address: the frame marks these cells as a hyperlink.

@@ -32,35 +32,37 @@ enum MessageListWidget {
         var laidOut = 0
         var bubbleIndex = 0               // among bubbles, newest first
         var exhausted = true
-        for m in chat.messages {
-            if laidOut >= wanted && bubbleIndex > (selected ?? -1) { exhausted = false; break }
-            if m.type == .time {
-                if let t = m.content.timeMarker {
-                    blocks.append([BubbleLine(text: "— \(t) —", style: Theme.dim, align: .center)])
-                    laidOut += 1
+        BubbleMemo.with(context) { bubble in
+            for m in chat.messages {
+                if laidOut >= wanted && bubbleIndex > (selected ?? -1) { exhausted = false; break }
+                if m.type == .time {
+                    if let t = m.content.timeMarker {
+                        blocks.append([BubbleLine(text: "— \(t) —", style: Theme.dim, align: .center)])
+                        laidOut += 1
+                    }
+                    continue
                 }
-                continue
-            }
-            if m.content.groupNotice != nil || m.content.secretNotice != nil {
-                // A centred grey line, like a time marker: not a bubble, not selectable.
-                let said = m.content.groupNotice?.sentence(me: chat.me, L) ?? m.content.secretNotice?.sentence(L) ?? ""
-                let text = TerminalSanitizer.oneLine(said)
-                for line in TextWrap.wrap(text, width: max(1, area.width - 4)).reversed() {
-                    blocks.append([BubbleLine(text: line, style: Theme.notice, align: .center)])
-                    laidOut += 1
+                if m.content.groupNotice != nil || m.content.secretNotice != nil {
+                    // A centred grey line, like a time marker: not a bubble, not selectable.
+                    let said = m.content.groupNotice?.sentence(me: chat.me, L) ?? m.content.secretNotice?.sentence(L) ?? ""
+                    let text = TerminalSanitizer.oneLine(said)
+                    for line in TextWrap.wrap(text, width: max(1, area.width - 4)).reversed() {
+                        blocks.append([BubbleLine(text: line, style: Theme.notice, align: .center)])
+                        laidOut += 1
+                    }
+                    continue
                 }
-                continue
+                let isSel = bubbleIndex == selected && s.focus == .messages
+                var block = bubble(m)
+                for i in block.indices {
+                    block[i].messageIndex = bubbleIndex
+                    if isSel { block[i].reverse() }
+                }
+                block.append(BubbleLine(text: "", style: Style(), align: .left))
+                laidOut += block.count
+                blocks.append(block)
+                bubbleIndex += 1
             }
-            let isSel = bubbleIndex == selected && s.focus == .messages
-            var block = Bubbles.lines(m, context)
-            for i in block.indices {
-                block[i].messageIndex = bubbleIndex
-                if isSel { block[i].reverse() }
-            }
-            block.append(BubbleLine(text: "", style: Style(), align: .left))
-            laidOut += block.count
-            blocks.append(block)
-            bubbleIndex += 1
         }
         var lines: [BubbleLine] = []
         lines.reserveCapacity(laidOut + 2)

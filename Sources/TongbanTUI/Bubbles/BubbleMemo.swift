@@ -49,12 +49,10 @@ enum BubbleMemo {
     /// The types whose bubbles read `now`, `thumbnails`, `cachedKeys` or `playingId`.
     static let uncached: Set<ChatMessageType> = [.image, .multiImage, .card, .voice]
 
-    /// More bubbles than a few screens of the tallest terminal: past this
-    /// the memo starts over rather than grow with a long scroll.
-    static let capacity = 2_000
-
     struct State: Sendable {
         var key: Key?
+        /// The bubbles of the last layout, by message id: only those, so the
+        /// memo holds what one screen shows, however long the chat.
         var entries: [String: (message: ChatMessage, lines: [BubbleLine])] = [:]
     }
 
@@ -66,14 +64,18 @@ enum BubbleMemo {
     static func with<R>(_ c: BubbleContext, _ body: (_ lines: (ChatMessage) -> [BubbleLine]) throws -> R) rethrows -> R {
         let key = Key(c)
         return try state.withLock { s in
-            if s.key != key || s.entries.count > capacity {
-                s = State(key: key)
-            }
+            let kept = s.key == key ? s.entries : [:]
+            var used: [String: (message: ChatMessage, lines: [BubbleLine])] = [:]
+            used.reserveCapacity(kept.count)
+            defer { s = State(key: key, entries: used) }
             return try body { m in
                 if uncached.contains(m.type) && !m.isRecalled { return Bubbles.lines(m, c) }
-                if let kept = s.entries[m.id], kept.message == m { return kept.lines }
+                if let k = kept[m.id], k.message == m {
+                    used[m.id] = k
+                    return k.lines
+                }
                 let lines = Bubbles.lines(m, c)
-                s.entries[m.id] = (m, lines)
+                used[m.id] = (m, lines)
                 return lines
             }
         }

@@ -68,4 +68,19 @@ import Testing
             #expect(changed, "\(what) changes the frame")
         }
     }
+
+    /// A key in the message pane lays the chat out in the update (default
+    /// palette) and in the frame (the user's): both are kept, and neither
+    /// outlives a change of the message.
+    @Test func twoContextsInTurnStayRight() {
+        var s = Self.state()
+        let light = RenderOptions(palette: .light)
+        _ = Screen.render(s, Self.zh, light)
+        _ = Screen.render(s, Self.zh, RenderOptions())
+        s.chat!.messages[0].content = .text("第二次改过")
+        let (kept, fresh) = Self.bothWays(s, light)
+        let same = kept == fresh
+        #expect(same, "the frame is the one a fresh layout draws")
+        #expect(kept.find("第二次改过") != nil)
+    }
 }

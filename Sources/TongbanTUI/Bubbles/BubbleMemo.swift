@@ -11,7 +11,7 @@ import TerminalUI
 /// sixth of the client's CPU in a flood. A bubble is a pure function of its
 /// message and its context, so a kept bubble is used only for an equal
 /// message in an equal context (`Key`: everything of the context a bubble
-/// reads, and the theme's palette); a frame in another context starts over.
+/// reads, and the theme's palette); a layout in another context starts over.
 /// Bubbles that read what `Key` leaves out (the clock, thumbnails, cached
 /// media, playback: pictures, cards, voice) are laid out every time; a
 /// drawer that starts reading one of those fields belongs in `uncached`.
@@ -49,11 +49,16 @@ enum BubbleMemo {
     /// The types whose bubbles read `now`, `thumbnails`, `cachedKeys` or `playingId`.
     static let uncached: Set<ChatMessageType> = [.image, .multiImage, .card, .voice]
 
+    typealias Entries = [String: (message: ChatMessage, lines: [BubbleLine])]
+
+    /// The bubbles of the last layout in each of the last two contexts, by
+    /// message id, newest first. Two, because a key in the message pane
+    /// lays the chat out in the update (no palette bound: the default one)
+    /// and again in the frame (the user's theme); with one slot a light
+    /// theme would start over twice per key. Only the last layout's
+    /// bubbles, so the memo holds what a screen shows, however long the chat.
     struct State: Sendable {
-        var key: Key?
-        /// The bubbles of the last layout, by message id: only those, so the
-        /// memo holds what one screen shows, however long the chat.
-        var entries: [String: (message: ChatMessage, lines: [BubbleLine])] = [:]
+        var slots: [(key: Key, entries: Entries)] = []
     }
 
     private static let state = Mutex(State())
@@ -64,10 +69,11 @@ enum BubbleMemo {
     static func with<R>(_ c: BubbleContext, _ body: (_ lines: (ChatMessage) -> [BubbleLine]) throws -> R) rethrows -> R {
         let key = Key(c)
         return try state.withLock { s in
-            let kept = s.key == key ? s.entries : [:]
-            var used: [String: (message: ChatMessage, lines: [BubbleLine])] = [:]
+            let slot = s.slots.firstIndex { $0.key == key }
+            let kept = slot.map { s.slots.remove(at: $0).entries } ?? [:]
+            var used: Entries = [:]
             used.reserveCapacity(kept.count)
-            defer { s = State(key: key, entries: used) }
+            defer { s.slots = [(key, used)] + s.slots.prefix(1) }
             return try body { m in
                 if uncached.contains(m.type) && !m.isRecalled { return Bubbles.lines(m, c) }
                 if let k = kept[m.id], k.message == m {

@@ -59,7 +59,7 @@ C_GROUPS = [
     (re.compile(r"^_ZN|^_ZNK|^_ZS|^_ZT"), "C++ (other)"),
 ]
 SWIFT_MOD = re.compile(r"^\$s(\d+)")
-KNOWN_STD = re.compile(r"^\$s(S|s\d|Si|Sa|SD|Sh|SS|Sq|Sb|Sd|Sf|Su|SJ|Sy|SR|Sl|Ss|Sg|SI|Sk|Sn|SZ|Sm|SN|SV|Sw|Sx|Sp|SP|Sr|ST|SK|SL|SQ|SH|Se|SE|SO|SU|SW|SX|SY)")
+KNOWN_STD = re.compile(r"^\$s[Ss]")  # the standard library's substitutions ($sSS, $ss6Hasher…)
 
 
 def module_of(name):

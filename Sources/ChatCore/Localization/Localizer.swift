@@ -22,7 +22,7 @@ public struct Localizer: Sendable {
     public static let current = Localizer(language: .resolve(environment: ProcessInfo.processInfo.environment))
 
     public func string(_ key: String, _ args: [String: String] = [:]) -> String {
-        var s = table[key] ?? (language == .en ? nil : Localizer.english[key]) ?? key
+        var s = table[key] ?? Localizer.english[key] ?? key
         for (name, value) in args {
             s = s.replacingOccurrences(of: "{\(name)}", with: value)
         }

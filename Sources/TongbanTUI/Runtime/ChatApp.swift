@@ -45,6 +45,10 @@ public final class ChatApp {
     /// saved (nil: unchanged). The real terminal sets this.
     public var compose: (@Sendable (String) async -> String?)?
     private var redrawPending = false
+    private var settling: Task<Void, Never>?
+    /// How long a frame for what no key did waits for the updates after it
+    /// (`redrawSoon`); tests hold it to see what one frame gathers.
+    public var settle: @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(10)) }
     private var lastTickMinute = 0
 
     public init(session: Session, localizer: Localizer = .current) {
@@ -152,14 +156,14 @@ public final class ChatApp {
     func dispatch(_ event: Event) async {
         let effects = apply(event)
         await runner.run(effects)
-        redraw()
+        redrawSoon()
     }
 
     /// Applies an event from a callback; its effects run beside.
     func post(_ event: Event) {
         let effects = apply(event)
         if !effects.isEmpty { Task { await runner.run(effects) } }
-        redraw()
+        redrawSoon()
     }
 
     private func apply(_ event: Event) -> [Effect] {
@@ -193,6 +197,7 @@ public final class ChatApp {
         // A double click is told by the time between clicks.
         if case .mouse = key { state.now = clock() }
         await dispatch(.key(key))
+        redraw()
     }
 
     /// Leaves the rooms I am in (on the way out).
@@ -215,15 +220,32 @@ public final class ChatApp {
         return Screen.render(state, L, options)
     }
 
-    /// Asks for a frame. Requests made while one is pending share it: a
-    /// burst of sync updates draws once, right after the burst's handlers.
+    /// Asks for a frame now (a key's answer, the first frame, the clock).
+    /// Requests made while one is pending share it.
     func redraw() {
+        settling?.cancel()
+        settling = nil
         guard !redrawPending else { return }
         redrawPending = true
         Task { @MainActor [weak self] in
             guard let self else { return }
             self.redrawPending = false
             self.onRedraw?()
+        }
+    }
+
+    /// Asks for a frame after `settle`, for what no key did: one pull's
+    /// answer reaches the app as several updates a few milliseconds apart
+    /// (the list, the open chat, their effects' answers), and each drew a
+    /// whole frame; now they share one. A key meanwhile draws at once.
+    func redrawSoon() {
+        guard settling == nil, !redrawPending else { return }
+        let settle = self.settle
+        settling = Task { @MainActor [weak self] in
+            await settle()
+            guard let self, !Task.isCancelled else { return }
+            self.settling = nil
+            self.redraw()
         }
     }
 

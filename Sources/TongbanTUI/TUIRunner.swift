@@ -18,13 +18,15 @@ public enum TUIRunner {
     public static func run(session: Session, localizer: Localizer = .current,
                            launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds,
                            pictureDecoder: PictureDecoder = .inProcess, mouse: Bool = true) async throws -> Ending {
-        let terminal = Terminal(benchLog: ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
+        // Read once: each read of `environment` builds the whole dictionary.
+        let env = ProcessInfo.processInfo.environment
+        let terminal = Terminal(environment: env, benchLog: env["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
         try terminal.start()
         defer { terminal.stop() }
         let app = ChatApp(session: session, localizer: localizer)
         app.pictureDecoder = pictureDecoder
-        app.bellEnabled = ProcessInfo.processInfo.environment["TONGBAN_NO_BELL"] == nil
-            && ProcessInfo.processInfo.environment["NO_BELL"] == nil
+        app.bellEnabled = env["TONGBAN_NO_BELL"] == nil
+            && env["NO_BELL"] == nil
         var problems: [String] = []
         do {
             app.keyMap = try KeyMap.load(from: session.paths.configDirectory.appendingPathComponent("keys.json"))
@@ -32,17 +34,17 @@ public enum TUIRunner {
             problems.append("\(error)")
         }
         let (config, configProblems) = ClientConfig.load(from: session.paths.configDirectory.appendingPathComponent("config.json"),
-                                                         environment: ProcessInfo.processInfo.environment)
+                                                         environment: env)
         app.config = config
         // Every problem of both files on the status line, not only the last one found.
         problems += configProblems.map(\.description)
         if !problems.isEmpty { app.showStatus(problems.joined(separator: "; ")) }
         terminal.setMouse(config.mouse && mouse)
-        terminal.setHyperlinks(Hyperlinks.wanted(setting: config.hyperlinks, environment: ProcessInfo.processInfo.environment))
-        app.monochrome = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        terminal.setHyperlinks(Hyperlinks.wanted(setting: config.hyperlinks, environment: env))
+        app.monochrome = env["NO_COLOR"].map { !$0.isEmpty } ?? false
         // A light or dark terminal decides the theme config.json did not name.
         if !app.monochrome, let query = config.backgroundQuery { terminal.notify(query) }
-        app.trueColor = HalfBlock.trueColor(environment: ProcessInfo.processInfo.environment)
+        app.trueColor = HalfBlock.trueColor(environment: env)
         app.onRedraw = { [weak app] in
             guard let app else { return }
             let size = terminal.size
@@ -55,7 +57,7 @@ public enum TUIRunner {
             terminal.stop()
         }
         // Pictures in pixels where the terminal says it can (its replies come as keys).
-        app.graphicsDetector = TerminalGraphics.Detector(environment: ProcessInfo.processInfo.environment)
+        app.graphicsDetector = TerminalGraphics.Detector(environment: env)
         terminal.graphics = app.graphicsDetector.chosen
         app.onGraphics = { detector in
             terminal.graphics = detector.chosen
@@ -65,11 +67,11 @@ public enum TUIRunner {
         app.ring = { terminal.bell() }
         app.setTitle = { terminal.setTitle($0) }
         app.compose = { text in
-            await ExternalEditor.compose(text, environment: ProcessInfo.processInfo.environment) { body in
+            await ExternalEditor.compose(text, environment: env) { body in
                 await terminal.suspended(body)
             }
         }
-        let clipboard = Clipboard.choose(environment: ProcessInfo.processInfo.environment) { Programs.which($0) }
+        let clipboard = Clipboard.choose(environment: env) { Programs.which($0) }
         app.copy = { text in
             switch clipboard {
             case .program(let path, let arguments):
@@ -80,7 +82,6 @@ public enum TUIRunner {
                 return insideTmux ? "OSC 52 (tmux)" : "OSC 52"
             }
         }
-        let env = ProcessInfo.processInfo.environment
         let method = NotifyMethod.choose(environment: env) { Programs.which($0) != nil }
         let insideTmux = env["TMUX"] != nil
         app.notify = { n in
@@ -90,7 +91,7 @@ public enum TUIRunner {
             }
         }
         // Bench mode: when the socket came and went, and what each pull brought.
-        if ProcessInfo.processInfo.environment["TONGBAN_BENCH_LOG"] != nil {
+        if env["TONGBAN_BENCH_LOG"] != nil {
             _ = session.sync.observe { update in
                 switch update {
                 case .connection(let c): terminal.benchNote("connection \(c)")

@@ -22,6 +22,9 @@ struct Tongban: AsyncParsableCommand {
     static func main() async {
         _ = launchedAt
         signal(SIGPIPE, SIG_IGN)
+        // The language tables decode on the other core while the arguments
+        // parse (every command's words come from them).
+        DispatchQueue.global().async { _ = L }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

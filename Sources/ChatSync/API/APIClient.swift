@@ -42,7 +42,8 @@ public final class APIClient: ChatAPI {
     public convenience init(baseURL: String, token: String? = nil, timeout: TimeAmount = .seconds(15), caFile: String? = ClientTLS.caFile,
                 http: HTTPClient? = nil) {
         self.init(baseURL: baseURL, token: token, timeout: timeout, caFile: caFile,
-                  transport: HTTPClientTransport(http: http ?? ClientTLS.httpClient(caFile: caFile)))
+                  transport: http.map(HTTPClientTransport.init(http:))
+                      ?? HTTPClientTransport(makingAtFirstUse: { ClientTLS.httpClient(caFile: caFile) }))
     }
 
     /// A client whose requests `transport` carries.

@@ -54,9 +54,15 @@ extension HTTPTransport {
 
 /// Requests over HTTP(S) with AsyncHTTPClient.
 public struct HTTPClientTransport: HTTPTransport {
-    let http: HTTPClient
+    private let client: @Sendable () -> HTTPClient
+    var http: HTTPClient { client() }
 
-    public init(http: HTTPClient) { self.http = http }
+    public init(http: HTTPClient) { client = { http } }
+
+    /// The client `make` gives, asked for at the first request: the
+    /// full-screen client draws its first frame from the store before the
+    /// HTTP client and its event loop threads exist.
+    public init(makingAtFirstUse make: @escaping @Sendable () -> HTTPClient) { client = make }
 
     public func exchange(_ request: HTTPTransportRequest, timeout: TimeAmount, limit: Int,
                          sent: (@Sendable (Int) -> Void)?) async throws -> HTTPTransportResponse {

@@ -25,8 +25,7 @@ public enum TUIRunner {
         defer { terminal.stop() }
         let app = ChatApp(session: session, localizer: localizer)
         app.pictureDecoder = pictureDecoder
-        app.bellEnabled = env["TONGBAN_NO_BELL"] == nil
-            && env["NO_BELL"] == nil
+        app.bellEnabled = env["TONGBAN_NO_BELL"] == nil && env["NO_BELL"] == nil
         var problems: [String] = []
         do {
             app.keyMap = try KeyMap.load(from: session.paths.configDirectory.appendingPathComponent("keys.json"))

@@ -30,7 +30,7 @@ import Testing
         app.showStatus("an update that waits")
         await app.handle(.char("j"))
         let keyFrame = try #require(await next.next())
-        #expect(!keyFrame.contains("an update that waits"), "the key's frame, drawn with the gate still shut: \(keyFrame)")
+        #expect(!keyFrame.contains("an update that waits"), "the frame, drawn with the gate still shut, is the key's (its answer cleared the status): \(keyFrame)")
         // The key's frame had that update: once settled, it draws nothing more.
         await gate.open()
         for _ in 0..<20 { await Task.yield() }

@@ -152,11 +152,12 @@ public final class ChatApp {
     }
 
     /// Applies an event and performs its effects (their answers come back
-    /// through here); returns when all of them are done.
-    func dispatch(_ event: Event) async {
+    /// through here); returns when all of them are done. `drawNow`: a key's
+    /// answer, drawn at once rather than after `settle`.
+    func dispatch(_ event: Event, drawNow: Bool = false) async {
         let effects = apply(event)
         await runner.run(effects)
-        redrawSoon()
+        if drawNow { redraw() } else { redrawSoon() }
     }
 
     /// Applies an event from a callback; its effects run beside.
@@ -196,8 +197,7 @@ public final class ChatApp {
         }
         // A double click is told by the time between clicks.
         if case .mouse = key { state.now = clock() }
-        await dispatch(.key(key))
-        redraw()
+        await dispatch(.key(key), drawNow: true)
     }
 
     /// Leaves the rooms I am in (on the way out).

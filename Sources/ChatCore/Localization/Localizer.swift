@@ -22,11 +22,31 @@ public struct Localizer: Sendable {
     public static let current = Localizer(language: .resolve(environment: ProcessInfo.processInfo.environment))
 
     public func string(_ key: String, _ args: [String: String] = [:]) -> String {
-        var s = table[key] ?? Localizer.english[key] ?? key
-        for (name, value) in args {
-            s = s.replacingOccurrences(of: "{\(name)}", with: value)
+        let template = table[key] ?? Localizer.english[key] ?? key
+        return args.isEmpty ? template : Localizer.fill(template, args)
+    }
+
+    /// Puts each `{name}` of `args` in one pass over the template: a value
+    /// (a nickname, a group's name, what a server said) is never searched
+    /// for placeholders itself, so "{count}" typed as a name stays as typed.
+    /// A `{word}` with no value is left as it is.
+    static func fill(_ template: String, _ args: [String: String]) -> String {
+        var out = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(where: { $0 == "}" || $0 == "{" }), rest[close] == "}",
+                  let value = args[String(rest[afterOpen..<close])] else {
+                out += rest[open..<afterOpen]
+                rest = rest[afterOpen...]
+                continue
+            }
+            out += value
+            rest = rest[rest.index(after: close)...]
         }
-        return s
+        out += rest
+        return out
     }
 
     /// Every key of this language's table (for completeness tests).

@@ -11,7 +11,8 @@ import Testing
         for url in ["wss://127.0.0.1:8443/chat/ws", "wss://[::1]:8443/chat/ws", "ws://10.0.0.7/chat/ws"] {
             #expect(SyncEngine.pushConfiguration(url: url).sniHostname == SyncEngine.ipHostSNI, "\(url)")
         }
-        for url in ["wss://chat.example.org/chat/ws", "wss://localhost:8443/chat/ws", "wss://1.2.3.4.example.org/x"] {
+        for url in ["wss://chat.example.org/chat/ws", "wss://localhost:8443/chat/ws", "wss://1.2.3.4.example.org/x",
+                    "wss://bücher.example/chat/ws", "wss://xn--bcher-kva.example/chat/ws"] {
             #expect(SyncEngine.pushConfiguration(url: url).sniHostname == nil, "\(url)")
         }
     }

@@ -5,11 +5,18 @@ import Foundation
 /// `Bundle.module` it returns nil instead of stopping the process when the
 /// bundle is missing.
 public enum ResourceLocator {
-    private static let roots: [URL] = {
-        var roots: [URL] = []
-        let bundleName = "tongban_ChatCore.resources"
+    private static let bundleName = "tongban_ChatCore.resources"
+
+    /// Next to the executable, where the build and `make install` put it:
+    /// every start finds its files here, so the other places (which make
+    /// Foundation read the main bundle's Info.plist) are looked at only on a miss.
+    private static let besideExecutable: URL = {
         let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        roots.append(exe.deletingLastPathComponent().appendingPathComponent(bundleName).appendingPathComponent("Resources"))
+        return exe.deletingLastPathComponent().appendingPathComponent(bundleName).appendingPathComponent("Resources")
+    }()
+
+    private static let otherRoots: [URL] = {
+        var roots: [URL] = []
         if let r = Bundle.main.resourceURL {
             roots.append(r.appendingPathComponent(bundleName).appendingPathComponent("Resources"))
         }
@@ -25,7 +32,9 @@ public enum ResourceLocator {
 
     public static func url(for relativePath: String) -> URL? {
         let fm = FileManager.default
-        for root in roots {
+        let beside = besideExecutable.appendingPathComponent(relativePath)
+        if fm.fileExists(atPath: beside.path) { return beside }
+        for root in otherRoots {
             let candidate = root.appendingPathComponent(relativePath)
             if fm.fileExists(atPath: candidate.path) { return candidate }
         }

@@ -85,15 +85,16 @@ struct ConversationRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     /// The columns in the order `init(row:)` reads them by position when a
     /// query selects exactly `selection` (the list query); other queries
     /// fall back to lookup by name.
-    static let selection = "id, targetUid, nickname, avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, peerReadSeq, isMember"
+    static let selection = "id, targetUid, nickname, " + afterNickname
+    private static let afterNickname = "avatar, isOnline, fromSignal, signalId, receiveId, signalReply, signalContent, isImOpened, isPinned, pinnedAt, draftText, unreadCount, lastMessageTime, maxSeq, readSeq, hidden, clearedSeq, lastClientMsgID, lastSendID, lastContentType, lastContent, lastRevoked, lastSeq, isMuted, mentionSeq, groupId, memberCount, peerReadSeq, isMember"
 
     /// `selection` with the name a list shows: my remark for a friend
     /// (PROTOCOL.md v3), else the peer's or group's name. For reads only: a
     /// record read this way is never written back.
-    static let shownSelection = selection.replacingOccurrences(of: "nickname,", with: """
+    static let shownSelection = "id, targetUid, " + """
         COALESCE((SELECT NULLIF(k.remark, '') FROM contact k WHERE k.uid = conversation.targetUid AND conversation.targetUid > 0), \
-        nickname) AS nickname,
-        """)
+        nickname) AS nickname
+        """ + ", " + afterNickname
 
     /// One conversation by id through a cached statement: the query
     /// interface (`fetchOne(db, key:)`) compiles its SQL on every call, and

@@ -182,9 +182,14 @@ public final class APIClient: ChatAPI {
         _ = try await call(method, path, body: data)
     }
 
+    /// RFC 3986's unreserved characters stay; every other byte of the UTF-8
+    /// is %-encoded. Spelled out rather than `.alphanumerics` plus four: that
+    /// set's Unicode tables are half a megabyte the client would map for it.
     static func query(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     // MARK: - Accounts and profiles
 

@@ -372,7 +372,10 @@ public final class SyncEngine: Sendable {
     /// and verification still requires the certificate's IP address entry
     /// to match the address connected to.
     static func pushConfiguration(url: String) -> WebSocketClientConfiguration {
-        guard let host = URLComponents(string: url)?.host, isIPAddress(host) else { return .init(maxFrameSize: maxPushFrame) }
+        // `encodedHost`: the host as written (an IDN stays in its ASCII
+        // form), which is all an IP test needs; `host` would load ICU's
+        // IDNA tables to decode it.
+        guard let host = URLComponents(string: url)?.encodedHost, isIPAddress(host) else { return .init(maxFrameSize: maxPushFrame) }
         return .init(maxFrameSize: maxPushFrame, sniHostname: ipHostSNI)
     }
 

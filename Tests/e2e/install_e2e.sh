@@ -136,12 +136,20 @@ says() {
 section() { grep -qx "   $2" "$WORK/$(basename "$1").txt" || { echo "no section \"$2\" in $(basename "$1")"; return 1; }; }
 T=$P/bin/tongban
 S=$P/bin/tongban-server
+says_usage() { local want=$1; shift; local got; got=$(usage_of "$@"); [[ $got == *"$want"* ]] || { echo "usage was: $got"; return 1; }; }
 check "tongban(1): NAME is tongban - its OVERVIEW" says "$MAN1" "NAME tongban - $(overview "$T")"
 check "tongban(1): a section for tongban send" section "$MAN1" "tongban send"
 check "tongban(1): a section for tongban group create" section "$MAN1" "tongban group create"
 check "tongban(1): send's OVERVIEW as --help says it" says "$MAN1" "$(overview "$T" send)"
 check "tongban(1): send --queue's help as --help says it" says "$MAN1" "--queue $(help_text --queue "$T" send)"
 check "tongban(1): group create --unique's help as --help says it" says "$MAN1" "--unique <unique> $(help_text --unique "$T" group create)"
+# `tongban start` parses with start's options alone (Tongban.parseStartAlone);
+# its help and its mistakes still come from the whole tree, named in full.
+usage_of() { "$@" 2>&1 | grep -m1 -i '^usage: ' | flat; }
+check "tongban start --help: usage names tongban start" says_usage "tongban start [--data-dir" "$T" start --help
+check "tongban start -h: the same usage" says_usage "tongban start [--data-dir" "$T" start -h
+check "tongban start --bogus: the mistake's usage names tongban start" says_usage "tongban start [--data-dir" "$T" start --bogus
+check "tongban --bogus (start by default): usage names tongban start" says_usage "tongban start [--data-dir" "$T" --bogus
 check "tongban(1): its VERSION is --version's" says "$MAN1" "This page describes tongban $("$T" --version)."
 check "tongban-server(8): NAME is tongban-server - its OVERVIEW" says "$MAN8" "NAME tongban-server - $(overview "$S" | sed 's/ Without a subcommand.*//')"
 check "tongban-server(8): a section for tongban-server signals remove" section "$MAN8" "tongban-server signals remove"

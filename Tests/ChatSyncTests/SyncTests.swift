@@ -150,7 +150,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         defer { Task { await server.stop() } }
         let a = try await makeSession(server.baseURL, "noticed")
         let engine = a.sync
-        #expect(engine.timing.noticeGap == .milliseconds(50))
+        #expect(engine.timing.noticeGap == .milliseconds(100))
         // A notice after a quiet spell: pulled without waiting for the gap.
         engine.noticeArrived()
         #expect(await eventually(.seconds(5)) { engine.pullsStarted.withLock { $0.count } == 1 })

@@ -9,12 +9,12 @@ extension SyncEngine {
         /// Notices closer together than this share one pull: a flood of
         /// messages is fetched in pages, not one request per message. A
         /// notice after a quiet spell is pulled at once; in a burst a message
-        /// waits at most this long. Each pull has a fixed cost on the client
+        /// waits at most this long, under the tenth of a second a reader
+        /// takes for instant. Each pull has a fixed cost on the client
         /// (request, transaction, views, a frame), so a longer gap means
         /// fewer, larger pulls and less CPU in a flood, for a little more
-        /// delay per message (figures in BENCHMARKS.md, "Notes moved from
-        /// the code").
-        public var noticeGap: Duration = .milliseconds(50)
+        /// delay per message (figures in BENCHMARKS.md: 25 → 50 → 100 ms).
+        public var noticeGap: Duration = .milliseconds(100)
         /// Without a working socket, a poll that brought something is
         /// followed by another this soon: a flood keeps arriving at the
         /// network's pace, not one page every `pollOffline`.

@@ -49,8 +49,8 @@ struct Tongban: AsyncParsableCommand {
 extension Tongban {
     /// `tongban` and `tongban start …`, the full-screen client, parse with
     /// `start`'s own options only: the whole tree of forty commands is built
-    /// and reflected over for nothing (about 0.7 ms and half a megabyte of
-    /// the client's resident memory). Anything it does not take (help, a
+    /// and reflected over for nothing (about 0.7 ms of the start, and some of
+    /// the client's resident memory: BENCHMARKS.md). Anything it does not take (help, a
     /// mistake) goes through the whole tree, whose words say it as before.
     static func parseStartAlone() -> (any ParsableCommand)? {
         var arguments = CommandLine.arguments.dropFirst()

@@ -136,6 +136,8 @@ says() {
 section() { grep -qx "   $2" "$WORK/$(basename "$1").txt" || { echo "no section \"$2\" in $(basename "$1")"; return 1; }; }
 T=$P/bin/tongban
 S=$P/bin/tongban-server
+# says_usage TEXT COMMAND...: the first usage line COMMAND prints holds TEXT.
+usage_of() { "$@" 2>&1 | grep -m1 -i '^usage: ' | flat; }
 says_usage() { local want=$1; shift; local got; got=$(usage_of "$@"); [[ $got == *"$want"* ]] || { echo "usage was: $got"; return 1; }; }
 check "tongban(1): NAME is tongban - its OVERVIEW" says "$MAN1" "NAME tongban - $(overview "$T")"
 check "tongban(1): a section for tongban send" section "$MAN1" "tongban send"
@@ -145,7 +147,6 @@ check "tongban(1): send --queue's help as --help says it" says "$MAN1" "--queue 
 check "tongban(1): group create --unique's help as --help says it" says "$MAN1" "--unique <unique> $(help_text --unique "$T" group create)"
 # `tongban start` parses with start's options alone (Tongban.parseStartAlone);
 # its help and its mistakes still come from the whole tree, named in full.
-usage_of() { "$@" 2>&1 | grep -m1 -i '^usage: ' | flat; }
 check "tongban start --help: usage names tongban start" says_usage "tongban start [--data-dir" "$T" start --help
 check "tongban start -h: the same usage" says_usage "tongban start [--data-dir" "$T" start -h
 check "tongban start --bogus: the mistake's usage names tongban start" says_usage "tongban start [--data-dir" "$T" start --bogus

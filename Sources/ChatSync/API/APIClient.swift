@@ -182,15 +182,6 @@ public final class APIClient: ChatAPI {
         _ = try await call(method, path, body: data)
     }
 
-    /// RFC 3986's unreserved characters stay; every other byte of the UTF-8
-    /// is %-encoded. Spelled out rather than `.alphanumerics` plus four: that
-    /// set's Unicode tables are half a megabyte the client would map for it.
-    static func query(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     // MARK: - Accounts and profiles
 
     public func register(account: String, password: String, username: String? = nil) async throws -> AuthResponse {

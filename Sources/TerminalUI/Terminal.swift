@@ -317,6 +317,10 @@ public final class Terminal: @unchecked Sendable {
         var wantedImages: [GridImage] = []
         var lastImages: [GridImage] = []
         let pollNanos = UInt64(pollMilliseconds) * 1_000_000
+        // Once quiet after the start or a busy spell, the code pages it
+        // mapped go back to the kernel (ResidentPages); TONGBAN_KEEP_PAGES=1
+        // keeps them, to measure what that saves.
+        var pages: PageReleasePolicy? = environment["TONGBAN_KEEP_PAGES"] == "1" ? nil : PageReleasePolicy()
         while true {
             let (frame, work, stopping, graphics, cell) = lock.withLock {
                 let taken = (pendingFrame, requests, phase == .stopping, graphicsProtocol, cellSize)
@@ -350,6 +354,7 @@ public final class Terminal: @unchecked Sendable {
                 screen.draw(frame.grid, cursor: frame.cursor)
                 wantedImages = frame.grid.images
                 drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
+                pages?.frameDrawn(at: DispatchTime.now().uptimeNanoseconds)
                 if benchLog != nil {
                     let now = DispatchTime.now().uptimeNanoseconds
                     if !firstFrameDrawn {
@@ -373,6 +378,9 @@ public final class Terminal: @unchecked Sendable {
                 timeout = elapsed >= pollNanos ? 0 : Int32((pollNanos - elapsed + 999_999) / 1_000_000)
             } else if wakeRead < 0 {
                 timeout = pollMilliseconds
+            }
+            if let due = pages?.wait(now: DispatchTime.now().uptimeNanoseconds), timeout < 0 || due < timeout {
+                timeout = due
             }
             let woke = tb_wait_input(wakeRead, timeout)
             var first = KeyDecoder.Input.timeout
@@ -411,6 +419,7 @@ public final class Terminal: @unchecked Sendable {
             }
             if !keys.isEmpty {
                 lastInputAt = DispatchTime.now().uptimeNanoseconds
+                pages?.keyRead(at: lastInputAt)
                 if keyReadAt == nil {
                     keyReadAt = lastInputAt
                     // One line per frame: a pasted text's newlines are dropped.
@@ -419,6 +428,10 @@ public final class Terminal: @unchecked Sendable {
             }
             for key in keys {
                 continuation.yield(key)
+            }
+            if keys.isEmpty, pages?.takeDue(now: DispatchTime.now().uptimeNanoseconds) == true {
+                let released = ResidentPages.release()
+                if benchLog != nil { bench("released_kib \(released / 1024)") }
             }
         }
         screen.close()

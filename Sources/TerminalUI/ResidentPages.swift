@@ -24,6 +24,10 @@ import Glibc
 /// page whether it is present and still the file's (bit 61), and only
 /// mappings nobody can write (no `w` permission) are looked at, so a page
 /// cannot become the process's own copy between the look and the release.
+/// And only the executable's and the shared libraries' mappings, which stay
+/// for the process's life: a file another thread maps for a moment could
+/// be unmapped between the look and the release, and its addresses given
+/// to memory whose contents a release would wipe.
 public enum ResidentPages {
     /// A mapping of `/proc/self/maps` worth looking at: private, not
     /// writable, backed by a file.
@@ -32,10 +36,11 @@ public enum ResidentPages {
         var end: UInt
     }
 
-    /// The private, non-writable, file-backed mappings of a `maps` text.
-    /// Anonymous and special mappings (`[vdso]`, `[stack]`), shared ones and
-    /// anything writable are left out.
-    static func candidates(maps: Substring) -> [Mapping] {
+    /// The private, non-writable mappings of the executable (`exe`) and of
+    /// shared libraries (`.so` in the name) in a `maps` text. Anonymous and
+    /// special mappings (`[vdso]`, `[stack]`), other files, shared mappings
+    /// and anything writable are left out.
+    static func candidates(maps: Substring, exe: String) -> [Mapping] {
         var result: [Mapping] = []
         for line in maps.split(separator: "\n", omittingEmptySubsequences: true) {
             // address perms offset dev inode path
@@ -44,13 +49,24 @@ public enum ResidentPages {
             let perms = Array(fields[1].utf8)
             guard perms.count == 4, perms[1] != UInt8(ascii: "w"), perms[3] == UInt8(ascii: "p") else { continue }
             let path = fields[5].drop { $0 == " " }
-            guard path.first == "/", !path.hasSuffix(" (deleted)") else { continue }
+            guard path.first == "/", path == exe || isSharedObject(path) else { continue }
             let bounds = fields[0].split(separator: "-")
             guard bounds.count == 2, let lo = UInt(bounds[0], radix: 16), let hi = UInt(bounds[1], radix: 16), lo < hi
             else { continue }
             result.append(Mapping(start: lo, end: hi))
         }
         return result
+    }
+
+    /// `libc.so.6`, `libsqlite3.so.0.8.6`, `ld-linux-x86-64.so.2`,
+    /// `libfoo.so`: a name ending in `.so` and version numbers, if any.
+    static func isSharedObject(_ path: Substring) -> Bool {
+        let name = path.split(separator: "/").last ?? path
+        guard let range = name.range(of: ".so") else { return false }
+        let version = name[range.upperBound...]
+        return version.isEmpty
+            || (version.first == "." && version.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+                .allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
     }
 
     /// Runs of pages (first page index, count) that are present and still
@@ -82,12 +98,16 @@ public enum ResidentPages {
         #if os(Linux)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard page > 0, let maps = readAll("/proc/self/maps") else { return 0 }
+        var link = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &link, link.count - 1)
+        guard length > 0 else { return 0 }
+        let exe = String(decoding: link[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return 0 }
         defer { close(pagemap) }
         var released = 0
         var entries: [UInt64] = []
-        for mapping in candidates(maps: maps[...]) {
+        for mapping in candidates(maps: maps[...], exe: exe) {
             let pages = Int(mapping.end - mapping.start) / page
             entries = [UInt64](repeating: 0, count: pages)
             let want = pages * 8

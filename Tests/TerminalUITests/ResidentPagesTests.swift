@@ -3,7 +3,7 @@ import Testing
 @testable import TerminalUI
 
 @Suite struct ResidentPagesTests {
-    @Test func onlyPrivateReadOnlyMappingsOfFilesAreLookedAt() {
+    @Test func onlyPrivateReadOnlyMappingsOfTheProgramAndItsLibrariesAreLookedAt() {
         let maps = """
         55d0c0000000-55d0c0100000 r--p 00000000 08:01 1234   /usr/bin/tongban
         55d0c0100000-55d0c2000000 r-xp 00100000 08:01 1234   /usr/bin/tongban
@@ -15,14 +15,26 @@ import Testing
         7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0      [vdso]
         7ffd00010000-7ffd00031000 rw-p 00000000 00:00 0      [stack]
         7f0000500000-7f0000600000 r-xp 00000000 08:01 96     /usr/lib/libc.so.6
+        7f0000700000-7f0000800000 r--p 00000000 08:01 95     /usr/lib/locale/locale-archive
+        7f0000900000-7f0000a00000 r--p 00000000 08:01 94     /home/u/.cache/tongban/picture.jpg
+        7f0000b00000-7f0000c00000 r--p 00000000 08:01 93     /usr/bin/tongban-other
         garbage line
         """
-        let found = ResidentPages.candidates(maps: maps[...])
+        let found = ResidentPages.candidates(maps: maps[...], exe: "/usr/bin/tongban")
         #expect(found == [
             .init(start: 0x55d0_c000_0000, end: 0x55d0_c010_0000),
             .init(start: 0x55d0_c010_0000, end: 0x55d0_c200_0000),
             .init(start: 0x7f00_0050_0000, end: 0x7f00_0060_0000),
         ])
+    }
+
+    @Test func sharedObjectsAreKnownByTheirNames() {
+        for name in ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib/libsqlite3.so.0.8.6", "/lib64/ld-linux-x86-64.so.2", "/opt/libfoo.so"] {
+            #expect(ResidentPages.isSharedObject(name[...]), "\(name)")
+        }
+        for name in ["/home/u/evil.so.jpg", "/home/u/so", "/usr/lib/locale/locale-archive", "/home/u/a.so.", "/x/lib.so.1a", "/x.so/file"] {
+            #expect(!ResidentPages.isSharedObject(name[...]), "\(name)")
+        }
     }
 
     @Test func aPageTheProcessWroteOrThatIsSwappedIsNeverInARun() {
@@ -39,16 +51,17 @@ import Testing
         #expect(runs.map { [$0.first, $0.count] } == [[0, 2], [3, 1], [6, 3]])
     }
 
-    /// A private mapping of a file, one page written and then made read-only
-    /// (what the loader does to `.data.rel.ro`): releasing keeps the written
-    /// page's bytes and drops the others, which read back from the file.
+    /// A private mapping of a library file, one page written and then made
+    /// read-only (what the loader does to `.data.rel.ro`): releasing keeps
+    /// the written page's bytes and drops the others, which read back from
+    /// the file.
     @Test func releasingKeepsWrittenPagesAndDropsTheFilesOwn() throws {
         #if os(Linux)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let count = 8
         var bytes = [UInt8](repeating: 0, count: page * count)
         for i in 0..<count { bytes[i * page] = UInt8(i + 1) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("resident-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("libresident-\(UUID().uuidString).so").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let fd = open(path, O_RDONLY)

@@ -30,7 +30,7 @@ import Glibc
 /// to memory whose contents a release would wipe.
 public enum ResidentPages {
     /// A mapping of `/proc/self/maps` worth looking at: private, not
-    /// writable, backed by a file.
+    /// writable, of the executable or a shared library.
     struct Mapping: Equatable {
         var start: UInt
         var end: UInt

@@ -136,8 +136,9 @@ says() {
 section() { grep -qx "   $2" "$WORK/$(basename "$1").txt" || { echo "no section \"$2\" in $(basename "$1")"; return 1; }; }
 T=$P/bin/tongban
 S=$P/bin/tongban-server
-# says_usage TEXT COMMAND...: the first usage line COMMAND prints holds TEXT.
+# usage_of COMMAND...: the first usage line COMMAND prints, on one line.
 usage_of() { "$@" 2>&1 | grep -m1 -i '^usage: ' | flat; }
+# says_usage TEXT COMMAND...: the first usage line COMMAND prints holds TEXT.
 says_usage() { local want=$1; shift; local got; got=$(usage_of "$@"); [[ $got == *"$want"* ]] || { echo "usage was: $got"; return 1; }; }
 check "tongban(1): NAME is tongban - its OVERVIEW" says "$MAN1" "NAME tongban - $(overview "$T")"
 check "tongban(1): a section for tongban send" section "$MAN1" "tongban send"

@@ -13,9 +13,12 @@
 #   ROOMS         channels / rooms / conversations for idle and startup (default 50)
 #   CLIENTS       which clients to run (default "ours weechat irssi profanity"); the others print n/a
 #   FLOOD_TIMEOUT seconds to wait for the last flood message on screen (default 600)
-#   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window is copied there,
-#                 with its resident pages (Tools/resident.py snapshot; report BINARY FILE reads them)
+#   SMAPS_DIR     when set, each client's /proc/PID/smaps at the end of the idle window and of
+#                 the flood (CLIENT-flood.smaps) is copied there, with its resident pages
+#                 (Tools/resident.py snapshot; report BINARY FILE reads them)
 #   GROUP_MEMBERS members of the group ours is flooded in (default 200; 0 skips that phase)
+#   OURS_ENV      NAME=VALUE words added to ours' environment, for A/B runs of one binary
+#                 (e.g. TONGBAN_KEEP_PAGES=1, MALLOC_ARENA_MAX=8)
 #   TRACE_DIR     when set, ours' flood trace (client bench log with its socket and
 #                 pulls, server log, sender output) is copied there per flood phase
 # Prints a markdown table on stdout (and, for ours, a second one: the flood
@@ -262,6 +265,10 @@ flood_measure() {
   put flood_cpu "$client" "$(ticks_s $((c1 - c0)))"
   put flood_rss "$client" "$(mem_mib "$cpid" VmHWM)"
   put flood_srv_cpu "$client" "$(ticks_s $((s1 - s0)))"
+  if [ -n "${SMAPS_DIR:-}" ]; then
+    cp "/proc/$cpid/smaps" "$SMAPS_DIR/$client-flood.smaps" 2>/dev/null || true
+    python3 "$(dirname "$0")/../../Tools/resident.py" snapshot "$cpid" "$SMAPS_DIR/$client-flood.pages.json" 2>/dev/null || true
+  fi
   FLOOD_T0=$t0
   FLOOD_TSENT=$tsent
 }
@@ -659,7 +666,8 @@ start_tongban_server() { # TAG
   TB_URL=http://127.0.0.1:$TB_PORT
 }
 ours_cmd() { # DATA_DIR BENCH_LOG
-  CLIENT_CMD=(env TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_BENCH_LOG="$2" "$BIN/tongban" start --data-dir "$1")
+  # shellcheck disable=SC2086  # OURS_ENV is split into words on purpose
+  CLIENT_CMD=(env ${OURS_ENV:-} TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_BENCH_LOG="$2" "$BIN/tongban" start --data-dir "$1")
 }
 bench_values() { # LOG KEY: the numbers of KEY lines
   awk -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null

@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "tongban",
             dependencies: [
-                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "TerminalUI", "ChatMedia", "Version",
+                "ChatCore", "ChatCrypto", "ChatStore", "ChatSync", "ChatViewModels", "ChatServer", "TongbanTUI", "TerminalUI", "ChatMedia", "Version", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

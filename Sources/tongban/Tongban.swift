@@ -4,6 +4,7 @@ import ChatMedia
 import ChatServer
 import ChatStore
 import ChatSync
+import CMalloc
 import Foundation
 import Logging
 import Version
@@ -21,6 +22,14 @@ struct Tongban: AsyncParsableCommand {
     /// A closed pipe (`tongban ls | head`) must end the output, not the process.
     static func main() async {
         _ = launchedAt
+        // glibc gives each thread that allocates while another holds the
+        // lock an arena of its own, up to eight per core, and memory freed in
+        // one is not reused by the others: a flood of 10,000 messages through
+        // NIO's, the store's and the terminal's threads left 13 arenas holding
+        // 8.9 MiB, with 6.6 MiB live at its peak. One arena, set before any
+        // thread starts; the client's threads seldom allocate at once.
+        // MALLOC_ARENA_MAX still decides when set.
+        if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 1) }
         signal(SIGPIPE, SIG_IGN)
         // The language tables decode on the other core while the arguments
         // parse (every command's words come from them).

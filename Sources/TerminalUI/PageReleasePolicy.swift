@@ -1,26 +1,34 @@
 /// When the terminal thread hands back the pages a busy spell mapped
-/// (`ResidentPages.release`): once the client has been quiet (no frame, no
-/// key) for `quiet` after the start, and after every later spell that drew
-/// at least `busyFrames` frames. An idle client that redraws once a minute
-/// is not busy; a start, a flood of messages or a user paging through a
-/// chat is. Times are monotonic nanoseconds, passed in (tests use their own).
+/// (`ResidentPages.release`). The start is released twice: once it has been
+/// quiet (no frame, no key) for `startQuiet`, which drops what drew the first
+/// screens, parsed the arguments and opened the store before a flood of
+/// messages or a user's keys add their own; and once more after the next
+/// frame and a `quiet` spell, for what the start did once connected (the
+/// first sync may come after the first release). After that, a release
+/// follows every spell that drew at least `busyFrames` frames. An idle client
+/// that redraws once a minute is not busy; a flood of messages or a user
+/// paging through a chat is. Times are monotonic nanoseconds, passed in
+/// (tests use their own).
 public struct PageReleasePolicy: Sendable, Equatable {
     public var quiet: UInt64
+    public var startQuiet: UInt64
     public var busyFrames: Int
     /// Whether a release is due at the next quiet spell.
     public private(set) var armed = true
+    private var releases = 0
     private var framesSince = 0
     private var lastActivity: UInt64?
 
-    public init(quiet: UInt64 = 1_000_000_000, busyFrames: Int = 20) {
+    public init(quiet: UInt64 = 1_000_000_000, startQuiet: UInt64 = 250_000_000, busyFrames: Int = 20) {
         self.quiet = quiet
+        self.startQuiet = startQuiet
         self.busyFrames = busyFrames
     }
 
     public mutating func frameDrawn(at now: UInt64) {
         lastActivity = now
         framesSince += 1
-        if framesSince >= busyFrames { armed = true }
+        if framesSince >= busyFrames || releases == 1 { armed = true }
     }
 
     public mutating func keyRead(at now: UInt64) {
@@ -32,9 +40,10 @@ public struct PageReleasePolicy: Sendable, Equatable {
     /// yet, or released since the last busy spell).
     public func wait(now: UInt64) -> Int32? {
         guard armed, let last = lastActivity else { return nil }
+        let spell = releases == 0 ? startQuiet : quiet
         let elapsed = now &- last
-        if elapsed >= quiet { return 0 }
-        return Int32(min((quiet - elapsed + 999_999) / 1_000_000, UInt64(Int32.max)))
+        if elapsed >= spell { return 0 }
+        return Int32(min((spell - elapsed + 999_999) / 1_000_000, UInt64(Int32.max)))
     }
 
     /// True when a release is due now; the caller releases, and the policy
@@ -43,6 +52,7 @@ public struct PageReleasePolicy: Sendable, Equatable {
         guard wait(now: now) == 0 else { return false }
         armed = false
         framesSince = 0
+        releases = min(releases + 1, 2)
         return true
     }
 }

@@ -113,23 +113,30 @@ import Testing
         #expect(!due1)
     }
 
-    @Test func theStartIsReleasedAfterAQuietSpellThenOnlyAfterABusyOne() {
-        var policy = PageReleasePolicy(quiet: 1000 * ms, busyFrames: 3)
+    @Test func theStartIsReleasedTwiceThenOnlyAfterABusySpell() {
+        var policy = PageReleasePolicy(quiet: 1000 * ms, startQuiet: 250 * ms, busyFrames: 3)
         policy.frameDrawn(at: 100 * ms)
-        #expect(policy.wait(now: 400 * ms) == 700, "the thread sleeps until the quiet spell is over")
-        let due2 = policy.takeDue(now: 400 * ms)
-        #expect(!due2)
-        policy.keyRead(at: 900 * ms)
-        let due3 = policy.takeDue(now: 1500 * ms)
-        #expect(!due3, "a key starts the quiet spell again")
-        #expect(policy.wait(now: 1500 * ms) == 400)
-        let due4 = policy.takeDue(now: 1900 * ms)
-        #expect(due4)
-        let due5 = policy.takeDue(now: 9000 * ms)
-        #expect(!due5, "once per busy spell")
+        #expect(policy.wait(now: 200 * ms) == 150, "the thread sleeps until the start's quiet spell is over")
+        let due1 = policy.takeDue(now: 200 * ms)
+        #expect(!due1)
+        policy.keyRead(at: 300 * ms)
+        let due2 = policy.takeDue(now: 500 * ms)
+        #expect(!due2, "a key starts the quiet spell again")
+        #expect(policy.wait(now: 500 * ms) == 50)
+        let due3 = policy.takeDue(now: 550 * ms)
+        #expect(due3, "the start's first release")
+        let due4 = policy.takeDue(now: 9000 * ms)
+        #expect(!due4, "nothing drawn since")
         #expect(policy.wait(now: 9000 * ms) == nil, "nothing to wake for")
 
-        // An idle client's occasional redraw is not busy.
+        // What the start did once connected (the first sync's frame): one
+        // frame is enough, and the longer spell applies.
+        policy.frameDrawn(at: 10_000 * ms)
+        #expect(policy.wait(now: 10_000 * ms) == 1000)
+        let due5 = policy.takeDue(now: 11_000 * ms)
+        #expect(due5, "the start's second release")
+
+        // From here an idle client's occasional redraw is not busy.
         policy.frameDrawn(at: 60_000 * ms)
         policy.frameDrawn(at: 120_000 * ms)
         let due6 = policy.takeDue(now: 200_000 * ms)
@@ -137,11 +144,14 @@ import Testing
         policy.frameDrawn(at: 180_000 * ms)
         #expect(policy.wait(now: 180_500 * ms) == 500)
         let due7 = policy.takeDue(now: 181_000 * ms)
-        #expect(due7)
+        #expect(due7, "three frames make a busy spell")
+        policy.frameDrawn(at: 240_000 * ms)
+        let due8 = policy.takeDue(now: 300_000 * ms)
+        #expect(!due8, "and one frame no longer does")
     }
 
     @Test func aWaitIsRoundedUpToWholeMilliseconds() {
-        var policy = PageReleasePolicy(quiet: 1000 * ms, busyFrames: 1)
+        var policy = PageReleasePolicy(quiet: 1000 * ms, startQuiet: 1000 * ms, busyFrames: 1)
         policy.frameDrawn(at: 0)
         #expect(policy.wait(now: 999 * ms + 1) == 1, "never a zero sleep before it is due")
         #expect(policy.wait(now: 1000 * ms) == 0)

@@ -18,9 +18,12 @@
 # Every function either run executed is written out by mangled name: first
 # those the benchmark's idle client ran after its start (after it first
 # handed its pages back, `ResidentPages.release`: its polls, a redraw, its
-# socket's pings, a few keys), then the rest of what it ran (its start,
-# 50 conversations), then all the others, each group hottest (most
-# instructions) first. An idle client then touches one short stretch at
+# socket's pings, a few keys), then those its flood client ran after its
+# first release (the pulls, the store's inserts, the message pane's frames),
+# then the rest of what the idle client ran (its start, 50 conversations),
+# then all the others, each group hottest (most instructions) first. A flood
+# then faults back the idle and the flood stretches, not the start's pages
+# that the release handed back. An idle client then touches one short stretch at
 # the front instead of pages spread over the whole ordered region (which
 # with one hotness order held the idle path interleaved with the flood's,
 # the search's and the pictures', so that nearly all of its 7.7 MB was
@@ -125,8 +128,10 @@ import re, sys, collections
 cost = collections.Counter()
 idle = set()        # functions the benchmark's idle client ran (its data dir is ours-idle/me)
 steady = set()      # ... of them, those it ran after its first release of pages
+flood = set()       # what its flood client (ours-flood/me) ran after its first release
 for path in sys.argv[1:]:
     is_idle = False
+    is_flood = False
     after_release = False
     names = {}          # callgrind compresses names: "fn=(12) name" once, then "fn=(12)"
     current = None
@@ -134,6 +139,7 @@ for path in sys.argv[1:]:
     for line in open(path, errors="replace"):
         if line.startswith("cmd:"):
             is_idle = "/ours-idle/" in line
+            is_flood = "/ours-flood/" in line
         elif line.startswith("part:"):
             # --dump-before splits the run at each release: part 1 is the start.
             after_release = int(line.split()[1]) > 1
@@ -160,19 +166,23 @@ for path in sys.argv[1:]:
                     idle.add(current)
                     if after_release:
                         steady.add(current)
+                elif is_flood and after_release:
+                    flood.add(current)
         else:
             in_call = False
 if not idle:
     sys.exit("no callgrind profile of the idle client (cmd: .../ours-idle/...)")
 if not steady:
     sys.exit("the idle client never released its pages (no part after ResidentPages.release)")
-group = lambda name: 0 if name in steady else 1 if name in idle else 2
+if not flood:
+    sys.exit("no callgrind profile of the flood client after its first release (cmd: .../ours-flood/...)")
+group = lambda name: 0 if name in steady else 1 if name in flood else 2 if name in idle else 3
 for name, _ in sorted(cost.items(), key=lambda kv: (group(kv[0]), -kv[1], kv[0])):
     if not name.startswith("0x"):
         print(name)
 EOF
 [ -s "$WORK/order" ] || die "callgrind recorded no functions"
 { echo "# Code-layout profile of the tongban client, written by Tools/order.sh (make order)."
-  echo "# lld puts these functions first in .text, the idle client's first, then the rest, each hottest first. Do not edit by hand."
+  echo "# lld puts these functions first in .text: the idle client's, the flood's, its start's, the rest, each hottest first. Do not edit by hand."
   cat "$WORK/order"; } >"$OUT"
 log "wrote $OUT: $(wc -l <"$OUT") functions"

@@ -19,10 +19,9 @@ final class ReadCountsProbe: Sendable {
         let api = APIClient(baseURL: base, token: owner.token, http: http)
         let conversation = ConversationIDHelper.group(1)
         let page = try await api.history(conversationId: conversation, beforeSeq: nil, afterSeq: nil, limit: 100)
-        let mine = page.messages.filter(Self.owned(by: owner)).map(\.seq)
-        guard !mine.isEmpty else { throw ServerBench.BenchError(description: "read counts: the owner sent nothing") }
-        var seqs = mine
-        // Fewer than 100 of the owner's in the last page: earlier seqs of theirs make up the hundred.
+        var seqs = page.messages.filter(Self.owned(by: owner)).map(\.seq)
+        // Fewer than 100 of the owner's in the last page (none, when the
+        // owner's sends all came early): earlier seqs of theirs make up the hundred.
         var before = page.messages.first?.seq
         while seqs.count < 100, let b = before, b > 1 {
             let older = try await api.history(conversationId: conversation, beforeSeq: b, afterSeq: nil, limit: 100)
@@ -30,6 +29,7 @@ final class ReadCountsProbe: Sendable {
             before = older.messages.first?.seq
             if older.messages.isEmpty { break }
         }
+        guard !seqs.isEmpty else { throw ServerBench.BenchError(description: "read counts: the owner sent nothing") }
         seqs = Array(seqs.suffix(100))
         print("read counts: \(accounts.count / 2) members read, then \(Self.asks) asks for \(seqs.count) seqs…")
         try await withThrowingTaskGroup(of: Void.self) { group in

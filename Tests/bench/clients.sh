@@ -241,10 +241,15 @@ idle_measure() { # CLIENT PID
   c1=$(cpu_ticks "$2")
   put idle_cpu "$1" "$(ticks_s $((c1 - c0)))"
   put idle_rss "$1" "$(mem_mib "$2" VmRSS)"
-  if [ -n "${SMAPS_DIR:-}" ]; then
-    cp "/proc/$2/smaps" "$SMAPS_DIR/$1.smaps" 2>/dev/null || true
-    python3 "$(dirname "$0")/../../Tools/resident.py" snapshot "$2" "$SMAPS_DIR/$1.pages.json" 2>/dev/null || true
-  fi
+  keep_smaps "$2" "$1"
+}
+
+# keep_smaps PID NAME: with SMAPS_DIR, the process's memory map and resident
+# pages as SMAPS_DIR/NAME.smaps and NAME.pages.json.
+keep_smaps() {
+  [ -n "${SMAPS_DIR:-}" ] || return 0
+  cp "/proc/$1/smaps" "$SMAPS_DIR/$2.smaps" 2>/dev/null || true
+  python3 "$(dirname "$0")/../../Tools/resident.py" snapshot "$1" "$SMAPS_DIR/$2.pages.json" 2>/dev/null || true
 }
 
 # flood_measure CLIENT SESSION CLIENT_PID SERVER_PID SENDER...: the flood
@@ -265,10 +270,7 @@ flood_measure() {
   put flood_cpu "$client" "$(ticks_s $((c1 - c0)))"
   put flood_rss "$client" "$(mem_mib "$cpid" VmHWM)"
   put flood_srv_cpu "$client" "$(ticks_s $((s1 - s0)))"
-  if [ -n "${SMAPS_DIR:-}" ]; then
-    cp "/proc/$cpid/smaps" "$SMAPS_DIR/$client-flood.smaps" 2>/dev/null || true
-    python3 "$(dirname "$0")/../../Tools/resident.py" snapshot "$cpid" "$SMAPS_DIR/$client-flood.pages.json" 2>/dev/null || true
-  fi
+  keep_smaps "$cpid" "$client-flood"
   FLOOD_T0=$t0
   FLOOD_TSENT=$tsent
 }

@@ -128,6 +128,9 @@ public enum ResidentPages {
     }
 
     /// A small `/proc` file, read whole (its size is not known up front).
+    /// Not `FileManager.contents(atPath:)`: with it, the test process's own
+    /// mapping near the end of its long maps was never released (what came
+    /// back did not hold it).
     private static func readAll(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

@@ -122,7 +122,7 @@ log "clients.sh phases under callgrind"
 CLIENTS=ours IDLE_SECONDS=65 FLOOD_COUNT=500 FLOOD_TIMEOUT=300 BIN=$WORK/bin \
   bash Tests/bench/clients.sh >/dev/null
 
-# ---- the order file: the idle client's functions, then the rest, each hottest first
+# ---- the order file: the idle client's steady functions, the flood's, its start's, the rest, each hottest first
 python3 - "$WORK"/cg/cg.* >"$WORK/order" <<'EOF'
 import re, sys, collections
 cost = collections.Counter()

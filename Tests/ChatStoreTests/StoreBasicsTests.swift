@@ -20,6 +20,17 @@ import Testing
         #expect(journal == "wal")
     }
 
+    /// A flood's inserts must not grow the writer's page cache to SQLite's
+    /// 2 MiB default; the readers, which page and search, keep it.
+    @Test func theWriterKeepsASmallPageCacheAndTheReadersTheDefault() throws {
+        let store = try makeStore(tempDir())
+        let writer = try store.dbPool.write { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        let reader = try store.dbPool.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        #expect(writer == -ChatStore.writerCacheKiB)
+        #expect(ChatStore.writerCacheKiB < 2000)
+        #expect(reader == -2000)
+    }
+
     @Test func migratesFileFromPreviousMigration() throws {
         let dir = tempDir()
         let path = dir.appendingPathComponent("old.sqlite").path

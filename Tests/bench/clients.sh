@@ -258,6 +258,9 @@ keep_smaps() {
 flood_measure() {
   local client=$1 s=$2 cpid=$3 spid=$4 c0 c1 s0 s1 t0 tsent
   shift 4
+  # The peak so far is the start's: the flood's peak row is the higher of
+  # the two (VmHWM is the whole life), this row says which one it was.
+  put flood_rss_start "$client" "$(mem_mib "$cpid" VmHWM)"
   c0=$(cpu_ticks "$cpid")
   s0=$(cpu_ticks "$spid")
   now_us t0
@@ -868,6 +871,7 @@ echo "|---|---|---|---|---|---|"
 row flood_s "flood of $FLOOD_COUNT: first send → last message on screen (s)"
 row flood_cpu "flood: client CPU (s)"
 row flood_rss "flood: client peak RSS (MiB)"
+row flood_rss_start "flood: the client's peak RSS before it, its start's (MiB)"
 row flood_srv_cpu "flood: server CPU (s)"
 row flood_sent "flood: sender done, first → last send (s)"
 row flood_behind "flood: behind its sender, last on screen − last acknowledged (s)"

@@ -16,10 +16,12 @@
 #      a flood of incoming messages, idle, quit;
 #   2. the client phases of Tests/bench/clients.sh (startup, idle, keys, flood).
 # Every function either run executed is written out by mangled name: first
-# those the benchmark's idle client ran after its start (after it first
-# handed its pages back, `ResidentPages.release`: its polls, a redraw, its
-# socket's pings, a few keys), then those its flood client ran after its
-# first release (the pulls, the store's inserts, the message pane's frames),
+# those the benchmark's idle client ran after its start (after the start's
+# second hand-back of pages, `ResidentPages.release`, the one after a quiet
+# spell: its polls, a redraw, its socket's pings, a few keys; the first
+# comes right after the first frame), then those its flood client ran after
+# its first frame (connecting, the pulls, the store's inserts, the message
+# pane's frames),
 # then the rest of what the idle client ran (its start, 50 conversations),
 # then all the others, each group hottest (most instructions) first. A flood
 # then faults back the idle and the flood stretches, not the start's pages
@@ -127,12 +129,12 @@ python3 - "$WORK"/cg/cg.* >"$WORK/order" <<'EOF'
 import re, sys, collections
 cost = collections.Counter()
 idle = set()        # functions the benchmark's idle client ran (its data dir is ours-idle/me)
-steady = set()      # ... of them, those it ran after its first release of pages
-flood = set()       # what its flood client (ours-flood/me) ran after its first release
+steady = set()      # ... of them, those it ran after the start's quiet release of pages
+flood = set()       # what its flood client (ours-flood/me) ran after its first frame
 for path in sys.argv[1:]:
     is_idle = False
     is_flood = False
-    after_release = False
+    part = 1
     names = {}          # callgrind compresses names: "fn=(12) name" once, then "fn=(12)"
     current = None
     in_call = False
@@ -141,8 +143,9 @@ for path in sys.argv[1:]:
             is_idle = "/ours-idle/" in line
             is_flood = "/ours-flood/" in line
         elif line.startswith("part:"):
-            # --dump-before splits the run at each release: part 1 is the start.
-            after_release = int(line.split()[1]) > 1
+            # --dump-before splits the run at each release: part 1 is the start
+            # up to its first frame, part 2 connecting and the first screens.
+            part = int(line.split()[1])
         elif line.startswith("fn="):
             m = re.match(r"fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
             if m.group(2):
@@ -164,18 +167,18 @@ for path in sys.argv[1:]:
                 cost[current] += int(parts[1])
                 if is_idle:
                     idle.add(current)
-                    if after_release:
+                    if part > 2:
                         steady.add(current)
-                elif is_flood and after_release:
+                elif is_flood and part > 1:
                     flood.add(current)
         else:
             in_call = False
 if not idle:
     sys.exit("no callgrind profile of the idle client (cmd: .../ours-idle/...)")
 if not steady:
-    sys.exit("the idle client never released its pages (no part after ResidentPages.release)")
+    sys.exit("the idle client never released its pages after a quiet spell (no third part)")
 if not flood:
-    sys.exit("no callgrind profile of the flood client after its first release (cmd: .../ours-flood/...)")
+    sys.exit("no callgrind profile of the flood client after its first frame (cmd: .../ours-flood/...)")
 group = lambda name: 0 if name in steady else 1 if name in flood else 2 if name in idle else 3
 for name, _ in sorted(cost.items(), key=lambda kv: (group(kv[0]), -kv[1], kv[0])):
     if not name.startswith("0x"):

@@ -61,6 +61,10 @@ public final class Terminal: @unchecked Sendable {
 
     private let continuation: AsyncStream<Key>.Continuation
     private let pollMilliseconds: Int32
+    /// A hung-up stdin is looked at this many times before the keys end
+    /// (one `pollMilliseconds` apart): once is enough for a closed pty, the
+    /// rest is for a read that failed only for a moment.
+    static let hangUpsBeforeQuitting = 3
     private let environment: [String: String]
     private let lock = NSLock()
 
@@ -316,6 +320,8 @@ public final class Terminal: @unchecked Sendable {
         // The pictures the newest frame holds, and those the terminal has.
         var wantedImages: [GridImage] = []
         var lastImages: [GridImage] = []
+        // Wake-ups in a row that found stdin hung up and nothing to read.
+        var hangUps = 0
         let pollNanos = UInt64(pollMilliseconds) * 1_000_000
         // Once quiet after the start or a busy spell, the code pages it
         // mapped go back to the kernel (ResidentPages); TONGBAN_KEEP_PAGES=1
@@ -385,14 +391,22 @@ public final class Terminal: @unchecked Sendable {
             let woke = tb_wait_input(wakeRead, timeout)
             var first = KeyDecoder.Input.timeout
             if woke & 4 != 0 {
-                // stdin hung up or failed: ncurses' read decides (and the
-                // hang-up signal ends the app); never spin on it.
+                // stdin hung up or failed: ncurses' read decides; never spin on it.
                 first = screen.read(timeout: 0)
-                if first == .timeout { usleep(UInt32(pollMilliseconds) * 1000) }
+                if first == .timeout {
+                    hangUps += 1
+                    // The terminal's other end is gone and no hang-up signal
+                    // ended the process (started with setsid or nohup): the
+                    // keys end, and the app quits as if asked instead of
+                    // staying online for nobody.
+                    if hangUps == Self.hangUpsBeforeQuitting { continuation.finish() }
+                    usleep(UInt32(pollMilliseconds) * 1000)
+                }
             } else if woke & (1 | 8) != 0 || tb_take_winch() != 0 {
                 // Input, or a signal (a resize that ncurses turns into a key).
                 first = screen.read(timeout: 0)
             }
+            if woke & 4 == 0 || first != .timeout { hangUps = 0 }
             if first == .timeout {
                 let now = DispatchTime.now().uptimeNanoseconds
                 if decoder.isPending && now &- max(lastInputAt, lastTimeoutAt) >= pollNanos {

@@ -179,5 +179,20 @@ sleep 0.5
 tmux send-keys -t "$SESSION" q
 for _ in $(seq 1 50); do tmux has-session -t "$SESSION" 2>/dev/null || break; sleep 0.1; done
 tmux has-session -t "$SESSION" 2>/dev/null && fail "q did not quit"
+
+# A terminal that goes away without a hang-up signal (the client started
+# with setsid, so the pane is not its controlling terminal): the client
+# notices stdin hung up and quits on its own, cleanly, instead of staying
+# online for nobody.
+tmux new-session -d -s "$SESSION" -x 120 -y 40 \
+  "setsid -w sh -c 'TONGBAN_LANG=zh-Hans LANG=C.UTF-8 TONGBAN_NO_BELL=1 $BIN/tongban start --data-dir $WORK/me 2>>$WORK/tui.err; echo \$? >$WORK/hangup.rc'"
+expect_screen "Alice 爱丽丝"
+HUP_PID=$(pgrep -f "^$BIN/tongban start --data-dir $WORK/me" | head -1)
+[ -n "$HUP_PID" ] || fail "no pid for the client started with setsid"
+tmux kill-session -t "$SESSION"
+for _ in $(seq 1 100); do kill -0 "$HUP_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$HUP_PID" 2>/dev/null && { kill "$HUP_PID"; fail "the client outlived its terminal"; }
+for _ in $(seq 1 50); do [ -s "$WORK/hangup.rc" ] && break; sleep 0.1; done
+[ "$(cat "$WORK/hangup.rc" 2>/dev/null)" = 0 ] || fail "the client whose terminal went away exited with '$(cat "$WORK/hangup.rc" 2>/dev/null)'"
 if [ -s "$WORK/tui.err" ]; then echo "stderr of the client:"; cat "$WORK/tui.err"; fi
 echo "e2e OK: tmux full-screen client against a real tongban-server"

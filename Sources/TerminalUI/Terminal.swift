@@ -31,31 +31,6 @@ import Foundation
 /// The terminal runs in raw mode: Ctrl-C arrives as `.ctrl("c")` instead of
 /// killing the process, so the app must bind a quit key.
 public final class Terminal: @unchecked Sendable {
-    /// Why `start()` failed.
-    public enum StartError: Error, Equatable, CustomStringConvertible {
-        /// stdin or stdout is not a terminal (piped, or no tty).
-        case notATerminal
-        /// Neither the user's locale nor C.UTF-8 is a UTF-8 locale.
-        case noUTF8Locale
-        /// ncurses does not know the terminal type.
-        case cannotInitialize(term: String)
-        /// `start()` was already called on this terminal.
-        case alreadyStarted
-
-        public var description: String {
-            switch self {
-            case .notATerminal:
-                return "standard input and output must be a terminal for the full-screen interface"
-            case .noUTF8Locale:
-                return "no UTF-8 locale available (tried the environment's and C.UTF-8)"
-            case .cannotInitialize(let term):
-                return "cannot initialise the terminal (TERM=\(term.isEmpty ? "unset" : term)); try TERM=xterm-256color"
-            case .alreadyStarted:
-                return "the terminal was already started"
-            }
-        }
-    }
-
     /// Keys, pastes and resizes, in order. Finishes after `stop()`.
     public let keys: AsyncStream<Key>
 
@@ -393,20 +368,16 @@ public final class Terminal: @unchecked Sendable {
             if woke & 4 != 0 {
                 // stdin hung up or failed: ncurses' read decides; never spin on it.
                 first = screen.read(timeout: 0)
-                if first == .timeout {
-                    hangUps += 1
-                    // The terminal's other end is gone and no hang-up signal
-                    // ended the process (started with setsid or nohup): the
-                    // keys end, and the app quits as if asked instead of
-                    // staying online for nobody.
-                    if hangUps == Self.hangUpsBeforeQuitting { continuation.finish() }
-                    usleep(UInt32(pollMilliseconds) * 1000)
-                }
+                if first == .timeout { usleep(UInt32(pollMilliseconds) * 1000) }
             } else if woke & (1 | 8) != 0 || tb_take_winch() != 0 {
                 // Input, or a signal (a resize that ncurses turns into a key).
                 first = screen.read(timeout: 0)
             }
-            if woke & 4 == 0 || first != .timeout { hangUps = 0 }
+            hangUps = woke & 4 != 0 && first == .timeout ? hangUps + 1 : 0
+            // The terminal's other end is gone and no hang-up signal ended
+            // the process (started with setsid or nohup): the keys end, and
+            // the app quits as if asked instead of staying online for nobody.
+            if hangUps == Self.hangUpsBeforeQuitting { continuation.finish() }
             if first == .timeout {
                 let now = DispatchTime.now().uptimeNanoseconds
                 if decoder.isPending && now &- max(lastInputAt, lastTimeoutAt) >= pollNanos {

@@ -29,7 +29,8 @@ struct Tongban: AsyncParsableCommand {
         // 8.9 MiB, with 6.6 MiB live at its peak. One arena, set before any
         // thread starts; the client's threads seldom allocate at once.
         // MALLOC_ARENA_MAX still decides when set.
-        if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 1) }
+        // (getenv: the first thing `main` does need not build the whole environment.)
+        if getenv("MALLOC_ARENA_MAX") == nil { _ = mallopt(M_ARENA_MAX, 1) }
         signal(SIGPIPE, SIG_IGN)
         // The language tables decode on the other core while the arguments
         // parse (every command's words come from them).

@@ -67,7 +67,7 @@ env -u TMUX -u COLORTERM -u TONGBAN_GRAPHICS -u LANGUAGE LANG=C.UTF-8 LC_ALL=C.U
 XTERM_PID=$!
 WIN=""
 for _ in $(seq 1 100); do WIN=$(xdotool search --onlyvisible --class xterm 2>/dev/null | head -1 || true); [ -n "$WIN" ] && break; sleep 0.1; done
-[ -n "$WIN" ] || fail "no xterm window"
+[ -n "$WIN" ] || fail "no xterm window (xterm $(kill -0 "$XTERM_PID" 2>/dev/null && echo running || echo exited); its log: $(tail -5 "$WORK/xterm.log" 2>/dev/null); Xvfb's: $(tail -5 "$WORK/xvfb.log" 2>/dev/null))"
 # Keys go where the pointer is (no window manager): into the terminal.
 xdotool mousemove 40 40
 

@@ -183,7 +183,9 @@ INSTALL_LIST := \
 	$(INSTALL_GEN)/tongban.fish:share/fish/vendor_completions.d/tongban.fish:0644 \
 	$(INSTALL_GEN)/tongban-server.fish:share/fish/vendor_completions.d/tongban-server.fish:0644 \
 	$(INSTALL_GEN)/tongban-server.service:lib/systemd/system/tongban-server.service:0644 \
-	deploy/nginx/tongban.conf:share/doc/tongban/nginx/tongban.conf:0644
+	deploy/nginx/tongban.conf:share/doc/tongban/nginx/tongban.conf:0644 \
+	Resources/Localization/en.json:share/tongban/Localization/en.json:0644 \
+	Resources/Localization/zh-Hans.json:share/tongban/Localization/zh-Hans.json:0644
 INSTALLED := $(foreach f,$(INSTALL_LIST),$(word 2,$(subst :, ,$(f))))
 UNIT_PATH  := $(PREFIX)/lib/systemd/system/tongban-server.service
 NGINX_PATH := $(PREFIX)/share/doc/tongban/nginx/tongban.conf
@@ -219,7 +221,8 @@ install-files: install-gen
 	done
 
 # Removes the installed files, then the directories left empty: every one up
-# to DESTDIR in a staging tree, only tongban's own (share/doc/tongban) on the
+# to DESTDIR in a staging tree, only tongban's own (share/doc/tongban and
+# share/tongban, the words the client shows) on the
 # system itself, where bin/, man1/ and the like are shared.
 uninstall:
 	@for f in $(INSTALLED); do \
@@ -232,7 +235,8 @@ uninstall:
 			while [ "$$d" != "$$top" ] && [ "$$d" != / ] && [ "$$d" != . ] && rmdir "$$d" 2>/dev/null; do d=$$(dirname "$$d"); done; \
 		done; \
 	else \
-		rmdir "$(PREFIX)/share/doc/tongban/nginx" "$(PREFIX)/share/doc/tongban" 2>/dev/null || true; \
+		rmdir "$(PREFIX)/share/doc/tongban/nginx" "$(PREFIX)/share/doc/tongban" \
+			"$(PREFIX)/share/tongban/Localization" "$(PREFIX)/share/tongban" 2>/dev/null || true; \
 	fi
 
 # Says when the client's code changed since Tools/tongban.order was written:

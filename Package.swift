@@ -28,7 +28,9 @@ let package = Package(
         // Value types, wire types, mapper, message kinds, localisation. Foundation only.
         .target(
             name: "ChatCore",
-            resources: [.copy("Resources")],
+            // The folder inside: `Resources` is a link to the top-level
+            // folder, and copying it copied the link, dangling in the bundle.
+            resources: [.copy("Resources/Localization")],
             swiftSettings: strict
         ),
         // The per-user SQLite store on GRDB.

@@ -5,7 +5,8 @@
 #   make install-files INSTALL_FROM=$BIN DESTDIR=$tmp PREFIX=/usr
 # (`make install` itself builds release binaries first, then runs the same
 # step), and checks what it put there: every file with its mode and nothing
-# else; `--version` of the installed binaries; the man pages rendered by
+# else; `--version` of the installed binaries; the words the client shows
+# found beside it with the source tree hidden; the man pages rendered by
 # `man -l` without a warning, saying what `--help` says; the bash
 # completion sourced in bash completing `tongban se` to send (and the zsh and
 # fish ones, when those shells are here); the systemd unit naming the
@@ -84,6 +85,8 @@ EXPECTED="755 bin/tongban
 644 share/fish/vendor_completions.d/tongban.fish
 644 share/man/man1/tongban.1
 644 share/man/man8/tongban-server.8
+644 share/tongban/Localization/en.json
+644 share/tongban/Localization/zh-Hans.json
 644 share/zsh/site-functions/_tongban
 644 share/zsh/site-functions/_tongban-server"
 
@@ -111,6 +114,19 @@ version() {
 }
 check "tongban --version names the version and commit" version "$P/bin/tongban"
 check "tongban-server --version names the version and commit" version "$P/bin/tongban-server"
+
+# words LANG EXPECTED: what the installed client says in LANG with the source
+# tree out of its reach (an empty folder mounted over Resources/ in a mount
+# namespace of its own): from share/tongban, not a key like cli.notLoggedIn.
+words() {
+  local out
+  mkdir -p "$WORK/hidden"
+  out=$(unshare -m bash -c 'mount --bind "$1" "$2" && [ -z "$(ls "$2")" ] && TONGBAN_DATA_DIR="$3" TONGBAN_LANG="$4" "$5" ls' \
+    _ "$WORK/hidden" "$ROOT/Resources" "$WORK/nodata" "$1" "$P/bin/tongban" 2>&1)
+  [[ $out == *"$2"* ]] || { echo "tongban ls (TONGBAN_LANG=$1) said: $out"; return 1; }
+}
+check "the installed client's words come with it (English)" words en "Not logged in"
+check "the installed client's words come with it (zh-Hans)" words zh-Hans "未登录"
 
 MAN1=$P/share/man/man1/tongban.1
 MAN8=$P/share/man/man8/tongban-server.8

@@ -1,27 +1,33 @@
 import Foundation
 
 /// Finds files of the top-level `Resources/` folder at run time: in the
-/// bundle SwiftPM copies next to the executable, or in the source tree. Unlike
+/// bundle SwiftPM copies next to the executable, where `make install` puts
+/// them, or in the source tree. Unlike
 /// `Bundle.module` it returns nil instead of stopping the process when the
 /// bundle is missing.
 public enum ResourceLocator {
     private static let bundleName = "tongban_ChatCore.resources"
 
-    /// Next to the executable, where the build and `make install` put it:
-    /// every start finds its files here, so the other places (which make
-    /// Foundation read the main bundle's Info.plist) are looked at only on a miss.
-    private static let besideExecutable: URL = {
+    /// Where a build and an installed binary keep the files, looked at in
+    /// this order before anything else: the bundle SwiftPM copies next to
+    /// the executable (`Resources/Localization` → `<bundle>/Localization`),
+    /// then `make install`'s `<prefix>/share/tongban` beside `<prefix>/bin`.
+    /// Only a miss in both makes Foundation read the main bundle's
+    /// Info.plist and list every bundle (`otherRoots`).
+    private static let besideExecutable: [URL] = {
         let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        return exe.deletingLastPathComponent().appendingPathComponent(bundleName).appendingPathComponent("Resources")
+        let dir = exe.deletingLastPathComponent()
+        return [dir.appendingPathComponent(bundleName),
+                dir.deletingLastPathComponent().appendingPathComponent("share").appendingPathComponent("tongban")]
     }()
 
     private static let otherRoots: [URL] = {
         var roots: [URL] = []
         if let r = Bundle.main.resourceURL {
-            roots.append(r.appendingPathComponent(bundleName).appendingPathComponent("Resources"))
+            roots.append(r.appendingPathComponent(bundleName))
         }
         for b in Bundle.allBundles {
-            roots.append(b.bundleURL.deletingLastPathComponent().appendingPathComponent(bundleName).appendingPathComponent("Resources"))
+            roots.append(b.bundleURL.deletingLastPathComponent().appendingPathComponent(bundleName))
         }
         // Source tree: Sources/ChatCore/Localization/ResourceLocator.swift -> ../../../Resources
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -30,10 +36,13 @@ public enum ResourceLocator {
         return roots
     }()
 
+    /// `relativePath` under `Resources/` (`Localization/en.json`).
     public static func url(for relativePath: String) -> URL? {
         let fm = FileManager.default
-        let beside = besideExecutable.appendingPathComponent(relativePath)
-        if fm.fileExists(atPath: beside.path) { return beside }
+        for root in besideExecutable {
+            let candidate = root.appendingPathComponent(relativePath)
+            if fm.fileExists(atPath: candidate.path) { return candidate }
+        }
         for root in otherRoots {
             let candidate = root.appendingPathComponent(relativePath)
             if fm.fileExists(atPath: candidate.path) { return candidate }

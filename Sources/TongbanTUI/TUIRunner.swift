@@ -101,7 +101,7 @@ public enum TUIRunner {
         }
         // The first frame already shows the stored list: no network before it.
         app.loadListFromStore()
-        app.redraw()
+        app.drawFirstFrame()
         session.sync.start()
         await session.sendQueue.start()
         let loader = Task { await app.start() }

@@ -38,4 +38,22 @@ import Testing
         let last = try #require(await next.next())
         #expect(last.contains("later"), "no frame between the key's and this one: \(last)")
     }
+
+    /// The start draws its first frame before it begins its networking: a
+    /// frame asked for with `redraw()` waited for a task that ran after it.
+    @Test(.timeLimit(.minutes(1))) func theFirstFrameIsOnScreenBeforeTheStartGoesOn() async throws {
+        let (server, session) = try await demoSession()
+        defer { Task { await server.stop() } }
+        let app = ChatApp(session: session, localizer: Localizer(language: .en))
+        final class Frames { var rows: [String] = [] }
+        let frames = Frames()
+        app.onRedraw = { [unowned app] in frames.rows.append(app.frame(width: 120, height: 40).rowText(0)) }
+        app.loadListFromStore()
+        app.drawFirstFrame()
+        #expect(frames.rows.count == 1, "drawn before drawFirstFrame returned: \(frames.rows)")
+        // A frame asked for right after is drawn as ever.
+        app.redraw()
+        for _ in 0..<100 where frames.rows.count < 2 { await Task.yield() }
+        #expect(frames.rows.count == 2, "\(frames.rows)")
+    }
 }

@@ -60,15 +60,17 @@ extension Tongban {
     /// `tongban` and `tongban start …`, the full-screen client, parse with
     /// `start`'s own options only: the whole tree of forty commands is built
     /// and reflected over for nothing (about 0.7 ms of the start, and some of
-    /// the client's resident memory: BENCHMARKS.md). Anything it does not take (help, a
-    /// mistake) goes through the whole tree, whose words say it as before.
+    /// the client's resident memory: BENCHMARKS.md), and the forms people type
+    /// without the parser at all (`Start.parseTypedForms`). Anything neither
+    /// takes (help, a mistake) goes through the whole tree, whose words say it
+    /// as before.
     static func parseStartAlone() -> (any ParsableCommand)? {
         var arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "start" { arguments = arguments.dropFirst() } else if !arguments.isEmpty { return nil }
         // Help is laid out from the tree that parsed first: it must be the whole one.
         let builtIn = ["-h", "--h", "help", "--generate-completion", "--experimental"]
         guard !arguments.contains(where: { a in builtIn.contains { a.hasPrefix($0) } }) else { return nil }
-        return try? Start.parseAsRoot(Array(arguments))
+        return Start.parseTypedForms(arguments) ?? (try? Start.parseAsRoot(Array(arguments)))
     }
 }
 

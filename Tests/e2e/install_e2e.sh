@@ -168,6 +168,14 @@ check "tongban start --help: usage names tongban start" says_usage "tongban star
 check "tongban start -h: the same usage" says_usage "tongban start [--data-dir" "$T" start -h
 check "tongban start --bogus: the mistake's usage names tongban start" says_usage "tongban start [--data-dir" "$T" start --bogus
 check "tongban --bogus (start by default): usage names tongban start" says_usage "tongban start [--data-dir" "$T" --bogus
+# The forms start reads without the parser (Start.parseTypedForms) hand every
+# other one to it: a missing value, a value like an option, a bad CA file.
+says_error() { local want=$1; shift; local got; got=$(TONGBAN_LANG=en "$@" 2>&1 </dev/null); [[ $got == *"$want"* ]] || { echo "it said: $got"; return 1; }; }
+check "tongban start --data-dir (no value): the parser's error" says_error "Missing value for '--data-dir <data-dir>'" "$T" start --data-dir
+check "tongban --server --demo: the parser's error" says_error "Missing value for '--server <server>'" "$T" --server --demo
+check "tongban start --ca-file <missing>: the CA file's error" says_error "--ca-file $WORK/none.pem: not a readable PEM certificate file" "$T" start --ca-file "$WORK/none.pem"
+check "tongban start --demo --demo: taken as the parser takes it (no terminal here)" says_error "the full-screen client cannot draw here" "$T" start --demo --demo
+check "tongban start --data-dir D: the typed form starts (no terminal here)" says_error "the full-screen client cannot draw here" "$T" start --data-dir "$WORK/nodata"
 check "tongban(1): its VERSION is --version's" says "$MAN1" "This page describes tongban $("$T" --version)."
 check "tongban-server(8): NAME is tongban-server - its OVERVIEW" says "$MAN8" "NAME tongban-server - $(overview "$S" | sed 's/ Without a subcommand.*//')"
 check "tongban-server(8): a section for tongban-server signals remove" section "$MAN8" "tongban-server signals remove"

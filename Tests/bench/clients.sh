@@ -189,16 +189,19 @@ wait_listening() { # PORT PID SECONDS
   return 1
 }
 
-# launch SESSION ERRFILE CMD...: runs CMD in a new 120x40 pane. The pane's bash
-# writes the exec time to $WORK/t0.SESSION and then execs CMD, so the pane pid
-# is the client's pid and t0 is taken in the client's own process.
+# launch SESSION ERRFILE [NAME=VALUE...] CMD...: runs CMD in a new 120x40
+# pane. The pane's bash exports the NAME=VALUE words, writes the exec time to
+# $WORK/t0.SESSION and then execs CMD, so the pane pid is the client's pid
+# and t0 is taken in the client's own process. (The variables are not set
+# through env(1): its exec, about 1 ms, was counted in one client's start.)
 launch() {
   local s=$1 err=$2
   shift 2
   rm -f "$WORK/t0.$s"
   # shellcheck disable=SC2016  # expanded by the pane's bash, not here
   tm new-session -d -s "$s" -x "$COLS" -y "$ROWS" \
-    bash -c 'printf %s "${EPOCHREALTIME//[!0-9]/}" >"$0"; err=$1; shift; exec "$@" 2>"$err"' \
+    bash -c 'err=$1; shift; while [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do export "$1"; shift; done
+      printf %s "${EPOCHREALTIME//[!0-9]/}" >"$0"; exec "$@" 2>"$err"' \
     "$WORK/t0.$s" "$err" "$@"
   PANE_PID=$(tm display -p -t "$s" '#{pane_pid}')
   local i
@@ -578,7 +581,7 @@ password=$XMPP_PW
 tls.policy=disable
 EOF
   # A private HOME/XDG tree: stock profrc, no trace of any real profile.
-  CLIENT_CMD=(env HOME="$1" XDG_CONFIG_HOME="$1/.config" XDG_DATA_HOME="$1/.local/share" profanity -a me)
+  CLIENT_CMD=(HOME="$1" XDG_CONFIG_HOME="$1/.config" XDG_DATA_HOME="$1/.local/share" profanity -a me)
   FIRST_FRAME='\[[0-9]{2}:[0-9]{2}\].*-1-'   # the status bar, window 1 current
 }
 
@@ -672,7 +675,7 @@ start_tongban_server() { # TAG
 }
 ours_cmd() { # DATA_DIR BENCH_LOG
   # shellcheck disable=SC2086  # OURS_ENV is split into words on purpose
-  CLIENT_CMD=(env ${OURS_ENV:-} TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_BENCH_LOG="$2" "$BIN/tongban" start --data-dir "$1")
+  CLIENT_CMD=(${OURS_ENV:-} TONGBAN_LANG=en LANG=C.UTF-8 TONGBAN_NO_BELL=1 TONGBAN_BENCH_LOG="$2" "$BIN/tongban" start --data-dir "$1")
 }
 bench_values() { # LOG KEY: the numbers of KEY lines
   awk -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null

@@ -262,12 +262,30 @@ final class NCursesScreen {
 
     private func drawCell(_ cell: Cell, x: Int, y: Int, span: Int, cols: Int) {
         let (attrs, pair) = attributes(for: cell.style)
+        let end = min(x + span, cols)
+        var space: UInt32 = 0x20
+        // Printable ASCII, most of any frame, is its own single piece of width
+        // one (DisplayWidth keeps it as it is): drawn without the arrays the
+        // general case builds, three allocations per cell of a whole frame.
+        let utf8 = cell.text.utf8
+        if utf8.count == 1, let byte = utf8.first, byte >= 0x20, byte < 0x7F {
+            var col = x
+            if span >= 1 {
+                var scalar = UInt32(byte)
+                _ = tb_put_cell(Int32(y), Int32(col), &scalar, 1, attrs, pair)
+                col += 1
+            }
+            while col < end {
+                _ = tb_put_cell(Int32(y), Int32(col), &space, 1, attrs, pair)
+                col += 1
+            }
+            return
+        }
         var pieces: [DisplayWidth.Piece] = []
         for ch in cell.text {
             pieces.append(contentsOf: DisplayWidth.pieces(of: ch))
         }
         let drawnWidth = pieces.reduce(0) { $0 + $1.width }
-        let end = min(x + span, cols)
         var col = x
         if drawnWidth <= span && x + drawnWidth <= cols {
             for piece in pieces {
@@ -279,14 +297,24 @@ final class NCursesScreen {
         }
         // Whatever the character does not cover (or cannot be drawn in)
         // becomes spaces, so ncurses and the grid agree on every column.
-        var space: UInt32 = 0x20
         while col < end {
             _ = tb_put_cell(Int32(y), Int32(col), &space, 1, attrs, pair)
             col += 1
         }
     }
 
+    /// The last style's attributes: a frame's cells come in runs of one
+    /// style, and its colour pair is a dictionary look-up.
+    private var lastAttributes: (style: Style, attrs: attr_t, pair: Int16)?
+
     private func attributes(for style: Style) -> (attr_t, Int16) {
+        if let last = lastAttributes, last.style == style { return (last.attrs, last.pair) }
+        let (attrs, pair) = resolvedAttributes(for: style)
+        lastAttributes = (style, attrs, pair)
+        return (attrs, pair)
+    }
+
+    private func resolvedAttributes(for style: Style) -> (attr_t, Int16) {
         var attrs = tb_a_normal()
         if style.bold { attrs |= tb_a_bold() }
         if style.reverse { attrs |= tb_a_reverse() }

@@ -222,7 +222,7 @@ public final class ChatApp {
 
     /// Draws the first frame before the caller goes on: `redraw()` leaves it
     /// to a task that ran only after the start had begun its networking
-    /// (1–12 ms of the first frame's 13–27 in ten starts, its whole spread).
+    /// (1–12 ms of the first frame's 13–28 in ten starts, its whole spread).
     public func drawFirstFrame() {
         redrawPending = false
         onRedraw?()

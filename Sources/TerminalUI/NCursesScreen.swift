@@ -262,41 +262,36 @@ final class NCursesScreen {
 
     private func drawCell(_ cell: Cell, x: Int, y: Int, span: Int, cols: Int) {
         let (attrs, pair) = attributes(for: cell.style)
-        let end = min(x + span, cols)
-        var space: UInt32 = 0x20
+        var col = x
         // Printable ASCII, most of any frame, is its own single piece of width
         // one (DisplayWidth keeps it as it is): drawn without the arrays the
         // general case builds, three allocations per cell of a whole frame.
         let utf8 = cell.text.utf8
         if utf8.count == 1, let byte = utf8.first, byte >= 0x20, byte < 0x7F {
-            var col = x
             if span >= 1 {
                 var scalar = UInt32(byte)
                 _ = tb_put_cell(Int32(y), Int32(col), &scalar, 1, attrs, pair)
                 col += 1
             }
-            while col < end {
-                _ = tb_put_cell(Int32(y), Int32(col), &space, 1, attrs, pair)
-                col += 1
+        } else {
+            var pieces: [DisplayWidth.Piece] = []
+            for ch in cell.text {
+                pieces.append(contentsOf: DisplayWidth.pieces(of: ch))
             }
-            return
-        }
-        var pieces: [DisplayWidth.Piece] = []
-        for ch in cell.text {
-            pieces.append(contentsOf: DisplayWidth.pieces(of: ch))
-        }
-        let drawnWidth = pieces.reduce(0) { $0 + $1.width }
-        var col = x
-        if drawnWidth <= span && x + drawnWidth <= cols {
-            for piece in pieces {
-                piece.scalars.withUnsafeBufferPointer { buffer in
-                    _ = tb_put_cell(Int32(y), Int32(col), buffer.baseAddress, Int32(buffer.count), attrs, pair)
+            let drawnWidth = pieces.reduce(0) { $0 + $1.width }
+            if drawnWidth <= span && x + drawnWidth <= cols {
+                for piece in pieces {
+                    piece.scalars.withUnsafeBufferPointer { buffer in
+                        _ = tb_put_cell(Int32(y), Int32(col), buffer.baseAddress, Int32(buffer.count), attrs, pair)
+                    }
+                    col += piece.width
                 }
-                col += piece.width
             }
         }
         // Whatever the character does not cover (or cannot be drawn in)
         // becomes spaces, so ncurses and the grid agree on every column.
+        var space: UInt32 = 0x20
+        let end = min(x + span, cols)
         while col < end {
             _ = tb_put_cell(Int32(y), Int32(col), &space, 1, attrs, pair)
             col += 1

@@ -38,15 +38,10 @@ public enum ResourceLocator {
 
     /// `relativePath` under `Resources/` (`Localization/en.json`).
     public static func url(for relativePath: String) -> URL? {
-        let fm = FileManager.default
-        for root in besideExecutable {
-            let candidate = root.appendingPathComponent(relativePath)
-            if fm.fileExists(atPath: candidate.path) { return candidate }
+        func first(in roots: [URL]) -> URL? {
+            roots.lazy.map { $0.appendingPathComponent(relativePath) }.first { FileManager.default.fileExists(atPath: $0.path) }
         }
-        for root in otherRoots {
-            let candidate = root.appendingPathComponent(relativePath)
-            if fm.fileExists(atPath: candidate.path) { return candidate }
-        }
-        return nil
+        // `??` leaves `otherRoots` unread on a hit beside the executable.
+        return first(in: besideExecutable) ?? first(in: otherRoots)
     }
 }

@@ -224,7 +224,6 @@ public final class ChatApp {
     /// to a task that ran only after the start had begun its networking
     /// (1–12 ms of the first frame's 13–28 in ten starts, its whole spread).
     public func drawFirstFrame() {
-        redrawPending = false
         onRedraw?()
     }
 

@@ -27,20 +27,25 @@ final class NCursesScreen {
     /// the rest of a function-key sequence.
     static let escapeDelay: Int32 = 25
 
-    /// Sets the terminal up. Must be called on the thread that will make
-    /// every later call.
-    /// `wakeFD`: the write end of the terminal thread's wake-up pipe, which
-    /// SIGWINCH also writes to (after ncurses' own handler).
-    init(environment: [String: String], wakeFD: Int32) throws(Terminal.StartError) {
+    /// Checks for a terminal and sets the user's locale, or C.UTF-8 when it
+    /// is not UTF-8: ncursesw needs a UTF-8 LC_CTYPE to read and write wide
+    /// characters. Called before `init`, by the thread that starts the
+    /// terminal thread.
+    static func prepare() throws(Terminal.StartError) {
         guard tb_stdio_is_tty() != 0 else { throw .notATerminal }
-        // The user's locale, or C.UTF-8 when it is not UTF-8: ncursesw needs
-        // a UTF-8 LC_CTYPE to read and write wide characters.
         _ = tb_setlocale_all("")
         if tb_codeset_is_utf8() == 0 {
             guard tb_setlocale_all("C.UTF-8") != 0 || tb_setlocale_all("C.utf8") != 0,
                   tb_codeset_is_utf8() != 0
             else { throw .noUTF8Locale }
         }
+    }
+
+    /// Sets the terminal up. Must be called on the thread that will make
+    /// every later call.
+    /// `wakeFD`: the write end of the terminal thread's wake-up pipe, which
+    /// SIGWINCH also writes to (after ncurses' own handler).
+    init(environment: [String: String], wakeFD: Int32) throws(Terminal.StartError) {
         // Signals nobody handles get a handler that restores the terminal
         // (ncurses installs its own for them, which misses bracketed paste).
         let cleanupSignals = [tb_sigint(), tb_sigterm()].filter { tb_signal_is_default($0) != 0 }

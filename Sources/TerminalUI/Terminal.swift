@@ -76,6 +76,8 @@ public final class Terminal: @unchecked Sendable {
     private var cellSize = (width: 10, height: 20)
     private var requests: [Request] = []
     private var startResult: Result<Void, StartError>?
+    /// `start()` was called (it waits for `started` once).
+    private var startAwaited = false
     // Signalled by the terminal thread.
     private let started = DispatchSemaphore(value: 0)
     /// Bench mode (`TONGBAN_BENCH_LOG`): frame timings are appended here.
@@ -149,25 +151,55 @@ public final class Terminal: @unchecked Sendable {
 
     /// Takes over the terminal (alternate screen, raw mode, no cursor,
     /// bracketed paste) and starts the terminal thread. Returns once ncurses
-    /// is set up and `size` is valid.
+    /// is set up and `size` is valid; after `begin()`, only waits for that.
     public func start() throws(StartError) {
-        let canStart = lock.withLock {
-            guard phase == .idle else { return false }
-            phase = .starting
-            return true
+        let (first, spawn) = lock.withLock { () -> (Bool, Bool) in
+            guard !startAwaited else { return (false, false) }
+            startAwaited = true
+            return (true, takeStartingPhase())
         }
-        guard canStart else { throw .alreadyStarted }
-        let thread = Thread { [self] in
-            self.threadMain()
-        }
-        thread.name = "tongban.terminal"
-        thread.start()
+        guard first else { throw .alreadyStarted }
+        if spawn { spawnThread() }
         started.wait()
         let result = lock.withLock { startResult }
         if case .failure(let error) = result {
             continuation.finish()
             throw error
         }
+    }
+
+    /// Starts the terminal thread and returns at once: ncurses sets itself
+    /// up on it while the caller does other work (the client opens its
+    /// store), and `start()` then waits for it. Does nothing once begun.
+    public func begin() {
+        if lock.withLock({ takeStartingPhase() }) { spawnThread() }
+    }
+
+    /// Under `lock`: whether this call moved the phase from idle.
+    private func takeStartingPhase() -> Bool {
+        guard phase == .idle else { return false }
+        phase = .starting
+        return true
+    }
+
+    private func spawnThread() {
+        // On the caller's thread, before it goes on: setlocale is not safe
+        // beside C calls on other threads (after `begin()`, SQLite's).
+        do {
+            try NCursesScreen.prepare()
+        } catch {
+            lock.withLock {
+                startResult = .failure(error)
+                phase = .stopped
+            }
+            started.signal()
+            return
+        }
+        let thread = Thread { [self] in
+            self.threadMain()
+        }
+        thread.name = "tongban.terminal"
+        thread.start()
     }
 
     /// Gives the terminal back (endwin, bracketed paste off, cursor and title
@@ -243,27 +275,6 @@ public final class Terminal: @unchecked Sendable {
 
     // MARK: - Terminal thread
 
-    /// A frame's pictures in pixels, after its cells: kitty's persist until
-    /// replaced, so they are sent when they change; sixel pixels are lost
-    /// wherever a cell is redrawn, so they are sent with every frame, and
-    /// the screen is repainted once they are gone.
-    private func drawImages(_ images: [GridImage], after last: inout [GridImage], _ graphics: GraphicsProtocol,
-                            cell: (width: Int, height: Int), _ screen: NCursesScreen) {
-        defer { last = images }
-        switch graphics {
-        case .halfBlock:
-            return
-        case .kitty:
-            guard images != last else { return }
-        case .sixel:
-            // A picture that left the frame (scrolled away, or covered by a
-            // dialog) leaves its pixels wherever no cell was redrawn: repaint.
-            if last.contains(where: { old in !images.contains(old) }) { screen.invalidate() }
-            if images.isEmpty { return }
-        }
-        screen.writeRaw(TerminalGraphics.frame(images, graphics: graphics, cell: cell))
-    }
-
     private func threadMain() {
         // The kernel's name for it (top -H, /proc/PID/task/*/comm; 15 bytes).
         tb_name_this_thread("tongban-term")
@@ -326,7 +337,7 @@ public final class Terminal: @unchecked Sendable {
                     screen.invalidate()
                     // A cleared screen lost its pictures: they are sent again.
                     lastImages = []
-                    drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
+                    Self.drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
                 case .suspend(let left, let back):
                     lastImages = []  // sent again with the first frame after
                     // No key is read meanwhile: the other program has the terminal.
@@ -339,7 +350,7 @@ public final class Terminal: @unchecked Sendable {
             if let frame {
                 screen.draw(frame.grid, cursor: frame.cursor)
                 wantedImages = frame.grid.images
-                drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
+                Self.drawImages(wantedImages, after: &lastImages, graphics, cell: cell, screen)
                 pages?.frameDrawn(at: DispatchTime.now().uptimeNanoseconds)
                 if benchLog != nil {
                     let now = DispatchTime.now().uptimeNanoseconds

@@ -14,13 +14,35 @@ public enum TUIRunner {
         case signedOut
     }
 
-    @discardableResult
-    public static func run(session: Session, localizer: Localizer = .current,
-                           launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds,
-                           pictureDecoder: PictureDecoder = .inProcess, mouse: Bool = true) async throws -> Ending {
+    /// A terminal being taken over, with the environment read for it.
+    public struct Takeover: Sendable {
+        let terminal: Terminal
+        let environment: [String: String]
+    }
+
+    /// Starts taking the terminal over on its own thread and returns at
+    /// once, so that the caller opens the session meanwhile (ncurses' setup
+    /// on the other core). Hand it to `run`, or to `giveBack` when the start
+    /// goes no further.
+    nonisolated public static func beginTakeover(launchedAt: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Takeover {
         // Read once: each read of `environment` builds the whole dictionary.
         let env = ProcessInfo.processInfo.environment
         let terminal = Terminal(environment: env, benchLog: env["TONGBAN_BENCH_LOG"], launchedAt: launchedAt)
+        terminal.begin()
+        return Takeover(terminal: terminal, environment: env)
+    }
+
+    /// The screen as it was, for an error to be read on.
+    nonisolated public static func giveBack(_ takeover: Takeover) {
+        try? takeover.terminal.start()
+        takeover.terminal.stop()
+    }
+
+    @discardableResult
+    public static func run(session: Session, takeover: Takeover? = nil, localizer: Localizer = .current,
+                           pictureDecoder: PictureDecoder = .inProcess, mouse: Bool = true) async throws -> Ending {
+        let takeover = takeover ?? beginTakeover()
+        let env = takeover.environment, terminal = takeover.terminal
         try terminal.start()
         defer { terminal.stop() }
         let app = ChatApp(session: session, localizer: localizer)

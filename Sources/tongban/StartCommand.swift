@@ -26,24 +26,42 @@ struct Start: AsyncParsableCommand {
             try await runDemo()
             return
         }
-        if let server, (try Session.saved(paths: common.paths))?.server != APIClient(baseURL: server).baseURL {
+        let paths = common.paths
+        var saved = try Session.saved(paths: paths)
+        if let server, saved?.server != APIClient(baseURL: server).baseURL {
             // No login for this server yet: log in or create an account first.
-            guard await SignInForm(server: server, paths: common.paths, localizer: L).run() != nil else {
+            guard await SignInForm(server: server, paths: paths, localizer: L).run() != nil else {
                 throw ExitCode.failure
             }
+            saved = try Session.saved(paths: paths)
         }
-        var session = try await common.session()
+        guard let credentials = saved else { throw CLIError(L.string("cli.notLoggedIn")) }
+        // ncurses sets up on its thread while the store opens.
+        let firstTakeover = TUIRunner.beginTakeover(launchedAt: launchedAt)
+        // Not `common.session()`: what `send --queue` left is sent by the
+        // screen's own send queue after the first frame, not before it (a
+        // server that never answered kept the screen blank for 15 s).
+        var session: Session
+        do {
+            session = try Session(credentials: credentials, paths: paths)
+        } catch {
+            TUIRunner.giveBack(firstTakeover)
+            throw error
+        }
         // Seed 001 §3.4: a login the server ended (signed out from another
         // device) goes back to sign-in; the local history stays.
-        while try await TUIRunner.run(session: session, localizer: L, launchedAt: launchedAt,
+        var takeover: TUIRunner.Takeover? = firstTakeover
+        while try await TUIRunner.run(session: session, takeover: takeover, localizer: L,
                                       pictureDecoder: DecodeImage.decoder, mouse: !noMouse) == .signedOut {
+            takeover = nil
             let server = session.credentials.server
-            try Session.forgetLogin(paths: common.paths)
+            try Session.forgetLogin(paths: paths)
             out(L.string("error.signedOut"))
-            guard await SignInForm(server: server, paths: common.paths, localizer: L).run() != nil else {
+            guard await SignInForm(server: server, paths: paths, localizer: L).run() != nil,
+                  let credentials = try Session.saved(paths: paths) else {
                 throw ExitCode.failure
             }
-            session = try await common.session()
+            session = try Session(credentials: credentials, paths: paths)
         }
     }
 

@@ -188,11 +188,7 @@ public final class Terminal: @unchecked Sendable {
         do {
             try NCursesScreen.prepare()
         } catch {
-            lock.withLock {
-                startResult = .failure(error)
-                phase = .stopped
-            }
-            started.signal()
+            startFailed(error)
             return
         }
         let thread = Thread { [self] in
@@ -275,6 +271,15 @@ public final class Terminal: @unchecked Sendable {
 
     // MARK: - Terminal thread
 
+    /// The answer `start()` waits for, when there is no terminal to take.
+    private func startFailed(_ error: StartError) {
+        lock.withLock {
+            startResult = .failure(error)
+            phase = .stopped
+        }
+        started.signal()
+    }
+
     private func threadMain() {
         // The kernel's name for it (top -H, /proc/PID/task/*/comm; 15 bytes).
         tb_name_this_thread("tongban-term")
@@ -282,11 +287,7 @@ public final class Terminal: @unchecked Sendable {
         do {
             screen = try NCursesScreen(environment: environment, wakeFD: wakeWrite)
         } catch {
-            lock.withLock {
-                startResult = .failure(error)
-                phase = .stopped
-            }
-            started.signal()
+            startFailed(error)
             return
         }
         lock.withLock {

@@ -13,8 +13,8 @@ SILENT_PID=""
 TM=(tmux -L "tb-outbox-$$" -f /dev/null)
 PASS=0
 cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
-  [ -n "$SILENT_PID" ] && kill "$SILENT_PID" 2>/dev/null
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  [ -n "$SILENT_PID" ] && kill "$SILENT_PID" 2>/dev/null || true
   "${TM[@]}" kill-server 2>/dev/null || true
   rm -rf "$WORK"
 }

@@ -27,15 +27,13 @@ struct Start: AsyncParsableCommand {
             return
         }
         let paths = common.paths
-        var saved = try Session.saved(paths: paths)
-        if let server, saved?.server != APIClient(baseURL: server).baseURL {
+        if let server, (try Session.saved(paths: paths))?.server != APIClient(baseURL: server).baseURL {
             // No login for this server yet: log in or create an account first.
             guard await SignInForm(server: server, paths: paths, localizer: L).run() != nil else {
                 throw ExitCode.failure
             }
-            saved = try Session.saved(paths: paths)
         }
-        guard let credentials = saved else { throw CLIError(L.string("cli.notLoggedIn")) }
+        let credentials = try Common.savedLogin(paths)
         // ncurses sets up on its thread while the store opens.
         let firstTakeover = TUIRunner.beginTakeover(launchedAt: launchedAt)
         // Not `common.session()`: what `send --queue` left is sent by the
@@ -57,11 +55,10 @@ struct Start: AsyncParsableCommand {
             let server = session.credentials.server
             try Session.forgetLogin(paths: paths)
             out(L.string("error.signedOut"))
-            guard await SignInForm(server: server, paths: paths, localizer: L).run() != nil,
-                  let credentials = try Session.saved(paths: paths) else {
+            guard await SignInForm(server: server, paths: paths, localizer: L).run() != nil else {
                 throw ExitCode.failure
             }
-            session = try Session(credentials: credentials, paths: paths)
+            session = try Session(credentials: try Common.savedLogin(paths), paths: paths)
         }
     }
 

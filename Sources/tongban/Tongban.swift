@@ -98,11 +98,17 @@ struct Common: ParsableArguments {
         }
     }
 
+    /// The saved login, or the error that says how to make one.
+    static func savedLogin(_ paths: StorePaths) throws -> Session.Credentials {
+        guard let credentials = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
+        return credentials
+    }
+
     /// The saved session; whatever an earlier `send --queue` left in the
     /// outbox is sent first (quietly: offline it simply stays queued).
     func session() async throws -> Session {
-        guard let creds = try Session.saved(paths: paths) else { throw CLIError(L.string("cli.notLoggedIn")) }
-        let session = try Session(credentials: creds, paths: paths)
+        let paths = paths
+        let session = try Session(credentials: try Self.savedLogin(paths), paths: paths)
         // Not while another process (the full-screen client) is sending:
         // that one sends it, and `ls` must not wait for its upload.
         if !(try session.reader.outbox().isEmpty) { _ = await session.sendQueue.drain(ifIdle: true) }

@@ -11,7 +11,7 @@ struct PostgresSendBatchRepository: SendBatchRepository {
         let ids = keys.map(\.clientMsgID), senders = keys.map(\.sender), conversations = keys.map(\.conversationId)
         // One index lookup per key and branch; one OR would scan the table.
         // A plain join let the planner hash the whole table while it is
-        // small (a fresh server's first few thousand messages: 3-9 ms a
+        // small (a fresh server's first few thousand messages: 1-9 ms a
         // batch against 0.1-0.6 along the index); a LATERAL subquery with a
         // LIMIT cannot be flattened into a join, so it stays a lookup. The
         // conversation branch only tells that some message holds the id, so

@@ -199,6 +199,8 @@ let package = Package(
                 "ChatServer", "ChatServerPostgres", "ChatCore", "ChatCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // Plans of the PostgreSQL backend's statements (SendBatchTests).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),

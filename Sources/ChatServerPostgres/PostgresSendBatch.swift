@@ -8,25 +8,30 @@ struct PostgresSendBatchRepository: SendBatchRepository {
     let conn: PostgresLink
 
     func messages(matching keys: [(clientMsgID: String, sender: Int, conversationId: String)]) throws -> [MessageRow] {
+        let rows = try conn.query(Self.matching(keys)).map(PostgresMessageRepository.row)
+        var seen = Set<Int64>()
+        return rows.filter { seen.insert($0.id).inserted }
+    }
+
+    /// `messages(matching:)`'s statement. One index lookup per key and
+    /// branch; one OR would scan the table. A plain join let the planner
+    /// hash the whole table while it is small (a fresh server's first few
+    /// thousand messages: 1-9 ms a batch against 0.1-0.6 along the index); a
+    /// LATERAL subquery with a LIMIT cannot be flattened into a join, so it
+    /// stays a lookup. The conversation branch only tells that some message
+    /// holds the id, so one row is enough; the sender branch's index is
+    /// unique. The key columns (s, v, c) are named apart from message's, so
+    /// its column list serves unqualified.
+    static func matching(_ keys: [(clientMsgID: String, sender: Int, conversationId: String)]) -> PostgresQuery {
         let ids = keys.map(\.clientMsgID), senders = keys.map(\.sender), conversations = keys.map(\.conversationId)
-        // One index lookup per key and branch; one OR would scan the table.
-        // A plain join let the planner hash the whole table while it is
-        // small (a fresh server's first few thousand messages: 1-9 ms a
-        // batch against 0.1-0.6 along the index); a LATERAL subquery with a
-        // LIMIT cannot be flattened into a join, so it stays a lookup. The
-        // conversation branch only tells that some message holds the id, so
-        // one row is enough; the sender branch's index is unique.
-        // The key columns (s, v, c) are named apart from message's, so its column list serves unqualified.
         let columns = PostgresMessageRepository.columns
-        let rows = try conn.query("""
+        return """
             SELECT m.* FROM unnest(\(senders)::BIGINT[], \(ids)::TEXT[]) AS k(s, c),
                 LATERAL (\(unescaped: columns) WHERE sender_uid = k.s AND client_msg_id = k.c LIMIT 1) AS m
             UNION ALL
             SELECT m.* FROM unnest(\(conversations)::TEXT[], \(ids)::TEXT[]) AS k(v, c),
                 LATERAL (\(unescaped: columns) WHERE conversation_id = k.v AND client_msg_id = k.c LIMIT 1) AS m
-            """).map(PostgresMessageRepository.row)
-        var seen = Set<Int64>()
-        return rows.filter { seen.insert($0.id).inserted }
+            """
     }
 
     func refused(_ pairs: [(sender: Int, receiver: Int)]) throws -> [(sender: Int, receiver: Int)] {

@@ -1,5 +1,7 @@
 import ChatCore
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
 @testable import ChatServer
 @testable import ChatServerPostgres
@@ -70,6 +72,33 @@ import Testing
         #expect(cSummary?.unreadCount == 4 && cSummary?.maxSeq == 6)
         #expect(try await a.summary(ac)?.unreadCount == 0, "the sender has read what they sent")
         #expect(try await b.summary(ab)?.unreadCount == 3)
+    }
+
+    /// A batch's retry lookup goes along the indexes even while the message
+    /// table is small enough that the planner would rather hash all of it:
+    /// a fresh server's every batch then read the whole table (1-9 ms each,
+    /// growing with it). On PostgreSQL only; `make test` runs the suite there.
+    @Test func theRetryLookUpGoesAlongTheIndexesOnASmallTable() throws {
+        guard let url = try TestServer.freshDatabase() else { return }
+        let pool = PostgresPool(configuration: try PostgresURL.parse(url), size: 1, logger: Logger(label: "plan-test"))
+        defer { pool.shutdown() }
+        let plan = try pool.withConnection { conn -> String in
+            try PostgresMigrations.migrate(conn)
+            // 3,000 messages in 100 chats: the plain join hashed a table of this size.
+            try conn.run("""
+                INSERT INTO message(server_msg_id, client_msg_id, sender_uid, conversation_id, seq, send_id, recv_id,
+                                    content_type, content, send_time)
+                SELECT 's' || n, 'c' || n, n % 200, 'si_' || (n % 100), n, '', '', 101, 'text', 0
+                FROM generate_series(1, 3000) AS n
+                """)
+            let keys = (0..<120).map { (clientMsgID: "new-\($0)", sender: $0 % 200, conversationId: "si_\($0 % 100)") }
+            let lookup = PostgresSendBatchRepository.matching(keys)
+            return try conn.query(PostgresQuery(unsafeSQL: "EXPLAIN " + lookup.sql, binds: lookup.binds))
+                .map { try $0.decode(String.self) }.joined(separator: "\n")
+        }
+        #expect(!plan.contains("Seq Scan on message"), "\(plan)")
+        #expect(plan.contains("Index Scan using message_sender_uid_client_msg_id_key"), "\(plan)")
+        #expect(plan.contains("Index Scan using message_conversation_client"), "\(plan)")
     }
 
     /// A text PostgreSQL cannot store (U+0000) fails the batch's statement;

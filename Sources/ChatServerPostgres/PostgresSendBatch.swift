@@ -58,6 +58,28 @@ struct PostgresSendBatchRepository: SendBatchRepository {
         return members
     }
 
+    func createSingles(_ chats: [(id: String, caller: Int, peer: Int)], createdAt: Int) throws -> Set<String> {
+        let made = try Set(conn.query("""
+            INSERT INTO conversation(id, uid_low, uid_high, max_seq, created_at)
+            SELECT k.id, LEAST(k.caller, k.peer), GREATEST(k.caller, k.peer), 0, \(createdAt)
+            FROM unnest(\(chats.map(\.id))::TEXT[], \(chats.map(\.caller))::BIGINT[], \(chats.map(\.peer))::BIGINT[])
+                AS k(id, caller, peer)
+            WHERE EXISTS (SELECT 1 FROM users u WHERE u.uid = k.peer)
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """).map { try $0.decode(String.self) })
+        // One's chat with oneself has one member, shown.
+        let members = chats.filter { made.contains($0.id) }.flatMap { chat in
+            [(chat.id, chat.caller, false)] + (chat.peer == chat.caller ? [] : [(chat.id, chat.peer, true)])
+        }
+        guard !members.isEmpty else { return made }
+        try conn.execute("""
+            INSERT INTO member(conversation_id, uid, hidden)
+            SELECT * FROM unnest(\(members.map(\.0))::TEXT[], \(members.map(\.1))::BIGINT[], \(members.map(\.2))::BOOLEAN[])
+            ON CONFLICT DO NOTHING
+            """)
+        return made
+    }
+
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int] {
         var taken: [String: Int] = [:]
         // The rows stay locked until the transaction ends, as with `takeNextSeq`.

@@ -37,11 +37,17 @@ import Testing
             try job(ac, "three again", id: "n4"),  // twice in one batch: stored once
             try job(ab, "second to b", id: "n5"),
         ]
-        let results = try server.storage.writeGroup(jobs, bulk: { try messages.writeSendBatch($0, in: $1) },
-                                                    { try messages.writeSend($0, in: $1) })
+        var inBatch: [Int] = []
+        let results = try server.storage.writeGroup(jobs, bulk: { jobs, tx in
+                                                        let outputs = try messages.writeSendBatch(jobs, in: tx)
+                                                        inBatch = outputs.indices.filter { outputs[$0] != nil }
+                                                        return outputs
+                                                    }, { try messages.writeSend($0, in: $1) })
         let writes = results.map { try? $0.get() }
         let postgres = server.storage as? PostgresStorage
         #expect(postgres?.bulkFallbacks ?? 0 == 0, "the batch was written together")
+        // The chat with b is made in the batch; the peer's id and the id's second use are left to writeSend.
+        if postgres != nil { #expect(inBatch == [0, 1, 2, 3, 5, 7], "\(inBatch)") }
         var together: [Int] = []
         _ = try server.storage.writeGroup([try job(ac, "four", id: "n6"), try job(ab, "third to b", id: "n7")],
                                           bulk: { jobs, tx in

@@ -8,8 +8,8 @@ extension MessageService {
     /// An output for each job written here, nil for each left to
     /// `writeSend`: media, flash receipts, mentions, secret sends, a group the sender is
     /// not in, an id
-    /// another sender's message holds, the first message of a chat (the
-    /// conversation is made there), a receiver who refuses the sender (the
+    /// another sender's message holds, the first message to someone who
+    /// does not exist (refused there), a receiver who refuses the sender (the
     /// job then fails there with `blocked`), and a second use of an id within the
     /// batch (it then finds the first one stored).
     func writeSendBatch(_ jobs: [SendJob], in tx: any StorageTransaction) throws -> [SendWrite?] {
@@ -77,8 +77,25 @@ extension MessageService {
         }
         guard !order.isEmpty else { return out }
         var nextSeq: [String: Int] = [:]
-        for (conversationId, maxSeq) in try batch.takeSeqs(order.map { (conversationId: $0, count: counts[$0] ?? 0) }) {
-            nextSeq[conversationId] = maxSeq - (counts[conversationId] ?? 0) + 1
+        func take(_ ids: [String]) throws {
+            for (conversationId, maxSeq) in try batch.takeSeqs(ids.map { (conversationId: $0, count: counts[$0] ?? 0) }) {
+                nextSeq[conversationId] = maxSeq - (counts[conversationId] ?? 0) + 1
+            }
+        }
+        try take(order)
+        // A single chat's first messages make it here, as `ConversationService.ensure`
+        // does for the first of them one by one: a burst of new chats (every
+        // user's first message after a start) otherwise went one send at a
+        // time, each under the write lock the whole batch waits for.
+        var newChats: [(id: String, caller: Int, peer: Int)] = []
+        for i in fresh where nextSeq[jobs[i].request.recvID] == nil {
+            guard case .single(let peer) = jobs[i].target,
+                  !newChats.contains(where: { $0.id == jobs[i].request.recvID }) else { continue }
+            newChats.append((id: jobs[i].request.recvID, caller: jobs[i].caller, peer: peer))
+        }
+        if !newChats.isEmpty {
+            let made = try batch.createSingles(newChats, createdAt: config.clock.nowMs())
+            try take(order.filter { made.contains($0) })
         }
         let now = config.clock.nowMs()
         var rows: [MessageRow] = []
@@ -86,7 +103,7 @@ extension MessageService {
         var written: [Int] = []
         for i in fresh {
             let job = jobs[i], conversationId = job.request.recvID
-            // Without a seq the conversation does not exist yet: all of its jobs go alone.
+            // Without a seq it is a group or chat that could not be made: its jobs go alone.
             guard let seq = nextSeq[conversationId] else { continue }
             let audience: Audience
             switch job.target {

@@ -33,6 +33,10 @@ package protocol SendBatchRepository {
     func refused(_ pairs: [(sender: Int, receiver: Int)]) throws -> [(sender: Int, receiver: Int)]
     /// Each group's active members, earliest joined first (`ConversationRepository.activeMembers`).
     func activeMembers(of conversationIds: [String]) throws -> [String: [Int]]
+    /// Makes each single chat of `chats` that does not exist yet and whose
+    /// peer does, as `ConversationService.ensure` makes one (the caller
+    /// shown, the peer hidden until a message lands); returns the ids made.
+    func createSingles(_ chats: [(id: String, caller: Int, peer: Int)], createdAt: Int) throws -> Set<String>
     /// Takes `count` seqs in each conversation; returns each existing one's new `max_seq`.
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int]
     /// Stores the rows; returns their ids in the same order.

@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore"], swiftSettings: strict),
         .testTarget(name: "ChatCryptoTests", dependencies: ["ChatCrypto"], swiftSettings: strict),
-        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore", "ChatCrypto"], swiftSettings: strict),
+        .testTarget(name: "ChatStoreTests", dependencies: ["ChatStore", "ChatCore", "ChatCrypto", "ChatTesting"], swiftSettings: strict),
         .testTarget(
             name: "ChatViewModelsTests",
             dependencies: ["ChatViewModels", "ChatSync", "ChatServer", "ChatStore", "ChatCore", "ChatTesting"],

@@ -92,8 +92,7 @@ public final class FakeChatAPI: Sendable {
     /// temporary folder when nil).
     public func makeSession(directory: URL? = nil, timing: SyncEngine.Timing = .init(),
                             sendPolicy: SendQueue.Policy = .init()) throws -> Session {
-        let root = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("tongban-fake-\(account)-\(UUID().uuidString)")
+        let root = directory ?? TestFolders.make("tongban-fake-\(account)")
         let paths = StorePaths(dataDirectory: root.appendingPathComponent("data"),
                                cacheDirectory: root.appendingPathComponent("cache"),
                                configDirectory: root.appendingPathComponent("config"))

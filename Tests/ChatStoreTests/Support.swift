@@ -1,4 +1,5 @@
 import ChatCore
+import ChatTesting
 import Foundation
 import GRDB
 import Testing
@@ -7,7 +8,7 @@ import Testing
 let conv = "si_tb_1_tb_2"
 
 func tempDir() -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-store-\(UUID().uuidString)")
+    let url = TestFolders.make("tongban-store")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "ChatServerTests",
             dependencies: [
-                "ChatServer", "ChatServerPostgres", "ChatCore", "ChatCrypto",
+                "ChatServer", "ChatServerPostgres", "ChatCore", "ChatCrypto", "ChatTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 // Plans of the PostgreSQL backend's statements (SendBatchTests).

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChatCore
+import ChatTesting
 import Foundation
 import GRDB
 import HummingbirdWSClient
@@ -21,7 +22,7 @@ final class TestServer: Sendable {
     /// `database`: a PostgreSQL database an earlier server used (a restart); nil makes a fresh one.
     static func start(dir: URL? = nil, database: String? = nil,
                       _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> TestServer {
-        let dir = dir ?? FileManager.default.temporaryDirectory.appendingPathComponent("tongban-server-\(UUID().uuidString)")
+        let dir = dir ?? TestFolders.make("tongban-server")
         var config = ServerConfig()
         config.port = 0
         config.dataDir = dir.path

@@ -58,7 +58,7 @@ struct PostgresSendBatchRepository: SendBatchRepository {
         return members
     }
 
-    func createSingles(_ chats: [(id: String, caller: Int, peer: Int)], createdAt: Int) throws -> Set<String> {
+    func createSingles(_ chats: [NewSingleChat], createdAt: Int) throws -> Set<String> {
         let made = try Set(conn.query("""
             INSERT INTO conversation(id, uid_low, uid_high, max_seq, created_at)
             SELECT k.id, LEAST(k.caller, k.peer), GREATEST(k.caller, k.peer), 0, \(createdAt)
@@ -67,10 +67,7 @@ struct PostgresSendBatchRepository: SendBatchRepository {
             WHERE EXISTS (SELECT 1 FROM users u WHERE u.uid = k.peer)
             ON CONFLICT (id) DO NOTHING RETURNING id
             """).map { try $0.decode(String.self) })
-        // One's chat with oneself has one member, shown.
-        let members = chats.filter { made.contains($0.id) }.flatMap { chat in
-            [(chat.id, chat.caller, false)] + (chat.peer == chat.caller ? [] : [(chat.id, chat.peer, true)])
-        }
+        let members = chats.filter { made.contains($0.id) }.flatMap { chat in chat.members.map { (chat.id, $0.uid, $0.hidden) } }
         guard !members.isEmpty else { return made }
         try conn.execute("""
             INSERT INTO member(conversation_id, uid, hidden)

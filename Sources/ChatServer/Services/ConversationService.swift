@@ -44,15 +44,22 @@ final class ConversationService: Sendable {
     }
 
 
-    /// Creates the conversation and both member rows if missing; the peer
+    /// Creates the conversation and its member rows if missing; the peer
     /// does not see it until a message arrives.
     func ensure(_ id: String, caller: Int, peer: Int, in tx: any StorageTransaction) throws {
         if try tx.conversations.exists(id) { return }
         guard try tx.users.info(uid: peer) != nil else { throw APIFailure.notFound("no such user") }
         try tx.conversations.create(id, uidLow: min(caller, peer), uidHigh: max(caller, peer), createdAt: config.clock.nowMs())
-        for (uid, hidden) in [(caller, false), (peer, true)] {
+        for (uid, hidden) in Self.firstMembers(caller: caller, peer: peer) {
             try tx.conversations.addMember(id, uid: uid, hidden: hidden)
         }
+    }
+
+    /// Who a new single chat starts with: the one who wrote first, shown,
+    /// and the peer, hidden until a message lands (one's chat with oneself
+    /// has one member). A send batch makes its new chats by the same rule.
+    static func firstMembers(caller: Int, peer: Int) -> [(uid: Int, hidden: Bool)] {
+        caller == peer ? [(caller, false)] : [(caller, false), (peer, true)]
     }
 
     /// The caller's view of a conversation they are or were in. A group

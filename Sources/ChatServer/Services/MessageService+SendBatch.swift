@@ -87,11 +87,13 @@ extension MessageService {
         // does for the first of them one by one: a burst of new chats (every
         // user's first message after a start) otherwise went one send at a
         // time, each under the write lock the whole batch waits for.
-        var newChats: [(id: String, caller: Int, peer: Int)] = []
+        var newChats: [NewSingleChat] = []
+        var newIds = Set<String>()
         for i in fresh where nextSeq[jobs[i].request.recvID] == nil {
-            guard case .single(let peer) = jobs[i].target,
-                  !newChats.contains(where: { $0.id == jobs[i].request.recvID }) else { continue }
-            newChats.append((id: jobs[i].request.recvID, caller: jobs[i].caller, peer: peer))
+            let job = jobs[i]
+            guard case .single(let peer) = job.target, newIds.insert(job.request.recvID).inserted else { continue }
+            newChats.append(NewSingleChat(id: job.request.recvID, caller: job.caller, peer: peer,
+                                          members: ConversationService.firstMembers(caller: job.caller, peer: peer)))
         }
         if !newChats.isEmpty {
             let made = try batch.createSingles(newChats, createdAt: config.clock.nowMs())

@@ -12,6 +12,15 @@ package struct MemberAppendNote: Sendable {
     package static let everyHidden = 0
 }
 
+/// A single chat a batch makes: its two people and its first member rows
+/// (`ConversationService.firstMembers`).
+package struct NewSingleChat: Sendable {
+    package let id: String
+    package let caller: Int
+    package let peer: Int
+    package let members: [(uid: Int, hidden: Bool)]
+}
+
 /// One sync-log entry of a batch: a user's, or (uid 0) a group timeline's.
 package struct LogEntry: Sendable {
     package let uid: Int
@@ -34,9 +43,9 @@ package protocol SendBatchRepository {
     /// Each group's active members, earliest joined first (`ConversationRepository.activeMembers`).
     func activeMembers(of conversationIds: [String]) throws -> [String: [Int]]
     /// Makes each single chat of `chats` that does not exist yet and whose
-    /// peer does, as `ConversationService.ensure` makes one (the caller
-    /// shown, the peer hidden until a message lands); returns the ids made.
-    func createSingles(_ chats: [(id: String, caller: Int, peer: Int)], createdAt: Int) throws -> Set<String>
+    /// peer does, with its member rows, as `ConversationService.ensure`
+    /// makes one; returns the ids made.
+    func createSingles(_ chats: [NewSingleChat], createdAt: Int) throws -> Set<String>
     /// Takes `count` seqs in each conversation; returns each existing one's new `max_seq`.
     func takeSeqs(_ counts: [(conversationId: String, count: Int)]) throws -> [String: Int]
     /// Stores the rows; returns their ids in the same order.

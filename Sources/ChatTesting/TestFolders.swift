@@ -5,7 +5,7 @@ import Synchronization
 /// it exits. Not at the end of the test that made one: the object that made
 /// it (a fake server, a store) may be released before the test's last line
 /// while a session still writes there. Without this, every `make test` left
-/// about seventy stores behind (100 MB and more a run).
+/// about 300 stores and server folders behind.
 public enum TestFolders {
     private static let made = Mutex<[URL]>([])
     private static let removedAtExit: Void = { atexit { TestFolders.removeAll() } }()

@@ -15,7 +15,7 @@ struct SyncPullBench: Sendable {
     var groups = 50
     var messagesPerGroup = 100
 
-    struct Pull { var events = 0; var pages = 0; var bytes = 0; var ms = 0.0 }
+    struct Pull { var events = 0; var pages = 0; var bytes = 0; var ms = 0.0; var bodies: [Data] = [] }
 
     func run() async throws -> [BenchRow] {
         print("sync pull: \(groups) groups × \(messagesPerGroup) messages while a member is away…")
@@ -46,12 +46,32 @@ struct SyncPullBench: Sendable {
         let (singlePull, _) = try await pull(base: base, token: reader.token, since: cursor, http: http)
         print("sync pull: groups \(groupPull.events) events in \(groupPull.pages) pages, \(fmt(groupPull.ms)) ms, \(groupPull.bytes / 1024) KiB; one-to-one \(singlePull.events) events, \(fmt(singlePull.ms)) ms, \(singlePull.bytes / 1024) KiB")
         let label = "\(groups) one-to-one chats, same count"
+        let (direct, decoder) = try readingTimes(singlePull.bodies)
+        print("sync pull: reading the one-to-one pages, directly \(fmt(direct)) ms, with JSONDecoder \(fmt(decoder)) ms")
         return [
+            BenchRow(figure: "client: reading the \(singlePull.events) events' pages, directly (ms)", ours: direct,
+                     reference: decoder, referenceName: "JSONDecoder", goal: "reported", met: nil),
             BenchRow(figure: "sync pull after a busy hour in \(groups) groups: \(groupPull.events) events (ms)", ours: groupPull.ms,
                      reference: singlePull.ms, referenceName: label, goal: "reported", met: nil),
             BenchRow(figure: "sync pull after a busy hour in \(groups) groups (KiB)", ours: Double(groupPull.bytes) / 1024,
                      reference: Double(singlePull.bytes) / 1024, referenceName: label, goal: "reported", met: nil),
         ]
+    }
+
+    /// The fastest of five readings of `pages` as the client reads them
+    /// (`SyncResponse.decode`) and with Foundation's JSONDecoder, in ms.
+    private func readingTimes(_ pages: [Data]) throws -> (direct: Double, decoder: Double) {
+        func fastest(_ read: (Data) throws -> SyncResponse) throws -> Double {
+            var best = Double.infinity
+            for _ in 0..<5 {
+                let start = DispatchTime.now()
+                for page in pages { _ = try read(page) }
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
+            }
+            return best
+        }
+        let decoder = JSONDecoder()
+        return (try fastest(SyncResponse.decode), try fastest { try decoder.decode(SyncResponse.self, from: $0) })
     }
 
     /// Each sender sends `messagesPerGroup` texts into its conversation, all senders at once.
@@ -82,7 +102,9 @@ struct SyncPullBench: Sendable {
             guard response.status == .ok else {
                 throw ServerBench.BenchError(description: "sync: \(response.status) \(String(buffer: body))")
             }
-            let page = try JSONDecoder().decode(SyncResponse.self, from: Data(body.readableBytesView))
+            let data = Data(body.readableBytesView)
+            let page = try SyncResponse.decode(data)
+            result.bodies.append(data)
             result.bytes += body.readableBytes
             result.events += page.events.count
             result.pages += 1

@@ -168,10 +168,14 @@ public final class APIClient: ChatAPI {
     }
 
     func json<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil) async throws -> T {
+        try await json(method, path, body: body) { try JSONDecoder().decode(T.self, from: $0) }
+    }
+
+    func json<T>(_ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil, decode: (Data) throws -> T) async throws -> T {
         let data = try body.map { try JSONEncoder().encode($0) }
         let (_, reply) = try await call(method, path, body: data)
         do {
-            return try JSONDecoder().decode(T.self, from: reply)
+            return try decode(reply)
         } catch {
             throw APIError.badResponse("\(T.self): \(error)".prefix(200).description)
         }
@@ -311,7 +315,7 @@ public final class APIClient: ChatAPI {
     // MARK: - Sync
 
     public func sync(since: Int, limit: Int = 500) async throws -> SyncResponse {
-        try await json(SyncResponse.self, .GET, "/chat/sync?since=\(since)&limit=\(limit)")
+        try await json(.GET, "/chat/sync?since=\(since)&limit=\(limit)", decode: SyncResponse.decode)
     }
 
     /// The WebSocket URL for push, token in the query (PROTOCOL.md allows

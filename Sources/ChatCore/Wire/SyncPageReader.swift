@@ -1,0 +1,343 @@
+import Foundation
+
+extension SyncResponse {
+    /// A `/chat/sync` page: read directly where it has the shape the server
+    /// writes (`JSONText`), else by the Codable conformance; the same value
+    /// either way, and the conformance's error when it does not read.
+    public static func decode(_ data: Data) throws -> SyncResponse {
+        if let page = SyncPageReader.read(data) { return page }
+        return try JSONDecoder().decode(SyncResponse.self, from: data)
+    }
+}
+
+/// Reads a sync page's message events without a decoder's boxing: in a
+/// flood Foundation's JSONDecoder was the largest part of the client's CPU
+/// (BENCHMARKS.md, "The flood's sync pages, read directly"). It reads only
+/// what it can read exactly as the Codable conformance does and leaves
+/// the rest to it: an event of another kind, or a message with a key, an
+/// escape, a number or a null it does not take, is decoded alone by
+/// JSONDecoder (skipped if that fails, as `SyncResponse` skips it); a page
+/// it cannot follow at all gives nil, and the caller decodes it whole.
+/// Tests and the Sync fuzzer check it against the Codable decoding.
+enum SyncPageReader {
+    static func read(_ data: Data) -> SyncResponse? { readCounting(data)?.page }
+
+    /// The page, and how many of its events were left to the decoder.
+    static func readCounting(_ data: Data) -> (page: SyncResponse, leftToDecoder: Int)? {
+        // The decoder refuses text that is not UTF-8; nothing here reads it.
+        guard var text = String(validating: data, as: UTF8.self) else { return nil }
+        return text.withUTF8 { bytes in
+            var reader = Reader(bytes: bytes)
+            return reader.page().map { ($0, reader.leftToDecoder) }
+        }
+    }
+
+    struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i = 0
+        /// For the events this reader leaves to the Codable conformance.
+        private var decoder: JSONDecoder?
+        private(set) var leftToDecoder = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func page() -> SyncResponse? {
+            guard openObject() else { return nil }
+            var events: (list: [SyncEvent], skipped: Int)?
+            var cursor: Int?
+            var hasMore: Bool?
+            if !take(0x7D) {
+                repeat {
+                    guard let key = member() else { return nil }
+                    if matches(key, "events") {
+                        guard events == nil, let list = eventList() else { return nil }
+                        events = list
+                    } else if matches(key, "cursor") {
+                        guard cursor == nil, let v = int() else { return nil }
+                        cursor = v
+                    } else if matches(key, "hasMore") {
+                        guard hasMore == nil, let v = bool() else { return nil }
+                        hasMore = v
+                    } else {
+                        // Keys the conformance does not read are passed over, as it does.
+                        guard skipValue() else { return nil }
+                    }
+                    blanks()
+                } while take(0x2C)
+                guard take(0x7D) else { return nil }
+            }
+            blanks()
+            guard i == bytes.count, let events, let cursor, let hasMore else { return nil }
+            return SyncResponse(events: events.list, cursor: cursor, hasMore: hasMore, skippedEvents: events.skipped)
+        }
+
+        private mutating func eventList() -> (list: [SyncEvent], skipped: Int)? {
+            guard take(0x5B) else { return nil }
+            var list: [SyncEvent] = []
+            var skipped = 0
+            blanks()
+            if take(0x5D) { return (list, 0) }
+            repeat {
+                blanks()
+                let start = i
+                if let event = messageEvent() {
+                    list.append(event)
+                } else {
+                    i = start
+                    guard skipValue() else { return nil }
+                    let json = Data(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                    if decoder == nil { decoder = JSONDecoder() }
+                    leftToDecoder += 1
+                    if let event = try? decoder?.decode(SyncEvent.self, from: json) { list.append(event) } else { skipped += 1 }
+                }
+                blanks()
+            } while take(0x2C)
+            guard take(0x5D) else { return nil }
+            return (list, skipped)
+        }
+
+        private mutating func messageEvent() -> SyncEvent? {
+            guard openObject(), !take(0x7D) else { return nil }
+            var update: Bool?
+            var message: WireMessage?
+            repeat {
+                guard let key = member() else { return nil }
+                if matches(key, "kind") {
+                    guard update == nil, let kind = plainString() else { return nil }
+                    if matches(kind, "message") { update = false } else if matches(kind, "message_update") { update = true } else { return nil }
+                } else if matches(key, "message") {
+                    guard message == nil, let m = wireMessage() else { return nil }
+                    message = m
+                } else {
+                    return nil
+                }
+                blanks()
+            } while take(0x2C)
+            guard take(0x7D), let update, let message else { return nil }
+            return update ? .messageUpdate(message) : .message(message)
+        }
+
+        private mutating func wireMessage() -> WireMessage? {
+            guard openObject(), !take(0x7D) else { return nil }
+            var serverMsgID, clientMsgID, conversationId, sendID, recvID, content: String?
+            var seq, contentType, sendTime, editedAt: Int?
+            var revoked, flashViewed, deletedForMe, expired: Bool?
+            repeat {
+                guard let key = member() else { return nil }
+                // In the order the server writes them; a key read twice is left to the decoder.
+                if matches(key, "serverMsgID") {
+                    guard serverMsgID == nil, let v = string() else { return nil }
+                    serverMsgID = v
+                } else if matches(key, "clientMsgID") {
+                    guard clientMsgID == nil, let v = string() else { return nil }
+                    clientMsgID = v
+                } else if matches(key, "conversationId") {
+                    guard conversationId == nil, let v = string() else { return nil }
+                    conversationId = v
+                } else if matches(key, "seq") {
+                    guard seq == nil, let v = int() else { return nil }
+                    seq = v
+                } else if matches(key, "sendID") {
+                    guard sendID == nil, let v = string() else { return nil }
+                    sendID = v
+                } else if matches(key, "recvID") {
+                    guard recvID == nil, let v = string() else { return nil }
+                    recvID = v
+                } else if matches(key, "contentType") {
+                    guard contentType == nil, let v = int() else { return nil }
+                    contentType = v
+                } else if matches(key, "content") {
+                    guard content == nil, let v = string() else { return nil }
+                    content = v
+                } else if matches(key, "sendTime") {
+                    guard sendTime == nil, let v = int() else { return nil }
+                    sendTime = v
+                } else if matches(key, "revoked") {
+                    guard revoked == nil, let v = bool() else { return nil }
+                    revoked = v
+                } else if matches(key, "flashViewed") {
+                    guard flashViewed == nil, let v = bool() else { return nil }
+                    flashViewed = v
+                } else if matches(key, "editedAt") {
+                    guard editedAt == nil, let v = int() else { return nil }
+                    editedAt = v
+                } else if matches(key, "deletedForMe") {
+                    guard deletedForMe == nil, let v = bool() else { return nil }
+                    deletedForMe = v
+                } else if matches(key, "expired") {
+                    guard expired == nil, let v = bool() else { return nil }
+                    expired = v
+                } else {
+                    // Reactions, and keys of a newer server.
+                    return nil
+                }
+                blanks()
+            } while take(0x2C)
+            guard take(0x7D), let serverMsgID, let clientMsgID, let conversationId, let seq, let sendID, let recvID,
+                  let contentType, let content, let sendTime, let revoked, let flashViewed,
+                  (0...WireRange.max).contains(seq) else { return nil }
+            var m = WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
+                                sendID: sendID, recvID: recvID, contentType: contentType, content: content,
+                                sendTime: WireRange.clamp(sendTime), revoked: revoked, flashViewed: flashViewed,
+                                editedAt: editedAt.map(WireRange.clamp))
+            m.deletedForMe = deletedForMe == true ? true : nil
+            m.expired = expired == true ? true : nil
+            return m
+        }
+
+        // MARK: - Tokens
+
+        private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+        private mutating func blanks() {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        }
+
+        private mutating func take(_ c: UInt8) -> Bool {
+            guard peek == c else { return false }
+            i += 1
+            return true
+        }
+
+        private mutating func openObject() -> Bool {
+            blanks()
+            guard take(0x7B) else { return false }
+            blanks()
+            return true
+        }
+
+        /// `"key":` with the blanks around it; the key's bytes.
+        private mutating func member() -> Range<Int>? {
+            blanks()
+            guard let key = plainString() else { return nil }
+            blanks()
+            guard take(0x3A) else { return nil }
+            blanks()
+            return key
+        }
+
+        private func matches(_ range: Range<Int>, _ word: StaticString) -> Bool {
+            guard range.count == word.utf8CodeUnitCount else { return false }
+            return memcmp(bytes.baseAddress! + range.lowerBound, word.utf8Start, range.count) == 0
+        }
+
+        /// A string with no escape in it, as the range of its bytes.
+        private mutating func plainString() -> Range<Int>? {
+            guard take(0x22) else { return nil }
+            let start = i
+            while i < bytes.count {
+                switch bytes[i] {
+                case 0x22: i += 1; return start..<(i - 1)
+                case 0x5C, 0x00..<0x20: return nil
+                default: i += 1
+                }
+            }
+            return nil
+        }
+
+        private mutating func string() -> String? {
+            guard take(0x22) else { return nil }
+            let start = i
+            while i < bytes.count {
+                switch bytes[i] {
+                case 0x22:
+                    i += 1
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(i - 1)]), as: UTF8.self)
+                case 0x5C: return escapedString(from: start)
+                case 0x00..<0x20: return nil
+                default: i += 1
+                }
+            }
+            return nil
+        }
+
+        /// The rest of a string from its first backslash (at `i`).
+        private mutating func escapedString(from start: Int) -> String? {
+            var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+            while i < bytes.count {
+                let c = bytes[i]
+                i += 1
+                switch c {
+                case 0x22: return String(decoding: out, as: UTF8.self)
+                case 0x00..<0x20: return nil
+                case 0x5C:
+                    guard let e = peek else { return nil }
+                    i += 1
+                    switch e {
+                    case 0x22, 0x5C, 0x2F: out.append(e)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        // Surrogates (pairs or not) are the decoder's to read.
+                        guard let v = hex4(), let scalar = Unicode.Scalar(v) else { return nil }
+                        out.append(contentsOf: UTF8.encode(scalar)!)
+                    default: return nil
+                    }
+                default: out.append(c)
+                }
+            }
+            return nil
+        }
+
+        private mutating func hex4() -> UInt32? {
+            guard bytes.count - i >= 4 else { return nil }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let c = bytes[i]
+                let digit: UInt8
+                switch c {
+                case 0x30...0x39: digit = c - 0x30
+                case 0x41...0x46: digit = c - 0x41 + 10
+                case 0x61...0x66: digit = c - 0x61 + 10
+                default: return nil
+                }
+                v = v << 4 | UInt32(digit)
+                i += 1
+            }
+            return v
+        }
+
+        /// An integer as JSON writes one, up to 18 digits; a fraction or an
+        /// exponent is the decoder's to read.
+        private mutating func int() -> Int? {
+            let negative = take(0x2D)
+            guard let first = peek, first >= 0x30, first <= 0x39 else { return nil }
+            var v = 0
+            if first == 0x30 {
+                i += 1
+            } else {
+                let start = i
+                while let c = peek, c >= 0x30, c <= 0x39 {
+                    guard i - start < 18 else { return nil }
+                    v = v * 10 + Int(c - 0x30)
+                    i += 1
+                }
+            }
+            if let c = peek, c == 0x2E || c == 0x65 || c == 0x45 || (c >= 0x30 && c <= 0x39) { return nil }
+            return negative ? -v : v
+        }
+
+        private mutating func bool() -> Bool? {
+            if literal("true") { return true }
+            if literal("false") { return false }
+            return nil
+        }
+
+        private mutating func literal(_ word: StaticString) -> Bool {
+            let n = word.utf8CodeUnitCount
+            guard bytes.count - i >= n, memcmp(bytes.baseAddress! + i, word.utf8Start, n) == 0 else { return false }
+            i += n
+            return true
+        }
+
+        private mutating func skipValue() -> Bool {
+            var p = JSONSyntax.Parser(bytes: bytes, i: i)
+            guard p.value(depth: 0) else { return false }
+            i = p.i
+            return true
+        }
+    }
+}

@@ -3,8 +3,8 @@
 // Asserted: a page decodes leniently (unknown or broken events are counted
 // in skippedEvents, never fail the page, so events + skipped never exceed
 // what was sent); each event's message or summary is well formed as in the
-// message and summary harnesses; the client's direct reader of pages
-// gives what the decoder gives; the server's direct writer for events and
+// message and summary harnesses; the client's direct reader of pages and
+// frames gives what the decoder gives; the server's direct writer for events and
 // frames (JSONText) decodes to the same value; Codable round trips.
 import ChatCore
 import Foundation
@@ -20,11 +20,16 @@ public func fuzzOne(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: bytes, count: count)
     let page = decodeJSON(SyncResponse.self, data)
     if let page { requireWellFormedPage(page, data) }
-    // The client reads pages directly where it can (SyncPageReader): always what the decoder reads.
+    // The client reads pages and frames directly where it can (WireReader): always what the decoder reads.
     let direct = try? SyncResponse.decode(data)
     require(direct == page, "read directly as \(String(describing: direct)), decoded as \(String(describing: page))")
     if let event = decodeJSON(SyncEvent.self, data) { requireWellFormedEvent(event) }
-    if let frame = decodeJSON(PushFrame.self, data) { requireWellFormedFrame(frame) }
+    let frame = decodeJSON(PushFrame.self, data)
+    if let frame { requireWellFormedFrame(frame) }
+    if let text = String(validating: data, as: UTF8.self) {
+        let directFrame = PushFrame.decode(text)
+        require(directFrame == frame, "frame read directly as \(String(describing: directFrame)), decoded as \(String(describing: frame))")
+    }
     return 0
 }
 

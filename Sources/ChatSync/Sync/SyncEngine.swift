@@ -335,7 +335,7 @@ public final class SyncEngine: Sendable {
                 defer { pinger.cancel() }
                 for try await message in inbound.messages(maxSize: Self.maxPushFrame) {
                     guard case .text(let text) = message,
-                          let frame = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8)) else { continue }
+                          let frame = PushFrame.decode(text) else { continue }
                     switch frame {
                     case .hello, .sync:
                         if case .hello = frame { self.setState(.online) }

@@ -6,7 +6,7 @@ import Testing
 /// JSONDecoder through the Codable conformance: whatever the reader gives
 /// must be what the decoder gives, and what it cannot read exactly it must
 /// leave to the decoder.
-@Suite struct SyncPageReaderTests {
+@Suite struct WireReaderTests {
     static func message(_ seq: Int, content: String = "你好世界 1") -> WireMessage {
         WireMessage(serverMsgID: "m_\(seq)", clientMsgID: "c_\(seq)", conversationId: "si_tb_1_tb_2", seq: seq,
                     sendID: "tb_1", recvID: "tb_2", contentType: 101, content: content, sendTime: 1_764_000_000_000 + seq)
@@ -24,7 +24,7 @@ import Testing
     /// The decoder's answer and the answer `SyncResponse.decode` gives, which must be the same.
     static func expectAgreement(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) {
         let yardstick = try? JSONDecoder().decode(SyncResponse.self, from: data)
-        let direct = SyncPageReader.read(data)
+        let direct = WireReader.page(data)
         let text = String(decoding: data, as: UTF8.self)
         if let direct {
             #expect(direct == yardstick, "read directly as \(direct), the decoder reads \(String(describing: yardstick)): \(text)",
@@ -49,7 +49,7 @@ import Testing
         ]
         let events = messages.flatMap { [SyncEvent.message($0), .messageUpdate($0)] }
         let data = Self.page(try events.map(Self.body), cursor: 1234, hasMore: true)
-        let read = try #require(SyncPageReader.readCounting(data))
+        let read = try #require(WireReader.pageCounting(data))
         #expect(read.page == SyncResponse(events: events, cursor: 1234, hasMore: true))
         // Every event was read here, none handed to the decoder.
         #expect(read.leftToDecoder == 0)
@@ -62,7 +62,7 @@ import Testing
             .message(Self.message(2)), .devices(userId: "tb_2"),
         ]
         let data = Self.page(try events.map(Self.body))
-        let read = try #require(SyncPageReader.readCounting(data))
+        let read = try #require(WireReader.pageCounting(data))
         #expect(read.page.events == events)
         #expect(read.leftToDecoder == 2)
         Self.expectAgreement(data)
@@ -128,7 +128,7 @@ import Testing
         var data = Self.page([try Self.body(.message(Self.message(1, content: "ab")))])
         let at = try #require(data.firstRange(of: Data("ab".utf8))).lowerBound
         data[at] = 0xFF
-        #expect(SyncPageReader.read(data) == nil)
+        #expect(WireReader.page(data) == nil)
         Self.expectAgreement(data)
     }
 
@@ -150,5 +150,32 @@ import Testing
             doubled.insert(original[at], at: at)
             for damaged in [replaced, removed, doubled] { Self.expectAgreement(Data(damaged)) }
         }
+    }
+
+    /// The frames the server writes on every commit and to a room, read directly.
+    @Test func readsTheServersFramesWithoutTheDecoder() throws {
+        let encode = { (f: PushFrame) in String(decoding: try JSONEncoder().encode(f), as: UTF8.self) }
+        var edited = Self.message(3, content: "改过 \"q\"")
+        edited.editedAt = 9
+        for frame in [PushFrame.sync(cursor: 12345), .hello(cursor: 0), .room(Self.message(1)), .roomUpdate(edited)] {
+            let text = try frame.jsonText(encode: encode)
+            #expect(WireReader.frame(text) == frame, "\(text)")
+            #expect(PushFrame.decode(text) == frame)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"cursor":7,"type":"sync"}"#, #" { "type" : "hello" , "cursor" : 0 } "#, #"{"type":"sync","cursor":7,"extra":true}"#,
+        #"{"type":"sync","cursor":7.0}"#, #"{"type":"sync","cursor":"7"}"#, #"{"type":"sync"}"#, #"{"type":"sync","cursor":7} x"#,
+        #"{"type":"sync","type":"hello","cursor":7}"#, #"{"type":"sy\u006ec","cursor":7}"#, #"{"type":"ping"}"#, #"{"type":"pong"}"#,
+        #"{"type":"presence","userId":"tb_2","online":true}"#, #"{"type":"typing","conversationId":"si_tb_1_tb_2","userId":"tb_2"}"#,
+        #"{"type":"room","cursor":3,"message":{\#(m),"content":"x",\#(tail)}}"#,
+        #"{"type":"room_update","message":{\#(m),"content":"x",\#(tail),"reactions":{"👍":["tb_2"]}}}"#,
+        #"{"type":"room","message":{\#(m),\#(tail)}}"#, #"{"type":"telepathy","cursor":1}"#, "", "[]", "{}", "{",
+    ])
+    func agreesWithTheDecoderOnEveryFrame(_ text: String) {
+        let yardstick = try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8))
+        if let direct = WireReader.frame(text) { #expect(direct == yardstick, "\(text)") }
+        #expect(PushFrame.decode(text) == yardstick, "\(text)")
     }
 }

@@ -5,30 +5,49 @@ extension SyncResponse {
     /// writes (`JSONText`), else by the Codable conformance; the same value
     /// either way, and the conformance's error when it does not read.
     public static func decode(_ data: Data) throws -> SyncResponse {
-        if let page = SyncPageReader.read(data) { return page }
+        if let page = WireReader.page(data) { return page }
         return try JSONDecoder().decode(SyncResponse.self, from: data)
     }
 }
 
-/// Reads a sync page's message events without a decoder's boxing: in a
-/// flood Foundation's JSONDecoder was the largest part of the client's CPU
-/// (BENCHMARKS.md, "The flood's sync pages, read directly"). It reads only
-/// what it can read exactly as the Codable conformance does and leaves
-/// the rest to it: an event of another kind, or a message with a key, an
-/// escape, a number or a null it does not take, is decoded alone by
-/// JSONDecoder (skipped if that fails, as `SyncResponse` skips it); a page
-/// it cannot follow at all gives nil, and the caller decodes it whole.
-/// Tests and the Sync fuzzer check it against the Codable decoding.
-enum SyncPageReader {
-    static func read(_ data: Data) -> SyncResponse? { readCounting(data)?.page }
+extension PushFrame {
+    /// A WebSocket text frame, read as `SyncResponse.decode` reads a page;
+    /// nil for what the Codable conformance does not read either.
+    public static func decode(_ text: String) -> PushFrame? {
+        if let frame = WireReader.frame(text) { return frame }
+        return try? JSONDecoder().decode(PushFrame.self, from: Data(text.utf8))
+    }
+}
+
+/// Reads what the client reads on every pull and notice (a sync page's
+/// message events, a `sync` notice, a room's message) without a decoder's
+/// boxing: in a flood Foundation's JSONDecoder was the largest part of the
+/// client's CPU (BENCHMARKS.md, "The flood's pages, read directly"). It
+/// reads only what it can read exactly as the Codable conformances do and
+/// leaves the rest to them: an event of another kind, or a message with a
+/// key, an escape, a number or a null it does not take, is decoded alone
+/// by JSONDecoder (skipped if that fails, as `SyncResponse` skips it); a
+/// page or frame it cannot follow at all gives nil, and the caller decodes
+/// it whole. Tests and the Sync fuzzer check it against the Codable decoding.
+enum WireReader {
+    static func page(_ data: Data) -> SyncResponse? { pageCounting(data)?.page }
 
     /// The page, and how many of its events were left to the decoder.
-    static func readCounting(_ data: Data) -> (page: SyncResponse, leftToDecoder: Int)? {
+    static func pageCounting(_ data: Data) -> (page: SyncResponse, leftToDecoder: Int)? {
         // The decoder refuses text that is not UTF-8; nothing here reads it.
         guard var text = String(validating: data, as: UTF8.self) else { return nil }
         return text.withUTF8 { bytes in
             var reader = Reader(bytes: bytes)
             return reader.page().map { ($0, reader.leftToDecoder) }
+        }
+    }
+
+    /// `hello`, `sync`, `room` and `room_update` frames; nil for the rest.
+    static func frame(_ text: String) -> PushFrame? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var reader = Reader(bytes: bytes)
+            return reader.frame()
         }
     }
 
@@ -69,6 +88,40 @@ enum SyncPageReader {
             blanks()
             guard i == bytes.count, let events, let cursor, let hasMore else { return nil }
             return SyncResponse(events: events.list, cursor: cursor, hasMore: hasMore, skippedEvents: events.skipped)
+        }
+
+        mutating func frame() -> PushFrame? {
+            guard openObject(), !take(0x7D) else { return nil }
+            var type: Range<Int>?
+            var cursor: Int?
+            var message: WireMessage?
+            repeat {
+                guard let key = member() else { return nil }
+                if matches(key, "type") {
+                    guard type == nil, let v = plainString() else { return nil }
+                    type = v
+                } else if matches(key, "cursor") {
+                    guard cursor == nil, let v = int() else { return nil }
+                    cursor = v
+                } else if matches(key, "message") {
+                    guard message == nil, let m = wireMessage() else { return nil }
+                    message = m
+                } else {
+                    return nil
+                }
+                blanks()
+            } while take(0x2C)
+            guard take(0x7D) else { return nil }
+            blanks()
+            guard i == bytes.count, let type else { return nil }
+            // A key another type does not read is left to the decoder, which passes over it.
+            switch (cursor, message) {
+            case (let cursor?, nil) where matches(type, "sync"): return .sync(cursor: cursor)
+            case (let cursor?, nil) where matches(type, "hello"): return .hello(cursor: cursor)
+            case (nil, let m?) where matches(type, "room"): return .room(m)
+            case (nil, let m?) where matches(type, "room_update"): return .roomUpdate(m)
+            default: return nil
+            }
         }
 
         private mutating func eventList() -> (list: [SyncEvent], skipped: Int)? {

@@ -4,8 +4,9 @@
 // in skippedEvents, never fail the page, so events + skipped never exceed
 // what was sent); each event's message or summary is well formed as in the
 // message and summary harnesses; the client's direct reader of pages and
-// frames gives what the decoder gives; the server's direct writer for events and
-// frames (JSONText) decodes to the same value; Codable round trips.
+// frames gives what the decoder gives; the server's direct writer for
+// events and frames (JSONText) decodes to the same value; Codable round
+// trips.
 import ChatCore
 import Foundation
 

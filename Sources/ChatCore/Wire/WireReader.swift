@@ -61,59 +61,33 @@ enum WireReader {
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         mutating func page() -> SyncResponse? {
-            guard openObject() else { return nil }
             var events: (list: [SyncEvent], skipped: Int)?
             var cursor: Int?
             var hasMore: Bool?
-            if !take(0x7D) {
-                repeat {
-                    guard let key = member() else { return nil }
-                    if matches(key, "events") {
-                        guard events == nil, let list = eventList() else { return nil }
-                        events = list
-                    } else if matches(key, "cursor") {
-                        guard cursor == nil, let v = int() else { return nil }
-                        cursor = v
-                    } else if matches(key, "hasMore") {
-                        guard hasMore == nil, let v = bool() else { return nil }
-                        hasMore = v
-                    } else {
-                        // Keys the conformance does not read are passed over, as it does.
-                        guard skipValue() else { return nil }
-                    }
-                    blanks()
-                } while take(0x2C)
-                guard take(0x7D) else { return nil }
+            let read = object { r, key in
+                if r.matches(key, "events") { return r.once(&events) { $0.eventList() } }
+                if r.matches(key, "cursor") { return r.once(&cursor) { $0.int() } }
+                if r.matches(key, "hasMore") { return r.once(&hasMore) { $0.bool() } }
+                // Keys the conformance does not read are passed over, as it does.
+                return r.skipValue()
             }
             blanks()
-            guard i == bytes.count, let events, let cursor, let hasMore else { return nil }
+            guard read, i == bytes.count, let events, let cursor, let hasMore else { return nil }
             return SyncResponse(events: events.list, cursor: cursor, hasMore: hasMore, skippedEvents: events.skipped)
         }
 
         mutating func frame() -> PushFrame? {
-            guard openObject(), !take(0x7D) else { return nil }
             var type: Range<Int>?
             var cursor: Int?
             var message: WireMessage?
-            repeat {
-                guard let key = member() else { return nil }
-                if matches(key, "type") {
-                    guard type == nil, let v = plainString() else { return nil }
-                    type = v
-                } else if matches(key, "cursor") {
-                    guard cursor == nil, let v = int() else { return nil }
-                    cursor = v
-                } else if matches(key, "message") {
-                    guard message == nil, let m = wireMessage() else { return nil }
-                    message = m
-                } else {
-                    return nil
-                }
-                blanks()
-            } while take(0x2C)
-            guard take(0x7D) else { return nil }
+            let read = object { r, key in
+                if r.matches(key, "type") { return r.once(&type) { $0.plainString() } }
+                if r.matches(key, "cursor") { return r.once(&cursor) { $0.int() } }
+                if r.matches(key, "message") { return r.once(&message) { $0.wireMessage() } }
+                return false
+            }
             blanks()
-            guard i == bytes.count, let type else { return nil }
+            guard read, i == bytes.count, let type else { return nil }
             // A key another type does not read is left to the decoder, which passes over it.
             switch (cursor, message) {
             case (let cursor?, nil) where matches(type, "sync"): return .sync(cursor: cursor)
@@ -150,83 +124,43 @@ enum WireReader {
         }
 
         private mutating func messageEvent() -> SyncEvent? {
-            guard openObject(), !take(0x7D) else { return nil }
-            var update: Bool?
+            var kind: Range<Int>?
             var message: WireMessage?
-            repeat {
-                guard let key = member() else { return nil }
-                if matches(key, "kind") {
-                    guard update == nil, let kind = plainString() else { return nil }
-                    if matches(kind, "message") { update = false } else if matches(kind, "message_update") { update = true } else { return nil }
-                } else if matches(key, "message") {
-                    guard message == nil, let m = wireMessage() else { return nil }
-                    message = m
-                } else {
-                    return nil
-                }
-                blanks()
-            } while take(0x2C)
-            guard take(0x7D), let update, let message else { return nil }
-            return update ? .messageUpdate(message) : .message(message)
+            let read = object { r, key in
+                if r.matches(key, "kind") { return r.once(&kind) { $0.plainString() } }
+                if r.matches(key, "message") { return r.once(&message) { $0.wireMessage() } }
+                return false
+            }
+            guard read, let kind, let message else { return nil }
+            if matches(kind, "message") { return .message(message) }
+            if matches(kind, "message_update") { return .messageUpdate(message) }
+            return nil
         }
 
         private mutating func wireMessage() -> WireMessage? {
-            guard openObject(), !take(0x7D) else { return nil }
             var serverMsgID, clientMsgID, conversationId, sendID, recvID, content: String?
             var seq, contentType, sendTime, editedAt: Int?
             var revoked, flashViewed, deletedForMe, expired: Bool?
-            repeat {
-                guard let key = member() else { return nil }
+            let read = object { r, key in
                 // In the order the server writes them; a key read twice is left to the decoder.
-                if matches(key, "serverMsgID") {
-                    guard serverMsgID == nil, let v = string() else { return nil }
-                    serverMsgID = v
-                } else if matches(key, "clientMsgID") {
-                    guard clientMsgID == nil, let v = string() else { return nil }
-                    clientMsgID = v
-                } else if matches(key, "conversationId") {
-                    guard conversationId == nil, let v = string() else { return nil }
-                    conversationId = v
-                } else if matches(key, "seq") {
-                    guard seq == nil, let v = int() else { return nil }
-                    seq = v
-                } else if matches(key, "sendID") {
-                    guard sendID == nil, let v = string() else { return nil }
-                    sendID = v
-                } else if matches(key, "recvID") {
-                    guard recvID == nil, let v = string() else { return nil }
-                    recvID = v
-                } else if matches(key, "contentType") {
-                    guard contentType == nil, let v = int() else { return nil }
-                    contentType = v
-                } else if matches(key, "content") {
-                    guard content == nil, let v = string() else { return nil }
-                    content = v
-                } else if matches(key, "sendTime") {
-                    guard sendTime == nil, let v = int() else { return nil }
-                    sendTime = v
-                } else if matches(key, "revoked") {
-                    guard revoked == nil, let v = bool() else { return nil }
-                    revoked = v
-                } else if matches(key, "flashViewed") {
-                    guard flashViewed == nil, let v = bool() else { return nil }
-                    flashViewed = v
-                } else if matches(key, "editedAt") {
-                    guard editedAt == nil, let v = int() else { return nil }
-                    editedAt = v
-                } else if matches(key, "deletedForMe") {
-                    guard deletedForMe == nil, let v = bool() else { return nil }
-                    deletedForMe = v
-                } else if matches(key, "expired") {
-                    guard expired == nil, let v = bool() else { return nil }
-                    expired = v
-                } else {
-                    // Reactions, and keys of a newer server.
-                    return nil
-                }
-                blanks()
-            } while take(0x2C)
-            guard take(0x7D), let serverMsgID, let clientMsgID, let conversationId, let seq, let sendID, let recvID,
+                if r.matches(key, "serverMsgID") { return r.once(&serverMsgID) { $0.string() } }
+                if r.matches(key, "clientMsgID") { return r.once(&clientMsgID) { $0.string() } }
+                if r.matches(key, "conversationId") { return r.once(&conversationId) { $0.string() } }
+                if r.matches(key, "seq") { return r.once(&seq) { $0.int() } }
+                if r.matches(key, "sendID") { return r.once(&sendID) { $0.string() } }
+                if r.matches(key, "recvID") { return r.once(&recvID) { $0.string() } }
+                if r.matches(key, "contentType") { return r.once(&contentType) { $0.int() } }
+                if r.matches(key, "content") { return r.once(&content) { $0.string() } }
+                if r.matches(key, "sendTime") { return r.once(&sendTime) { $0.int() } }
+                if r.matches(key, "revoked") { return r.once(&revoked) { $0.bool() } }
+                if r.matches(key, "flashViewed") { return r.once(&flashViewed) { $0.bool() } }
+                if r.matches(key, "editedAt") { return r.once(&editedAt) { $0.int() } }
+                if r.matches(key, "deletedForMe") { return r.once(&deletedForMe) { $0.bool() } }
+                if r.matches(key, "expired") { return r.once(&expired) { $0.bool() } }
+                // Reactions, and keys of a newer server.
+                return false
+            }
+            guard read, let serverMsgID, let clientMsgID, let conversationId, let seq, let sendID, let recvID,
                   let contentType, let content, let sendTime, let revoked, let flashViewed,
                   (0...WireRange.max).contains(seq) else { return nil }
             var m = WireMessage(serverMsgID: serverMsgID, clientMsgID: clientMsgID, conversationId: conversationId, seq: seq,
@@ -239,6 +173,25 @@ enum WireReader {
         }
 
         // MARK: - Tokens
+
+        /// `{"key": value, …}`: `member` reads each value (the reader is at
+        /// it) and says whether it could.
+        private mutating func object(_ member: (inout Reader, Range<Int>) -> Bool) -> Bool {
+            guard openObject() else { return false }
+            if take(0x7D) { return true }
+            repeat {
+                guard let key = self.member(), member(&self, key) else { return false }
+                blanks()
+            } while take(0x2C)
+            return take(0x7D)
+        }
+
+        /// A member's value into `slot`, once: a second one is the decoder's to read.
+        private mutating func once<T>(_ slot: inout T?, _ read: (inout Reader) -> T?) -> Bool {
+            guard slot == nil, let value = read(&self) else { return false }
+            slot = value
+            return true
+        }
 
         private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
 

@@ -114,4 +114,22 @@ import Testing
             }
         }
     }
+
+    /// fuzz-sync, Fuzz/regressions/sync/: two promises of the fuzzers'
+    /// shared checks that the code never made, found once the sync fuzzer
+    /// reached secret chats' forms. A secret chat's row (contentType 300)
+    /// that did not open reads as sealed and is never written again as
+    /// read (the client seals each message anew), and an `ss_` id is what
+    /// `secret()` makes for its two uids, not what `make()` makes.
+    @Test func secretChatsRowsAndIdsReadAsTheirOwn() {
+        let (type, content) = IMMessageMapper.decode(contentType: SecretWire.contentType, content: "hi")
+        #expect(type == .sealed)
+        #expect(content.sealed != nil)
+        #expect(IMMessageMapper.wireContent(for: content) == nil)
+        let id = "ss_tb_1_tb_2"
+        let uids = ConversationIDHelper.uids(id)
+        #expect(uids?.0 == 1 && uids?.1 == 2)
+        #expect(ConversationIDHelper.secret(myUid: 2, targetUid: 1) == id)
+        #expect(ConversationIDHelper.openChat(of: id) == ConversationIDHelper.make(myUid: 1, targetUid: 2))
+    }
 }

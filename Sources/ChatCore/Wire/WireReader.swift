@@ -21,7 +21,7 @@ extension PushFrame {
 
 /// Reads what the client reads on every pull and notice (a sync page's
 /// message events, a `sync` notice, a room's message) without a decoder's
-/// boxing: in a flood Foundation's JSONDecoder was the largest part of the
+/// boxing: in a flood Foundation's JSONDecoder took a sixth of the
 /// client's CPU (BENCHMARKS.md, "The flood's pages, read directly"). It
 /// reads only what it can read exactly as the Codable conformances do and
 /// leaves the rest to them: an event of another kind, or a message with a

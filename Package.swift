@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"], swiftSettings: strict),
         .testTarget(name: "SpawnTests", dependencies: ["Spawn"], swiftSettings: strict),
-        .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI"], swiftSettings: strict),
+        .testTarget(name: "ChatMediaTests", dependencies: ["ChatMedia", "ChatCore", "TerminalUI", "ChatTesting"], swiftSettings: strict),
         .testTarget(
             name: "TongbanTUITests",
             dependencies: [

@@ -18,7 +18,7 @@ final class FakeWorld: Sendable {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-local-server-\(UUID().uuidString)")
+        directory = TestFolders.make("tongban-local-server")
         server = try LocalServer(directory: directory)
     }
 

@@ -1,13 +1,21 @@
 import ChatCore
+import ChatTesting
 import Foundation
 import Testing
 @testable import ChatMedia
+
+/// This process's folder for the files these tests write (removed at exit).
+let outgoingFolder: URL = {
+    let url = TestFolders.make("tongban-outgoing")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}()
 
 /// What `tongban send` and the full-screen client accept and prepare for
 /// the outbox.
 @Suite struct OutgoingMediaTests {
     func temp(_ name: String, _ data: Data) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-outgoing-\(UUID().uuidString)-\(name)")
+        let url = outgoingFolder.appendingPathComponent("\(UUID().uuidString)-\(name)")
         try data.write(to: url)
         return url.path
     }
@@ -17,7 +25,7 @@ import Testing
     @Test func aPictureIsPreparedIntoTheCallersFile() throws {
         let source = try temp("quarters.png", quarters)
         var written: [(Data, String)] = []
-        let target = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-outgoing-\(UUID().uuidString).png")
+        let target = outgoingFolder.appendingPathComponent("\(UUID().uuidString).png")
         let image = try OutgoingMedia.image(at: source) { data, ext in
             written.append((data, ext))
             try data.write(to: target)
@@ -46,7 +54,7 @@ import Testing
 
 @MainActor final class MainActorWriter {
     func write(_ data: Data, ext: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-outgoing-\(UUID().uuidString).\(ext)")
+        let url = outgoingFolder.appendingPathComponent("\(UUID().uuidString).\(ext)")
         try data.write(to: url)
         return url
     }

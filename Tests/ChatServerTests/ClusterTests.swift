@@ -1,4 +1,5 @@
 import ChatCore
+import ChatTesting
 import Foundation
 import Testing
 @testable import ChatServer
@@ -11,7 +12,7 @@ struct ClusterTests {
     /// Node one and a second node on its database and media directory.
     static func twoNodes(_ tweak: @escaping (inout ServerConfig) -> Void = { _ in })
         async throws -> (TestServer, TestServer) {
-        let media = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-media-\(UUID().uuidString)").path
+        let media = TestFolders.make("tongban-media").path
         let one = try await TestServer.start { $0.mediaDirectory = media; tweak(&$0) }
         let two = try await TestServer.start(database: one.config.databaseURL) { $0.mediaDirectory = media; tweak(&$0) }
         return (one, two)
@@ -300,7 +301,7 @@ struct ClusterTests {
     /// A node that starts (or listens again) asks who is online where; the
     /// others answer, so a user already online elsewhere shows online there.
     @Test func aNodeThatStartsLaterLearnsWhoIsOnline() async throws {
-        let media = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-media-\(UUID().uuidString)").path
+        let media = TestFolders.make("tongban-media").path
         let one = try await TestServer.start { $0.mediaDirectory = media }
         let (a, ua) = try await one.user("la_c")
         let (_, ub) = try await one.user("lb_c")

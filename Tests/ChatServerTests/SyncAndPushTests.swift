@@ -1,4 +1,5 @@
 import ChatCore
+import ChatTesting
 import Foundation
 import GRDB
 import Testing
@@ -105,7 +106,7 @@ import Testing
     }
 
     @Test func restartKeepsData() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tongban-restart-\(UUID().uuidString)")
+        let dir = TestFolders.make("tongban-restart")
         let first = try await TestServer.start(dir: dir)
         let (a, ua) = try await first.user("keeper")
         let (_, ub) = try await first.user("other")

@@ -132,8 +132,8 @@ import Testing
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         let picture = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 0, 255) }
         let flashBytes = SampleMedia.png(width: 3, height: 3) { _, _ in (255, 0, 0) }
-        let pictureFile = tempURL("picture").appendingPathExtension("png")
-        let flashFile = tempURL("flash").appendingPathExtension("png")
+        let pictureFile = tempFile("picture", "png")
+        let flashFile = tempFile("flash", "png")
         try picture.write(to: pictureFile)
         try flashBytes.write(to: flashFile)
 

@@ -8,7 +8,14 @@ import Testing
 @testable import ChatSync
 
 func tempURL(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("tongban-sync-\(name)-\(UUID().uuidString)")
+    TestFolders.make("tongban-sync-\(name)")
+}
+
+/// A file's URL (`name.ext`) in a folder of its own, removed with the others.
+func tempFile(_ name: String, _ ext: String) -> URL {
+    let dir = tempURL(name)
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.appendingPathComponent("\(name).\(ext)")
 }
 
 func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> RunningServer {
@@ -245,7 +252,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let b = try await makeSession(server.baseURL, "picwatch")
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         // The file is not there yet: the send fails for good, with its upload still to do.
-        let file = tempURL("later").appendingPathExtension("png")
+        let file = tempFile("later", "png")
         try await a.sendQueue.enqueue(.image(ImagePayload(objectKey: "@upload0", w: 2, h: 2)), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
                                        clientMsgID: "pic1")
@@ -329,7 +336,7 @@ func texts(_ s: Session, _ conv: String) throws -> [String] {
         let conv = ConversationIDHelper.make(myUid: a.credentials.uid, targetUid: b.credentials.uid)
         try await a.sendQueue.sendText("马上撤回", to: conv, clientMsgID: "r1")
         let png = SampleMedia.png(width: 2, height: 2) { _, _ in (0, 0, 255) }
-        let file = tempURL("flash").appendingPathExtension("png")
+        let file = tempFile("flash", "png")
         try png.write(to: file)
         try await a.sendQueue.enqueue(.flashImage(FlashImagePayload(objectKey: "@upload0")), to: conv,
                                        uploads: [.init(path: file.path, contentType: "image/png", kind: "chat_image", placeholder: "@upload0")],
@@ -399,7 +406,7 @@ import Synchronization
         // ~300 KB (stored, uncompressed PNG): about ten chunks on the wire.
         let png = SampleMedia.png(width: 320, height: 320) { x, y in (UInt8(x & 0xFF), UInt8(y & 0xFF), 7) }
         #expect(png.count > 300_000)
-        let file = tempURL("big").appendingPathExtension("png")
+        let file = tempFile("big", "png")
         try png.write(to: file)
         let seen = ProgressLog()
         let reports = a.sendQueue.progressUpdates()

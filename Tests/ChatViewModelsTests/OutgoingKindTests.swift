@@ -2,6 +2,7 @@ import ChatCore
 import ChatStore
 @testable import ChatSync
 @testable import ChatViewModels
+import ChatTesting
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// prepared into files of their own. Nothing is sent.
 @Suite struct OutgoingKindTests {
     let conv = ConversationIDHelper.make(myUid: 1, targetUid: 2)
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("outgoing-\(UUID().uuidString)")
+    let dir = TestFolders.make("outgoing")
 
     func file(_ name: String, _ data: Data) throws -> String {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

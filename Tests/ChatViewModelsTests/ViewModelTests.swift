@@ -2,12 +2,13 @@ import ChatCore
 import ChatServer
 @testable import ChatStore
 @testable import ChatSync
+import ChatTesting
 import Foundation
 import Logging
 import Testing
 @testable import ChatViewModels
 
-func tmp(_ n: String) -> URL { FileManager.default.temporaryDirectory.appendingPathComponent("tongban-vm-\(n)-\(UUID().uuidString)") }
+func tmp(_ n: String) -> URL { TestFolders.make("tongban-vm-\(n)") }
 
 func server(_ tweak: @Sendable (inout ServerConfig) -> Void = { _ in }) async throws -> RunningServer {
     var c = ServerConfig()

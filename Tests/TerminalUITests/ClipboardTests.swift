@@ -26,6 +26,7 @@ import Testing
 
     @Test func aProgramGetsTheTextOnItsInput() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("clip-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
         #expect(Clipboard.run(path: "/usr/bin/tee", arguments: [out.path], text: "你好，剪贴板"))
         #expect(try String(contentsOf: out, encoding: .utf8) == "你好，剪贴板")
         #expect(!Clipboard.run(path: "/nonexistent/wl-copy", arguments: [], text: "x"))

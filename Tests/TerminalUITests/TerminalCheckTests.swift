@@ -20,6 +20,7 @@ import Testing
 
     @Test func terminfoIsFoundWhereNcursesLooks() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("terminfo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("m"), withIntermediateDirectories: true)
         try Data("x".utf8).write(to: dir.appendingPathComponent("m/mine-term"))
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("6e"), withIntermediateDirectories: true)

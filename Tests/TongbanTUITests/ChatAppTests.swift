@@ -69,7 +69,7 @@ import Testing
         let (server, session) = try await demoSession()
         defer { Task { await server.stop() } }
         let app = await app(session)
-        let file = tmpDir("helpkeys").appendingPathExtension("json")
+        let file = tmpFile("helpkeys", "json")
         try Data(#"{"list.pin": "P", "quit": "Ctrl-Q", "messages.revoke": "x", "list.new": "\u0007", "help": "?"}"#.utf8).write(to: file)
         app.keyMap = try KeyMap.load(from: file)
         await app.handle(.char("?"))

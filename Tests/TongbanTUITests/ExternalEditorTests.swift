@@ -1,3 +1,4 @@
+import ChatTesting
 import Foundation
 import Testing
 @testable import TongbanTUI
@@ -15,7 +16,7 @@ import Testing
     /// it (sed here, given the file as its last argument), the text comes
     /// back without the editor's final newline, and the folder is gone.
     @Test func aRoundThroughAnEditor() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("editor-test-\(UUID().uuidString)")
+        let base = TestFolders.make("editor-test")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let modes = ModesSeen()
         let edited = await ExternalEditor.compose("草稿第一行\n第二行", environment: ["EDITOR": "sed -i s/草稿/改好的稿/"], in: base) { body in

@@ -12,7 +12,13 @@ import Testing
 
 // What the screen tests share: a demo server and session, typing, waiting for text.
 
-func tmpDir(_ n: String) -> URL { FileManager.default.temporaryDirectory.appendingPathComponent("tongban-tui-\(n)-\(UUID().uuidString)") }
+func tmpDir(_ n: String) -> URL { TestFolders.make("tongban-tui-\(n)") }
+/// A file's URL (`n.ext`) in a folder of its own, removed with the others.
+func tmpFile(_ n: String, _ ext: String) -> URL {
+    let dir = tmpDir(n)
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.appendingPathComponent("\(n).\(ext)")
+}
 
 /// The demo server in-process and `me` logged in, as `make run` does. A
 /// test that stops the server passes `port` so it stays refused afterwards.

@@ -19,6 +19,13 @@ public enum TestFolders {
         return url
     }
 
+    /// The same, made (empty) on disk, for a caller that writes files into it.
+    public static func folder(_ prefix: String) -> URL {
+        let url = make(prefix)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     static func removeAll() {
         for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }

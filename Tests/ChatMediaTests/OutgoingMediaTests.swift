@@ -5,11 +5,7 @@ import Testing
 @testable import ChatMedia
 
 /// This process's folder for the files these tests write (removed at exit).
-let outgoingFolder: URL = {
-    let url = TestFolders.make("tongban-outgoing")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}()
+let outgoingFolder = TestFolders.folder("tongban-outgoing")
 
 /// What `tongban send` and the full-screen client accept and prepare for
 /// the outbox.

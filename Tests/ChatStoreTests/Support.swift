@@ -7,11 +7,7 @@ import Testing
 
 let conv = "si_tb_1_tb_2"
 
-func tempDir() -> URL {
-    let url = TestFolders.make("tongban-store")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+func tempDir() -> URL { TestFolders.folder("tongban-store") }
 
 func makeStore(_ dir: URL = tempDir()) throws -> ChatStore {
     try ChatStore(path: dir.appendingPathComponent("u/chat.sqlite").path, myUid: 1)

@@ -13,9 +13,7 @@ func tempURL(_ name: String) -> URL {
 
 /// A file's URL (`name.ext`) in a folder of its own, removed with the others.
 func tempFile(_ name: String, _ ext: String) -> URL {
-    let dir = tempURL(name)
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir.appendingPathComponent("\(name).\(ext)")
+    TestFolders.folder("tongban-sync-\(name)").appendingPathComponent("\(name).\(ext)")
 }
 
 func startServer(dir: URL, port: Int = 0, _ tweak: (inout ServerConfig) -> Void = { _ in }) async throws -> RunningServer {

@@ -15,9 +15,7 @@ import Testing
 func tmpDir(_ n: String) -> URL { TestFolders.make("tongban-tui-\(n)") }
 /// A file's URL (`n.ext`) in a folder of its own, removed with the others.
 func tmpFile(_ n: String, _ ext: String) -> URL {
-    let dir = tmpDir(n)
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir.appendingPathComponent("\(n).\(ext)")
+    TestFolders.folder("tongban-tui-\(n)").appendingPathComponent("\(n).\(ext)")
 }
 
 /// The demo server in-process and `me` logged in, as `make run` does. A

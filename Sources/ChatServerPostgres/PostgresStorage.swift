@@ -77,21 +77,38 @@ final class PostgresStorage: ChatStorage {
 
     func writeGroup<Job, Output>(_ jobs: [Job], _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
-        try writeGroup(jobs, bulk: nil, body)
+        try group(jobs, more: nil, bulk: nil, body)
     }
 
     func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
                                  _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
-        try withoutActuallyEscaping(bulk) { bulk in try writeGroup(jobs, bulk: .some(bulk), body) }
+        try withoutActuallyEscaping(bulk) { bulk in try group(jobs, more: nil, bulk: bulk, body) }
+    }
+
+    func writeGroup<Job, Output>(_ jobs: [Job], more: () -> [Job],
+                                 bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
+                                 _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
+        try withoutActuallyEscaping(more) { more in try group(jobs, more: more, bulk: bulk, body) }
     }
 
     /// Without `bulk` no savepoint is spent on it: every job goes alone.
-    private func writeGroup<Job, Output>(_ jobs: [Job], bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
-                                         _ body: (Job, any StorageTransaction) throws -> Output)
+    /// With `more`, the lock is waited for before the group is complete:
+    /// the sends that reach this node while another node commits go into
+    /// this transaction instead of waiting for it to end, one round trip
+    /// more per transaction for a commit less to wait.
+    private func group<Job, Output>(_ jobs: [Job], more: (() -> [Job])?,
+                                    bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
+                                    _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {
         try pool.withConnection { conn in
             try conn.transaction(holding: Self.writeLock) {
+                var jobs = jobs
+                if let more {
+                    try conn.flush()
+                    jobs += more()
+                }
                 let tx = PostgresTransaction(conn: conn)
                 var outputs = [Output?](repeating: nil, count: jobs.count)
                 if let bulk {

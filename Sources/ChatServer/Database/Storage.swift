@@ -38,9 +38,31 @@ package protocol ChatStorage: Sendable {
     func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
                                  _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>]
+
+    /// `writeGroup`, topped up once the transaction may write: `more` is
+    /// called once, when the backend's write lock is held, and the jobs it
+    /// returns join the group (the results are `jobs`' and then theirs, in
+    /// order). Where the lock is waited for (another node's commit), what
+    /// arrived meanwhile goes into this commit instead of queueing for the
+    /// next. `bulk`, when given, is as above.
+    func writeGroup<Job, Output>(_ jobs: [Job], more: () -> [Job],
+                                 bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
+                                 _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>]
 }
 
 extension ChatStorage {
+    /// With no lock shared beyond the process, the lock is as good as held
+    /// at once: the group takes `more` first.
+    package func writeGroup<Job, Output>(_ jobs: [Job], more: () -> [Job],
+                                         bulk: (([Job], any StorageTransaction) throws -> [Output?])?,
+                                         _ body: (Job, any StorageTransaction) throws -> Output)
+        throws -> [Result<Output, any Error>] {
+        let all = jobs + more()
+        guard let bulk else { return try writeGroup(all, body) }
+        return try writeGroup(all, bulk: bulk, body)
+    }
+
     package func writeGroup<Job, Output>(_ jobs: [Job], bulk: ([Job], any StorageTransaction) throws -> [Output?],
                                  _ body: (Job, any StorageTransaction) throws -> Output)
         throws -> [Result<Output, any Error>] {

@@ -85,18 +85,24 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
 
     private func drain() {
         while true {
-            let batch = state.withLock { s -> [Pending] in
-                guard !s.pending.isEmpty else {
-                    s.running = false
-                    return []
-                }
-                let n = min(maxBatch, s.pending.count)
-                let batch = Array(s.pending.prefix(n))
-                s.pending.removeFirst(n)
-                return batch
-            }
+            let batch = take(maxBatch, stopping: true)
             if batch.isEmpty { return }
             run(batch)
+        }
+    }
+
+    /// Up to `limit` waiting jobs, oldest first. With `stopping`, finding
+    /// none ends the drain (a later submit starts the next).
+    private func take(_ limit: Int, stopping: Bool) -> [Pending] {
+        state.withLock { s -> [Pending] in
+            guard !s.pending.isEmpty else {
+                if stopping { s.running = false }
+                return []
+            }
+            let n = min(limit, s.pending.count)
+            let batch = Array(s.pending.prefix(n))
+            s.pending.removeFirst(n)
+            return batch
         }
     }
 
@@ -105,23 +111,27 @@ final class GroupCommitWriter<Job: Sendable, Output: Sendable>: Sendable {
             for p in batch { p.continuation.resume(throwing: CancellationError()) }
             return
         }
+        // The batch grows by what arrived while its transaction waited for
+        // the write lock (PostgreSQL: another node's commit).
+        var taken = batch
+        let more = { () -> [Pending] in
+            let extra = self.take(self.maxBatch - taken.count, stopping: false)
+            taken += extra
+            return extra
+        }
         let results: [Result<Output, any Error>]
         do {
-            if let bulk = h.bulk {
-                results = try storage.writeGroup(batch, bulk: { ps, tx in try bulk(ps.map(\.job), tx) },
-                                                 { p, tx in try h.body(p.job, tx) })
-            } else {
-                results = try storage.writeGroup(batch) { p, tx in try h.body(p.job, tx) }
-            }
+            let bulk = h.bulk.map { bulk in { (ps: [Pending], tx: any StorageTransaction) in try bulk(ps.map(\.job), tx) } }
+            results = try storage.writeGroup(batch, more: more, bulk: bulk) { p, tx in try h.body(p.job, tx) }
         } catch {
             // The commit itself failed (disk full, I/O): nothing of the batch
             // is stored, and every sender hears so.
-            for p in batch { p.continuation.resume(throwing: error) }
+            for p in taken { p.continuation.resume(throwing: error) }
             return
         }
         let outputs = results.compactMap { try? $0.get() }
         h.committed(outputs)
         finishQueue.async { h.finish(outputs) }
-        for (p, result) in zip(batch, results) { p.continuation.resume(with: result) }
+        for (p, result) in zip(taken, results) { p.continuation.resume(with: result) }
     }
 }

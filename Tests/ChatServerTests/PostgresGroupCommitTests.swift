@@ -34,6 +34,7 @@ struct PostgresGroupCommitTests {
 
         // The other node: a write transaction holding the lock until told to commit.
         let commit = DispatchSemaphore(value: 0)
+        defer { commit.signal() }  // a failing step must not leave the other node holding the lock
         try await withCheckedThrowingContinuation { (held: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 var told = false

@@ -4,7 +4,9 @@ import Synchronization
 /// Group commit: jobs submitted while a transaction is being written wait and
 /// then go together into the next one, each inside its own savepoint
 /// (`ChatStorage.writeGroup`), so one failing job (a forbidden key, a
-/// constraint) rolls back alone while the others commit. Nobody is answered
+/// constraint) rolls back alone while the others commit. Jobs that arrive
+/// while a transaction still waits for its write lock (PostgreSQL: another
+/// node committing) join that one. Nobody is answered
 /// before the commit that holds their job returned, so an acknowledged job
 /// is stored. Writes run on a queue of their own: waiting requests hold no
 /// thread of Swift's cooperative pool. What follows a commit (`finish`:

@@ -56,14 +56,23 @@ struct PostgresGroupCommitTests {
         let first = Task { try await writer.submit(0) }
         func lockWaiters() throws -> Int64 {
             try observer.withConnection { conn in
-                try conn.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-                    .first?.decode(Int64.self) ?? 0
+                // This test's database only: other tests' nodes take the same lock in theirs.
+                try conn.query("""
+                    SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """).first?.decode(Int64.self) ?? 0
             }
         }
-        for _ in 0..<500 where try lockWaiters() == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<500 {
+            if try lockWaiters() > 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(try lockWaiters() == 1, "the first send's transaction waits for the other node's lock")
         let rest = (1...4).map { i in Task { try await writer.submit(i) } }
-        for _ in 0..<500 where writer.waiting < 4 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<500 {
+            if writer.waiting >= 4 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(writer.waiting == 4, "four more sends arrived while it waited")
 
         commit.signal()

@@ -51,14 +51,20 @@ enum WireReader {
         }
     }
 
+    /// Built on `JSONSyntax.Parser`: its position, blanks, literals and
+    /// the values this reader passes over are the parser's.
     struct Reader {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var i = 0
+        private var p: JSONSyntax.Parser
+        private var bytes: UnsafeBufferPointer<UInt8> { p.bytes }
+        private(set) var i: Int {
+            get { p.i }
+            set { p.i = newValue }
+        }
         /// For the events this reader leaves to the Codable conformance.
         private var decoder: JSONDecoder?
         private(set) var leftToDecoder = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        init(bytes: UnsafeBufferPointer<UInt8>) { p = JSONSyntax.Parser(bytes: bytes) }
 
         mutating func page() -> SyncResponse? {
             var events: (list: [SyncEvent], skipped: Int)?
@@ -71,7 +77,7 @@ enum WireReader {
                 // Keys the conformance does not read are passed over, as it does.
                 return r.skipValue()
             }
-            blanks()
+            p.skipBlanks()
             guard read, i == bytes.count, let events, let cursor, let hasMore else { return nil }
             return SyncResponse(events: events.list, cursor: cursor, hasMore: hasMore, skippedEvents: events.skipped)
         }
@@ -86,7 +92,7 @@ enum WireReader {
                 if r.matches(key, "message") { return r.once(&message) { $0.wireMessage() } }
                 return false
             }
-            blanks()
+            p.skipBlanks()
             guard read, i == bytes.count, let type else { return nil }
             // A key another type does not read is left to the decoder, which passes over it.
             switch (cursor, message) {
@@ -102,10 +108,10 @@ enum WireReader {
             guard take(0x5B) else { return nil }
             var list: [SyncEvent] = []
             var skipped = 0
-            blanks()
+            p.skipBlanks()
             if take(0x5D) { return (list, 0) }
             repeat {
-                blanks()
+                p.skipBlanks()
                 let start = i
                 if let event = messageEvent() {
                     list.append(event)
@@ -117,7 +123,7 @@ enum WireReader {
                     leftToDecoder += 1
                     if let event = try? decoder?.decode(SyncEvent.self, from: json) { list.append(event) } else { skipped += 1 }
                 }
-                blanks()
+                p.skipBlanks()
             } while take(0x2C)
             guard take(0x5D) else { return nil }
             return (list, skipped)
@@ -181,7 +187,7 @@ enum WireReader {
             if take(0x7D) { return true }
             repeat {
                 guard let key = self.member(), member(&self, key) else { return false }
-                blanks()
+                p.skipBlanks()
             } while take(0x2C)
             return take(0x7D)
         }
@@ -193,32 +199,26 @@ enum WireReader {
             return true
         }
 
-        private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
-
-        private mutating func blanks() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
-        }
-
         private mutating func take(_ c: UInt8) -> Bool {
-            guard peek == c else { return false }
+            guard p.peek == c else { return false }
             i += 1
             return true
         }
 
         private mutating func openObject() -> Bool {
-            blanks()
+            p.skipBlanks()
             guard take(0x7B) else { return false }
-            blanks()
+            p.skipBlanks()
             return true
         }
 
         /// `"key":` with the blanks around it; the key's bytes.
         private mutating func member() -> Range<Int>? {
-            blanks()
+            p.skipBlanks()
             guard let key = plainString() else { return nil }
-            blanks()
+            p.skipBlanks()
             guard take(0x3A) else { return nil }
-            blanks()
+            p.skipBlanks()
             return key
         }
 
@@ -267,7 +267,7 @@ enum WireReader {
                 case 0x22: return String(decoding: out, as: UTF8.self)
                 case 0x00..<0x20: return nil
                 case 0x5C:
-                    guard let e = peek else { return nil }
+                    guard let e = p.peek else { return nil }
                     i += 1
                     switch e {
                     case 0x22, 0x5C, 0x2F: out.append(e)
@@ -310,40 +310,28 @@ enum WireReader {
         /// exponent is the decoder's to read.
         private mutating func int() -> Int? {
             let negative = take(0x2D)
-            guard let first = peek, first >= 0x30, first <= 0x39 else { return nil }
+            guard let first = p.peek, first >= 0x30, first <= 0x39 else { return nil }
             var v = 0
             if first == 0x30 {
                 i += 1
             } else {
                 let start = i
-                while let c = peek, c >= 0x30, c <= 0x39 {
+                while let c = p.peek, c >= 0x30, c <= 0x39 {
                     guard i - start < 18 else { return nil }
                     v = v * 10 + Int(c - 0x30)
                     i += 1
                 }
             }
-            if let c = peek, c == 0x2E || c == 0x65 || c == 0x45 || (c >= 0x30 && c <= 0x39) { return nil }
+            if let c = p.peek, c == 0x2E || c == 0x65 || c == 0x45 || (c >= 0x30 && c <= 0x39) { return nil }
             return negative ? -v : v
         }
 
         private mutating func bool() -> Bool? {
-            if literal("true") { return true }
-            if literal("false") { return false }
+            if p.literal("true") { return true }
+            if p.literal("false") { return false }
             return nil
         }
 
-        private mutating func literal(_ word: StaticString) -> Bool {
-            let n = word.utf8CodeUnitCount
-            guard bytes.count - i >= n, memcmp(bytes.baseAddress! + i, word.utf8Start, n) == 0 else { return false }
-            i += n
-            return true
-        }
-
-        private mutating func skipValue() -> Bool {
-            var p = JSONSyntax.Parser(bytes: bytes, i: i)
-            guard p.value(depth: 0) else { return false }
-            i = p.i
-            return true
-        }
+        private mutating func skipValue() -> Bool { p.value(depth: 0) }
     }
 }

@@ -154,7 +154,7 @@ func requireValidConversationID(_ id: String) {
         return
     }
     require(a > 0 && b > 0 && a != b, "uids(\(shown(id))) = (\(a), \(b))")
-    let made = id.hasPrefix(ConversationIDHelper.secretPrefix) ? ConversationIDHelper.secret(myUid: a, targetUid: b)
+    let made = ConversationIDHelper.isSecret(id) ? ConversationIDHelper.secret(myUid: a, targetUid: b)
         : ConversationIDHelper.make(myUid: a, targetUid: b)
     require(made == id, "make or secret(\(a), \(b)) is not \(shown(id))")
     require(ConversationIDHelper.peerUid(in: id, myUid: a) == b && ConversationIDHelper.peerUid(in: id, myUid: b) == a,
